@@ -1,0 +1,35 @@
+import type { Environment } from "../environments/types.js";
+
+export interface ToolContext {
+  env: Environment;
+  /** Per-command timeout in seconds. */
+  timeout: number;
+  /** Whether the model can see images (image view returns image parts instead of a note). */
+  vision: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ToolImage {
+  /** e.g. `image/png`. */
+  mediaType: string;
+  /** Base64 data. */
+  data: string;
+}
+
+export interface ToolResult {
+  /** Text shown to the model (already clipped by the tool where it clips). */
+  output: string;
+  /** 0 for success; bash's exit status; 1 for a tool error. */
+  returncode: number;
+  timedOut?: boolean;
+  images?: ToolImage[];
+}
+
+/** One tool per file, as a factory's product. `execute` never throws for bad arguments. */
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
