@@ -1,0 +1,50 @@
+import type { ChatMessage } from "../models/types.js";
+
+/** Exit statuses (contract, DESIGN.md). */
+export const EXIT_STATUSES = [
+  "Submitted",
+  "LimitsExceeded",
+  "TimeExceeded",
+  "ContextExceeded",
+  "RepeatedFormatError",
+  "ModelError",
+  "EnvironmentError",
+  "Interrupted",
+] as const;
+export type ExitStatus = (typeof EXIT_STATUSES)[number];
+
+export interface ModelStats {
+  api_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+}
+
+export interface TrajectoryInfo {
+  /** null while the task is still running. */
+  exit_status: ExitStatus | null;
+  /** Why it ended, in words (e.g. which limit). */
+  exit_message: string | null;
+  /** The patch: the submitted text, or the work tree's diff. */
+  submission: string;
+  model_stats: ModelStats;
+  /** The resolved config the task ran with. */
+  config: unknown;
+  versions: Record<string, string>;
+  timing: { started_at: string; ended_at: string | null; wall_seconds: number };
+  instance_id?: string;
+  model_name?: string;
+}
+
+/**
+ * Message `extra` fields written by the agent:
+ * - assistant: `raw` (response body), `actions` ([{tool, args}] or [{command}]), `finish_reason`,
+ *   `usage` ({prompt_tokens, completion_tokens}), `cost`, `step`, `timestamp`.
+ * - observation (tool / user): `returncode`, `timed_out`, `duration_ms`, `timestamp`, `step`;
+ *   `format_error: true` on format-error messages; `kind: "length"` after a cut-off reply.
+ */
+export interface Trajectory {
+  trajectory_format: "patchloop-1";
+  info: TrajectoryInfo;
+  messages: ChatMessage[];
+}

@@ -1,0 +1,140 @@
+import { z } from "zod";
+
+/**
+ * The whole configuration, four sections as in mini-swe-agent v2. Every object is `.strict()`:
+ * an unknown key is an error (see validate.ts for how it is reported), never silently dropped.
+ * Keys that mini-swe-agent knows but patchloop does not act on are listed in
+ * `IGNORED_MINI_KEYS` (validate.ts): they load with a loud warning.
+ */
+
+export const AgentSchema = z
+  .object({
+    /** Jinja template of the system message. */
+    system_template: z.string(),
+    /** Jinja template of the first user message (the task). */
+    instance_template: z.string(),
+    /** Maximum model calls; 0 means no limit. */
+    step_limit: z.number().int().min(0),
+    /** Maximum cost in USD; 0 means no limit. */
+    cost_limit: z.number().min(0),
+    /** Maximum wall-clock seconds for the task; 0 means no limit. */
+    time_limit: z.number().min(0),
+    /** Maximum prompt tokens of one call (as reported by the model); 0 means no limit. */
+    context_limit: z.number().int().min(0),
+    /** How actions are expressed: JSON tool calls or one fenced text block per reply. */
+    protocol: z.enum(["tool_calls", "backticks"]),
+    /** Tools offered (tool_calls) or understood (backticks: `bash` always; `edit_tool` adds the heredoc front). */
+    tools: z.array(z.enum(["bash", "str_replace_editor", "edit_tool", "view_image"])).min(1),
+    /** Info string of the fenced block in the backticks protocol. */
+    action_tag: z.string().regex(/^[A-Za-z0-9_.+-]+$/, "letters, digits and _ . + - only"),
+    /** Consecutive format errors that end the task with RepeatedFormatError. */
+    max_format_errors: z.number().int().min(1),
+    /** Keep the work tree's `git diff` as the patch on exits other than Submitted. */
+    diff_on_exit: z.boolean(),
+    /** Characters of one observation kept before head+tail truncation. */
+    output_limit: z.number().int().min(200),
+    /** `fresh`: every bash command in a new subshell; `persistent`: one shell per task. */
+    bash_mode: z.enum(["fresh", "persistent"]),
+    /** Template of the message sent after a reply cut off by the token limit (finish_reason `length`). */
+    length_template: z.string(),
+  })
+  .strict();
+
+export const PriceSchema = z
+  .object({
+    /** USD per million prompt tokens. */
+    input_per_mtok: z.number().min(0),
+    /** USD per million completion tokens. */
+    output_per_mtok: z.number().min(0),
+  })
+  .strict();
+
+export const RetrySchema = z
+  .object({
+    max_attempts: z.number().int().min(1),
+    /** Seconds before the first retry; doubles each time, with jitter. */
+    initial_delay: z.number().min(0),
+    max_delay: z.number().min(0),
+  })
+  .strict();
+
+export const ModelSchema = z
+  .object({
+    /** `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a bare name means `openai/<name>`. */
+    model_name: z.string(),
+    /** Base URL of an OpenAI-compatible server (else OPENAI_BASE_URL, else the hosted API). */
+    base_url: z.string().nullable(),
+    /** Name of the environment variable holding the API key (never the key itself). */
+    api_key_env: z.string().nullable(),
+    /** Request fields sent unchanged (temperature, max_tokens, top_k, chat_template_kwargs, ...). */
+    model_kwargs: z.record(z.string(), z.unknown()),
+    /** Whether the model accepts images. */
+    vision: z.boolean(),
+    /** Price override; without it local endpoints cost 0 and known hosted models use the built-in table. */
+    price: PriceSchema.nullable(),
+    retry: RetrySchema,
+    /** Seconds one HTTP request may take. */
+    request_timeout: z.number().positive(),
+    /** Template of the message that reports an action's result. */
+    observation_template: z.string(),
+    /** Template of the message sent when a reply cannot be parsed into actions. */
+    format_error_template: z.string(),
+    /** Backticks protocol: a regex with one group that captures the command (overrides `agent.action_tag`). */
+    action_regex: z.string().nullable(),
+    /** `default` warns once on unknown prices; `ignore_errors` stays quiet. */
+    cost_tracking: z.enum(["default", "ignore_errors"]),
+  })
+  .strict();
+
+export const EnvironmentSchema = z
+  .object({
+    environment_class: z.enum(["local", "bwrap", "docker", "podman"]),
+    /** Working directory of the task inside the environment (the repository root). Empty: the repo dir. */
+    cwd: z.string(),
+    /** Seconds one command may run. */
+    timeout: z.number().positive(),
+    /** Variables set for every command. */
+    env: z.record(z.string(), z.string()),
+    /** Host variables passed through by name. */
+    forward_env: z.array(z.string()),
+    /** docker/podman: image to start. */
+    image: z.string().nullable(),
+    /** docker/podman: the CLI executable. */
+    executable: z.string().nullable(),
+    /** Seconds one image pull may take. */
+    pull_timeout: z.number().positive(),
+    /** Seconds a container may live. */
+    container_timeout: z.number().positive(),
+    /** Extra arguments to `docker run`. */
+    run_args: z.array(z.string()),
+    memory: z.string().nullable(),
+    cpus: z.number().positive().nullable(),
+    pids_limit: z.number().int().positive().nullable(),
+    /** docker/podman `--network` value; bwrap: `none` or `host`. */
+    network: z.string(),
+    /** Bytes of output captured from one command before the middle is dropped. */
+    capture_limit: z.number().int().positive(),
+  })
+  .strict();
+
+export const RunSchema = z
+  .object({
+    /** Command run once in the environment before the agent starts (e.g. activate a conda env). */
+    env_startup_command: z.string().nullable(),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    agent: AgentSchema,
+    model: ModelSchema,
+    environment: EnvironmentSchema,
+    run: RunSchema,
+  })
+  .strict();
+
+export type AgentConfig = z.infer<typeof AgentSchema>;
+export type ModelConfig = z.infer<typeof ModelSchema>;
+export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
+export type RunConfig = z.infer<typeof RunSchema>;
+export type Config = z.infer<typeof ConfigSchema>;
