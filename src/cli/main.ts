@@ -1,0 +1,17 @@
+import { Command } from "commander";
+import { VERSION } from "../version.js";
+
+/** Command registrations: each command lives in its own file and adds itself to the program. */
+const registrations: Array<() => Promise<{ register: (program: Command) => void }>> = [];
+
+/** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command("patchloop")
+    .description("An open, configurable scaffold for software-engineering agents")
+    .version(VERSION)
+    .exitOverride((err) => {
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    });
+  for (const load of registrations) (await load()).register(program);
+  await program.parseAsync(argv);
+}
