@@ -1,0 +1,67 @@
+import { ConfigError } from "./errors.js";
+import type { Config } from "./schema.js";
+import { StrictTemplate } from "./template.js";
+import { baseContext, stepVars } from "./template-vars.js";
+
+/** Options that only one protocol understands; setting them for the other is an error. */
+export function checkProtocolOptions(config: Config): void {
+  const problems: string[] = [];
+  const { protocol, tools } = config.agent;
+  if (!tools.includes("bash")) problems.push(`agent.tools must include bash (it runs the submit command), got [${tools.join(", ")}]`);
+  if (protocol === "tool_calls") {
+    if (config.model.action_regex !== null)
+      problems.push("model.action_regex only applies to agent.protocol=backticks; remove it or switch protocol");
+    if (tools.includes("edit_tool"))
+      problems.push("agent.tools has edit_tool, the heredoc front of the backticks protocol; with tool_calls use str_replace_editor");
+  } else {
+    for (const t of ["str_replace_editor", "view_image"] as const)
+      if (tools.includes(t))
+        problems.push(`agent.tools has ${t}, a JSON tool of the tool_calls protocol; with backticks use edit_tool`);
+    if (config.model.action_regex !== null) {
+      let re: RegExp | undefined;
+      try {
+        re = new RegExp(config.model.action_regex, "s");
+      } catch (err) {
+        problems.push(`model.action_regex is not a valid regular expression: ${(err as Error).message}`);
+      }
+      if (re && new RegExp(`${re.source}|`).exec("")!.length - 1 !== 1)
+        problems.push(`model.action_regex must have exactly one capturing group (the command), got ${JSON.stringify(config.model.action_regex)}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid config:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+}
+
+/** A SWE-bench-shaped row for checking templates before a real instance is known. */
+export const SAMPLE_INSTANCE: Record<string, unknown> = {
+  repo: "owner/name",
+  instance_id: "owner__name-1",
+  base_commit: "0".repeat(40),
+  problem_statement: "(task)",
+  hints_text: "",
+  version: "1.0",
+  created_at: "",
+  FAIL_TO_PASS: "[]",
+  PASS_TO_PASS: "[]",
+  patch: "",
+  test_patch: "",
+  environment_setup_commit: "",
+};
+
+/** Parses every template and renders the per-step ones with sample values: errors surface before any work starts. */
+export function checkTemplates(config: Config, instance: Record<string, unknown> = SAMPLE_INSTANCE): void {
+  const base = baseContext(config, "(task)", instance, config.environment.cwd || "/repo", stepVars(config, 1, 0, 0));
+  new StrictTemplate(config.agent.system_template, "agent.system_template").render(base);
+  new StrictTemplate(config.agent.instance_template, "agent.instance_template").render(base);
+  new StrictTemplate(config.agent.length_template, "agent.length_template").render({ ...base, finish_reason: "length" });
+  new StrictTemplate(config.model.observation_template, "model.observation_template").render({
+    ...base,
+    output: { output: "", returncode: 0, exception_info: "", timed_out: false },
+  });
+  new StrictTemplate(config.model.format_error_template, "model.format_error_template").render({
+    ...base,
+    error: "(error)",
+    actions: [],
+    finish_reason: "stop",
+    has_tool_calls: false,
+  });
+}

@@ -1,0 +1,59 @@
+import { arch, release, type as osType, version as osVersion } from "node:os";
+import type { Config } from "./schema.js";
+
+/** The command whose output's first line submits the task (contract: DESIGN.md). */
+export const SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
+export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git add -A && git diff --cached`;
+
+/** Where the agent is in its budget; given to every template. */
+export interface StepVars {
+  /** Number of model calls made so far (0 while rendering the first messages). */
+  step: number;
+  /** step_limit - step, or null when there is no step limit. */
+  steps_left: number | null;
+  /** USD spent so far. */
+  cost: number;
+  /** Seconds since the task started. */
+  elapsed: number;
+}
+
+/**
+ * Variables of the system and instance templates (documented in docs/templates.md):
+ * task, instance (the dataset row's fields, {} outside SWE-bench), cwd, system/release/version/machine
+ * (platform facts, as mini-swe-agent gives them), step_limit, cost_limit, time_limit, context_limit,
+ * timeout (seconds per command), protocol, action_tag, submit_command, and the StepVars.
+ */
+export function baseContext(config: Config, task: string, instance: Record<string, unknown>, cwd: string, step: StepVars): Record<string, unknown> {
+  return {
+    task,
+    instance,
+    cwd,
+    system: osType(),
+    release: release(),
+    version: osVersion(),
+    machine: arch() === "x64" ? "x86_64" : arch(),
+    step_limit: config.agent.step_limit,
+    cost_limit: config.agent.cost_limit,
+    time_limit: config.agent.time_limit,
+    context_limit: config.agent.context_limit,
+    timeout: config.environment.timeout,
+    protocol: config.agent.protocol,
+    action_tag: config.agent.action_tag,
+    submit_command: SUBMIT_COMMAND,
+    ...step,
+  };
+}
+
+/** What an action produced, as the observation template sees it (`output.*`). */
+export interface OutputVars {
+  output: string;
+  returncode: number;
+  /** Why the action failed beyond its exit status (a timeout, a tool error), else "". */
+  exception_info: string;
+  timed_out: boolean;
+}
+
+export function stepVars(config: Config, step: number, cost: number, elapsed: number): StepVars {
+  const limit = config.agent.step_limit;
+  return { step, steps_left: limit > 0 ? Math.max(0, limit - step) : null, cost, elapsed };
+}

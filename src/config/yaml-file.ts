@@ -1,0 +1,37 @@
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import { ConfigError } from "./errors.js";
+import { isPlain, type Plain } from "./merge.js";
+
+/** Parses YAML text; errors name the source with line and column. */
+export function parseYaml(text: string, source: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const pos = e.linePos?.[0];
+    const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
+    const detail = e.message.split("\n")[0];
+    throw new ConfigError(`invalid YAML in ${where}: ${detail}`);
+  }
+  return doc.toJS();
+}
+
+/** Reads a YAML config file whose top level must be a mapping (an empty file is an empty mapping). */
+export function readYamlConfigFile(path: string, label = path): Plain {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new ConfigError(`config file not found: ${label}`);
+    throw new ConfigError(`cannot read config file ${label}: ${(err as Error).message}`);
+  }
+  const data = parseYaml(text, label);
+  if (data === null || data === undefined) return {};
+  if (!isPlain(data)) {
+    throw new ConfigError(
+      `config file ${label} must be a mapping of sections (agent, model, environment, run), got ${Array.isArray(data) ? "a list" : typeof data}`,
+    );
+  }
+  return data;
+}

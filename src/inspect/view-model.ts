@@ -1,0 +1,138 @@
+/**
+ * The one shape every trajectory format is normalised into, for the web viewer and `patchloop show`.
+ * Loaders (normalize*.ts) fill it; renderers only read it. Numbers a format does not record are null,
+ * never a guessed 0.
+ */
+
+/** Which file format a trajectory was read from. */
+export type TrajectorySource =
+  | "patchloop-1"
+  | "mini-swe-agent-1.1"
+  | "mini-swe-agent-1"
+  | "mini-swe-agent-list"
+  | "swe-agent";
+
+/** One action the model asked for in a step. */
+export interface ActionView {
+  /** Tool name (`bash`, `str_replace_editor`, ...) or null for a plain shell command. */
+  tool: string | null;
+  /** The command, or the tool's arguments rendered as `key: value` lines. */
+  text: string;
+}
+
+/** One message the scaffold sent back after a step (tool output, format error, notice). */
+export interface ObservationView {
+  text: string;
+  /** Exit code of the command when recorded; null when unknown. */
+  returncode: number | null;
+  timedOut: boolean;
+  /** The model's reply could not be parsed; this message tells it so. */
+  formatError: boolean;
+}
+
+/** One model call and what followed it. `index` is 1-based. */
+export interface StepView {
+  index: number;
+  /** The reply's prose (fenced action blocks that are shown under ACTION are removed). */
+  thought: string;
+  actions: ActionView[];
+  observations: ObservationView[];
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cost: number | null;
+  finishReason: string | null;
+}
+
+/** A message shown before the steps (system prompt, task, demonstrations). */
+export interface PromptView {
+  role: string;
+  text: string;
+  /** Length in characters (UTF-16 code units, as JavaScript counts them). */
+  chars: number;
+  /** A demonstration or other extra message before the first step. */
+  note?: string;
+}
+
+export interface TrajectoryView {
+  source: TrajectorySource;
+  instanceId: string | null;
+  exitStatus: string | null;
+  exitMessage: string | null;
+  /** The final patch (may be empty). */
+  submission: string;
+  model: string | null;
+  apiCalls: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cost: number | null;
+  wallSeconds: number | null;
+  system: PromptView | null;
+  /** The first user message (the task as the model saw it). */
+  firstUser: PromptView | null;
+  /** Other messages before the first step (e.g. SWE-agent demonstrations). */
+  preamble: PromptView[];
+  steps: StepView[];
+}
+
+/** What an evaluation report says about one instance. */
+export interface EvalResult {
+  resolved: boolean | null;
+  patchApplied: boolean | null;
+  /** FAIL_TO_PASS tests that still fail. */
+  failToPassFailures: string[];
+  /** PASS_TO_PASS tests the patch broke. */
+  passToPassFailures: string[];
+  failToPassPassed: number;
+  passToPassPassed: number;
+  /** Relative path of the report this came from (under the served folder). */
+  reportFile: string;
+}
+
+/** One row of the run overview. */
+export interface InstanceRow {
+  id: string;
+  /** `owner/name` from a SWE-bench style id, else `(other)`. */
+  repo: string;
+  exitStatus: string | null;
+  /** null: no evaluation report covers this instance. */
+  resolved: boolean | null;
+  steps: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cost: number | null;
+  wallSeconds: number | null;
+  /** Trajectory path relative to the served folder (`/`-separated), or null when there is none. */
+  trajectory: string | null;
+  patchChars: number | null;
+  /** Why the trajectory could not be read, when it could not. */
+  error: string | null;
+}
+
+export interface BarDatum {
+  label: string;
+  value: number;
+  /** Text shown beside the bar (e.g. `3/4`). */
+  caption: string;
+}
+
+export interface RunCharts {
+  /** Resolved rate per repository, in percent (only instances with an evaluation). */
+  resolvedByRepo: BarDatum[];
+  /** Instances per step-count bin. */
+  stepsHistogram: BarDatum[];
+  /** Instances per exit status. */
+  exitStatuses: BarDatum[];
+}
+
+export interface RunOverview {
+  /** The folder's name. */
+  name: string;
+  rows: InstanceRow[];
+  charts: RunCharts;
+  /** Relative paths of the evaluation reports that were read. */
+  evalFiles: string[];
+  /** Facts from run.json worth showing (model, times), as label → text. */
+  runFacts: Record<string, string>;
+  /** Files that were present but unreadable, with the reason. */
+  problems: string[];
+}

@@ -1,0 +1,54 @@
+import type { ModelConfig } from "../config/schema.js";
+
+/** Where requests go and with which key. */
+export interface Endpoint {
+  baseURL: string;
+  apiKey: string;
+  /** The vendor's own API (api.openai.com / api.anthropic.com), as opposed to a local/custom server. */
+  hosted: boolean;
+}
+
+const DEFAULTS = {
+  openai: { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL" },
+  anthropic: { baseURL: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL" },
+} as const;
+
+const HOSTED = new Set(["api.openai.com", "api.anthropic.com"]);
+
+/** Placeholder key for servers that do not check one (the SDKs insist on some value). */
+export const NO_KEY = "not-needed";
+
+/**
+ * Base URL: `model.base_url`, else `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, else the vendor's
+ * API. Key: the variable named by `model.api_key_env` (default `OPENAI_API_KEY` /
+ * `ANTHROPIC_API_KEY`). Throws when the URL is not a URL, when the hosted API has no key, and
+ * when an explicitly named key variable is unset. Otherwise a missing key becomes a placeholder.
+ */
+export function resolveEndpoint(
+  provider: "openai" | "anthropic",
+  config: Pick<ModelConfig, "base_url" | "api_key_env" | "model_name">,
+  env: NodeJS.ProcessEnv,
+): Endpoint {
+  const d = DEFAULTS[provider];
+  const baseURL = (config.base_url || env[d.baseEnv] || d.baseURL).replace(/\/+$/, "");
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname;
+  } catch {
+    throw new Error(
+      `model.base_url (or ${d.baseEnv}) is not a valid URL: received "${baseURL}"; expected e.g. http://127.0.0.1:8000/v1`,
+    );
+  }
+  const hosted = HOSTED.has(host);
+  const keyEnv = config.api_key_env || d.keyEnv;
+  const key = env[keyEnv];
+  if (key) return { baseURL, apiKey: key, hosted };
+  if (hosted || config.api_key_env) {
+    const why = hosted ? `the hosted API at ${baseURL} needs a key` : "model.api_key_env names it";
+    throw new Error(
+      `${config.model_name}: the environment variable ${keyEnv} is not set (${why}). ` +
+        `Export ${keyEnv}, or set model.api_key_env to the variable that holds the key.`,
+    );
+  }
+  return { baseURL, apiKey: NO_KEY, hosted };
+}

@@ -1,0 +1,140 @@
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { HttpStatusError, InvalidJsonBodyError } from "./checked-fetch.js";
+import { retryAfterMs } from "./retry-after.js";
+
+/**
+ * What one failed attempt means for the retry loop. `retryable` failures are tried again while
+ * the budget lasts; the others end the query at once.
+ */
+export interface Failure {
+  kind: "retryable" | "context_exceeded" | "fatal" | "aborted";
+  /** What failed, in words: status, the server's own message, or the connection problem. */
+  message: string;
+  status?: number;
+  /** Milliseconds the server asked us to wait (Retry-After / retry-after-ms), uncapped. */
+  retryAfterMs?: number;
+}
+
+/** A 2xx JSON body without the fields a reply needs. Not retried. */
+export class MalformedResponseError extends Error {
+  constructor(detail: string) {
+    super(`malformed response: ${detail}`);
+    this.name = "MalformedResponseError";
+  }
+}
+
+/** How servers say the prompt does not fit (vLLM/OpenAI, llama.cpp, Anthropic, SGLang). */
+const CONTEXT_PATTERNS: RegExp[] = [
+  /maximum context length/i,
+  /context_length_exceeded/,
+  /exceeds? the available context size/i,
+  /exceed_context_size_error/,
+  /prompt is too long/i,
+  /longer than the model's context length/i,
+];
+
+/** Statuses worth another try: timeouts, conflicts, rate limits, server errors (5xx, Anthropic's 529). */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
+}
+
+/** The server's own error message from an error body, or the body itself, shortened. */
+export function serverMessage(bodyText: string): string {
+  try {
+    const body = JSON.parse(bodyText) as Record<string, unknown> | null;
+    const err = body?.error;
+    const candidates = [
+      err && typeof err === "object" ? (err as Record<string, unknown>).message : undefined,
+      body?.message,
+      err,
+      body?.detail,
+    ];
+    const found = candidates.find((c): c is string => typeof c === "string" && c.length > 0);
+    if (found) return oneLine(found, 1000);
+  } catch {
+    // not JSON: use the text
+  }
+  return bodyText.trim() === "" ? "(empty body)" : oneLine(bodyText, 500);
+}
+
+/** Whether an error body says the prompt exceeded the context window. */
+export function isContextLengthError(bodyText: string): boolean {
+  return CONTEXT_PATTERNS.some((p) => p.test(bodyText));
+}
+
+function statusFailure(err: HttpStatusError): Failure {
+  const { status } = err;
+  const text = serverMessage(err.bodyText);
+  if (isContextLengthError(err.bodyText)) {
+    return { kind: "context_exceeded", status, message: `context length exceeded (HTTP ${status}: ${text})` };
+  }
+  if (retryableStatus(status)) {
+    const wait = retryAfterMs(err.headers);
+    return { kind: "retryable", status, message: `HTTP ${status}: ${text}`, retryAfterMs: wait ?? undefined };
+  }
+  let hint = "";
+  if (status === 401 || status === 403) hint = " (check the API key and model.api_key_env)";
+  if (status === 404) hint = ` (requested ${err.url}; check model.base_url and the model name)`;
+  return { kind: "fatal", status, message: `HTTP ${status}: ${text}${hint}` };
+}
+
+function causeChain(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = err;
+  while (current !== undefined && current !== null && chain.length < 10 && !chain.includes(current)) {
+    chain.push(current);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return chain;
+}
+
+function describeConnection(chain: unknown[]): string {
+  const parts = chain
+    .filter((e): e is Error => e instanceof Error)
+    .map((e) => {
+      const code = (e as { code?: unknown }).code;
+      return typeof code === "string" && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+    })
+    .filter((m) => m !== "" && m !== "Connection error.");
+  return parts.length > 0 ? parts.join(": ") : "connection error";
+}
+
+/**
+ * Turns whatever an SDK call threw into a `Failure`. Understands the typed errors of
+ * checked-fetch.ts (anywhere in the cause chain) and the connection, timeout and abort errors of
+ * both SDKs. `timeoutSeconds` is only used in the message.
+ */
+export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: AbortSignal): Failure {
+  if (signal?.aborted) return { kind: "aborted", message: "request aborted" };
+  const chain = causeChain(err);
+  const httpError = chain.find((e): e is HttpStatusError => e instanceof HttpStatusError);
+  if (httpError) return statusFailure(httpError);
+  const badBody = chain.find((e): e is InvalidJsonBodyError => e instanceof InvalidJsonBodyError);
+  if (badBody) {
+    const snippet = oneLine(badBody.bodyText, 200);
+    return { kind: "retryable", status: badBody.status, message: `${badBody.message}: ${snippet || "(empty)"}` };
+  }
+  if (err instanceof MalformedResponseError) return { kind: "fatal", message: err.message };
+  if (err instanceof OpenAI.APIUserAbortError || err instanceof Anthropic.APIUserAbortError) {
+    return { kind: "aborted", message: "request aborted" };
+  }
+  if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
+    return { kind: "retryable", message: `no response within ${timeoutSeconds} s (model.request_timeout)` };
+  }
+  if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) {
+    return { kind: "retryable", message: `connection failed: ${describeConnection(chain.slice(1))}` };
+  }
+  if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
+    const status = typeof err.status === "number" ? err.status : undefined;
+    const kind = status !== undefined && retryableStatus(status) ? "retryable" : "fatal";
+    return { kind, status, message: err.message };
+  }
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return { kind: "fatal", message: `unexpected error: ${text}` };
+}

@@ -1,0 +1,37 @@
+/** `model.model_name` taken apart. */
+export type ParsedModelName =
+  | { provider: "openai" | "anthropic"; model: string }
+  | { provider: "replay"; path: string };
+
+const PROVIDERS = ["openai", "anthropic"] as const;
+
+/**
+ * `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a name without a slash means
+ * `openai/<name>`. Only the first slash separates the provider, so `openai/Qwen/Qwen3-8B` is the
+ * served model `Qwen/Qwen3-8B`. Throws on an empty name or an unknown provider.
+ */
+export function parseModelName(name: string): ParsedModelName {
+  const trimmed = name.trim();
+  if (trimmed.startsWith("replay:")) {
+    const path = trimmed.slice("replay:".length);
+    if (path === "") throw new Error('model.model_name "replay:" names no file; use replay:<trajectory file>');
+    return { provider: "replay", path };
+  }
+  if (trimmed === "") {
+    throw new Error("model.model_name is empty; use openai/<name>, anthropic/<name> or replay:<file>");
+  }
+  const slash = trimmed.indexOf("/");
+  if (slash < 0) return { provider: "openai", model: trimmed };
+  const prefix = trimmed.slice(0, slash);
+  const model = trimmed.slice(slash + 1);
+  const provider = PROVIDERS.find((p) => p === prefix);
+  if (!provider) {
+    throw new Error(
+      `Unknown model provider "${prefix}" in model.model_name "${name}". Use openai/<name> (any ` +
+        "OpenAI-compatible server: vLLM, llama.cpp, SGLang, Ollama, ...), anthropic/<name>, or " +
+        `replay:<file>. A served model name that contains a slash needs the prefix: openai/${trimmed}.`,
+    );
+  }
+  if (model === "") throw new Error(`model.model_name "${name}" has no model after "${prefix}/"`);
+  return { provider, model };
+}

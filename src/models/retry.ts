@@ -1,0 +1,113 @@
+import type { ModelConfig } from "../config/schema.js";
+import type { ModelErrorKind } from "./types.js";
+import type { Failure } from "./failure.js";
+
+/** `model.retry` of the config: attempts in all (first try included), delays in seconds. */
+export type RetryPolicy = ModelConfig["retry"];
+
+/** Waits `ms`; may end early when `signal` aborts. Injectable so tests do not wait. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The real wait: a timer that an abort cancels. */
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+
+export interface RetryDeps {
+  sleep: Sleep;
+  /** A number in [0, 1) for the jitter (Math.random by default). */
+  random: () => number;
+  signal?: AbortSignal;
+  /** Turns a thrown error into a Failure (see failure.ts). */
+  classify: (err: unknown) => Failure;
+}
+
+/** The outcome of `withRetries`: the value, or why it failed, with the attempts made either way. */
+export type Attempted<T> =
+  | { ok: true; value: T; attempts: number }
+  | { ok: false; kind: ModelErrorKind; message: string; status?: number; attempts: number };
+
+/**
+ * Delay before retry number `retry` (1 = the first retry): `initial_delay * 2^(retry-1)` capped at
+ * `max_delay`, then "equal jitter" (between half and all of it), in milliseconds.
+ */
+export function backoffMs(retry: number, policy: RetryPolicy, random: () => number): number {
+  const full = Math.min(policy.max_delay, policy.initial_delay * 2 ** (retry - 1)) * 1000;
+  return full / 2 + (full / 2) * random();
+}
+
+/** Waits unless aborted first; true when the wait completed. */
+async function pause(ms: number, deps: RetryDeps): Promise<boolean> {
+  const { signal } = deps;
+  if (!signal) {
+    await deps.sleep(ms);
+    return true;
+  }
+  if (signal.aborted) return false;
+  let onAbort = () => {};
+  const aborted = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([deps.sleep(ms, signal).then(() => !signal.aborted), aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the budget (`policy.max_attempts`) is
+ * spent. Between tries it waits the server's Retry-After when given (capped at `max_delay`),
+ * else the jittered exponential backoff. Never throws: `attempt`'s errors become data.
+ * `label` (the model name) starts every message.
+ */
+export async function withRetries<T>(
+  label: string,
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  deps: RetryDeps,
+): Promise<Attempted<T>> {
+  const max = Math.max(1, policy.max_attempts);
+  const abortedAfter = (attempts: number): Attempted<T> => ({
+    ok: false,
+    kind: "aborted",
+    message: `${label}: request aborted`,
+    attempts,
+  });
+  for (let n = 1; ; n++) {
+    if (deps.signal?.aborted) return abortedAfter(n - 1);
+    let failure: Failure;
+    try {
+      return { ok: true, value: await attempt(), attempts: n };
+    } catch (err) {
+      failure = deps.classify(err);
+    }
+    const { status } = failure;
+    if (failure.kind === "aborted") return abortedAfter(n);
+    if (failure.kind === "context_exceeded") {
+      return { ok: false, kind: "context_exceeded", message: `${label}: ${failure.message}`, status, attempts: n };
+    }
+    if (failure.kind === "fatal") {
+      const message = `${label}: ${failure.message} (not retried)`;
+      return { ok: false, kind: "fatal", message, status, attempts: n };
+    }
+    if (n >= max) {
+      const message = `${label}: gave up after ${n} attempt${n === 1 ? "" : "s"}; last error: ${failure.message}`;
+      return { ok: false, kind: "retries_exhausted", message, status, attempts: n };
+    }
+    const wait =
+      failure.retryAfterMs !== undefined
+        ? Math.min(failure.retryAfterMs, policy.max_delay * 1000)
+        : backoffMs(n, policy, deps.random);
+    if (!(await pause(wait, deps))) return abortedAfter(n);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Response bodies of the fake LLM server in each vendor's wire format (OpenAI chat completions,
+ * Anthropic Messages), built from one vendor-neutral description of a reply.
+ */
+
+/** A tool call the fake model makes. `arguments` as a JSON string or an object (serialized for OpenAI). */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+/** What the fake model answers. Fields absent from the wire format are simply not sent. */
+export interface FakeReplySpec {
+  /** Assistant text; `null` sends no text (OpenAI `content: null`, no Anthropic text block). */
+  content?: string | null;
+  toolCalls?: FakeToolCall[];
+  /**
+   * Sent verbatim as OpenAI `finish_reason` / Anthropic `stop_reason`. Default: `tool_calls` /
+   * `tool_use` when there are tool calls, else `stop` / `end_turn`.
+   */
+  finishReason?: string;
+  usage?: { promptTokens?: number; completionTokens?: number };
+  /** The `model` field of the response (default `fake-model`). */
+  model?: string;
+}
+
+/** Which API a request was made to, from its path. */
+export type Wire = "openai" | "anthropic";
+
+function argumentsText(args: string | Record<string, unknown>): string {
+  return typeof args === "string" ? args : JSON.stringify(args);
+}
+
+function argumentsObject(args: string | Record<string, unknown>): unknown {
+  return typeof args === "string" ? JSON.parse(args) : args;
+}
+
+/** An OpenAI `chat.completion` object. */
+export function openaiCompletionBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
+  const calls = spec.toolCalls ?? [];
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: spec.content === undefined ? (calls.length > 0 ? null : "") : spec.content,
+  };
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((c, i) => ({
+      id: c.id ?? `call_fake_${seq}_${i}`,
+      type: "function",
+      function: { name: c.name, arguments: argumentsText(c.arguments) },
+    }));
+  }
+  const prompt = spec.usage?.promptTokens ?? 0;
+  const completion = spec.usage?.completionTokens ?? 0;
+  return {
+    id: `chatcmpl-fake-${seq}`,
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model: spec.model ?? "fake-model",
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: spec.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+/** An Anthropic `message` object. */
+export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
+  const calls = spec.toolCalls ?? [];
+  const content: Record<string, unknown>[] = [];
+  if (typeof spec.content === "string") content.push({ type: "text", text: spec.content });
+  calls.forEach((c, i) => {
+    content.push({
+      type: "tool_use",
+      id: c.id ?? `toolu_fake_${seq}_${i}`,
+      name: c.name,
+      input: argumentsObject(c.arguments),
+    });
+  });
+  return {
+    id: `msg_fake_${seq}`,
+    type: "message",
+    role: "assistant",
+    model: spec.model ?? "fake-model",
+    content,
+    stop_reason: spec.finishReason ?? (calls.length > 0 ? "tool_use" : "end_turn"),
+    stop_sequence: null,
+    usage: {
+      input_tokens: spec.usage?.promptTokens ?? 0,
+      output_tokens: spec.usage?.completionTokens ?? 0,
+    },
+  };
+}
+
+/** The reply body for `wire`. */
+export function replyBody(wire: Wire, spec: FakeReplySpec, seq: number): Record<string, unknown> {
+  return wire === "openai" ? openaiCompletionBody(spec, seq) : anthropicMessageBody(spec, seq);
+}
