@@ -1,0 +1,58 @@
+import type { ChatMessage, ToolCall, ToolSpec } from "../../models/types.js";
+import type { Action, Protocol, ParseResult } from "./types.js";
+
+function clip(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
+}
+
+/** Checks one call against the offered tools; returns the action or what was wrong with it. */
+function checkCall(call: ToolCall, specs: Map<string, ToolSpec>): Action | string {
+  const name = call.function?.name ?? "";
+  const spec = specs.get(name);
+  if (!spec) return `unknown tool ${JSON.stringify(name)}; the tools are: ${[...specs.keys()].join(", ")}.`;
+  const raw = call.function.arguments ?? "";
+  let args: unknown;
+  try {
+    args = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (err) {
+    return `the arguments of ${name} are not valid JSON (${(err as Error).message}); received: ${clip(raw)}`;
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    return `the arguments of ${name} must be a JSON object; received: ${clip(raw)}`;
+  const required = (spec.parameters.required as string[] | undefined) ?? [];
+  const missing = required.filter((k) => !(k in args));
+  if (missing.length > 0)
+    return `${name} needs the argument(s) ${missing.join(", ")}; received: ${clip(raw)}`;
+  return { kind: "tool", id: call.id, name, args: args as Record<string, unknown> };
+}
+
+/**
+ * The JSON tool-call protocol. Several calls in one reply run in order. If any call is invalid,
+ * none runs: each call id gets a tool message saying what was wrong (or that it was skipped), so
+ * the conversation stays valid for the API, and the reply counts as one format error.
+ */
+export function createToolCallsProtocol(toolSpecs: ToolSpec[]): Protocol {
+  const specs = new Map(toolSpecs.map((s) => [s.name, s]));
+  const parse = (message: ChatMessage): ParseResult => {
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) {
+      const what = message.tool_calls ? "an empty tool_calls list" : "no tool call";
+      return {
+        ok: false,
+        error: `your reply had ${what}. Every reply must call one of the tools (${[...specs.keys()].join(", ")}); to finish, submit with the bash tool.`,
+      };
+    }
+    const checked = calls.map((c) => checkCall(c, specs));
+    const problems = checked.filter((c): c is string => typeof c === "string");
+    if (problems.length === 0) return { ok: true, actions: checked as Action[] };
+    const toolReplies = calls.map((c, i) => ({
+      id: c.id,
+      text:
+        typeof checked[i] === "string"
+          ? `Error: ${checked[i]}`
+          : "Not run: another tool call in the same reply was invalid. Send the calls again.",
+    }));
+    return { ok: false, error: problems.join(" "), toolReplies };
+  };
+  return { name: "tool_calls", toolSpecs, parse };
+}

@@ -1,0 +1,33 @@
+import type { ChatMessage, ToolSpec } from "../../models/types.js";
+
+/** One thing the model asked for. */
+export type Action =
+  /** tool_calls protocol: a call of a named tool with parsed arguments. */
+  | { kind: "tool"; id: string; name: string; args: Record<string, unknown> }
+  /** backticks protocol: the command text of the single fenced block. */
+  | { kind: "command"; command: string };
+
+/** A reply the protocol could not turn into actions. */
+export interface FormatError {
+  /** What was wrong and what was received, for the model and the person reading the trajectory. */
+  error: string;
+  /** tool_calls protocol: one tool message per call id, so the conversation stays valid for the API. */
+  toolReplies?: Array<{ id: string; text: string }>;
+}
+
+export type ParseResult = { ok: true; actions: Action[] } | ({ ok: false } & FormatError);
+
+/** How actions are expressed in replies. */
+export interface Protocol {
+  readonly name: "tool_calls" | "backticks";
+  /** Tools sent with every request (tool_calls only). */
+  readonly toolSpecs?: ToolSpec[];
+  parse(message: ChatMessage): ParseResult;
+}
+
+/** The text of a message's content (image parts dropped). */
+export function textOf(message: ChatMessage): string {
+  if (typeof message.content === "string") return message.content;
+  if (!message.content) return "";
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}

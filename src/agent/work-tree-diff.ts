@@ -1,0 +1,27 @@
+import type { Environment } from "../environments/types.js";
+
+/**
+ * The work tree's changes against `base` (new files included) as a unified diff that `git apply`
+ * takes on the base commit. A temporary index is used, so the repository's own index is untouched.
+ */
+export async function workTreeDiff(env: Environment, base: string, timeout = 120): Promise<string> {
+  const script = [
+    "set -e",
+    "tmp=$(mktemp)",
+    `trap 'rm -f "$tmp"' EXIT`,
+    `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
+    `GIT_INDEX_FILE="$tmp" git add -A`,
+    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary ${base}`,
+  ].join("\n");
+  const r = await env.exec(script, { timeout });
+  if (r.returncode !== 0) {
+    throw new Error(`git diff of the work tree failed (exit ${r.returncode}): ${r.output.slice(0, 500)}`);
+  }
+  return r.output;
+}
+
+/** The commit the work tree started from, or null outside a git repository. */
+export async function headCommit(env: Environment): Promise<string | null> {
+  const r = await env.exec("git rev-parse HEAD", { timeout: 60 });
+  return r.returncode === 0 ? r.output.trim() : null;
+}
