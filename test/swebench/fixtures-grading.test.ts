@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseTestList } from "../../src/swebench/dataset/errors.js";
+import { getEvalTestsReport, getResolutionStatus } from "../../src/swebench/eval/grading.js";
+import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
+import { parserForRepo } from "../../src/swebench/eval/spec-table.js";
+import { readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
+
+interface Expected {
+  file: string;
+  instance_id: string;
+  repo: string;
+  parser: string;
+  expected_status_map: Record<string, string>;
+  expected_resolution: string;
+  expected_F2P: { success: string[]; failure: string[] };
+  expected_P2P_failure: string[];
+  P2P_success_count: number;
+}
+
+const fixtures = join(SHARED_SWEBENCH, "fixtures");
+const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")) as Expected[];
+const rows = new Map(
+  [...readSharedRows("swe-bench-lite.test.jsonl"), ...readSharedRows("swe-bench-verified.partial.jsonl")].map((r) => [
+    r.instance_id,
+    r,
+  ]),
+);
+
+describe("real harness logs in ../shared/swebench/fixtures", () => {
+  it("has the twelve logs the README lists", () => {
+    expect(expected).toHaveLength(12);
+  });
+
+  for (const e of expected) {
+    it(`${e.file}: status map and grade equal the harness's`, () => {
+      const log = readFileSync(join(fixtures, e.file), "utf8");
+      expect(parserForRepo(e.repo)).toBe(e.parser);
+      const map = parseTestLog(e.parser, log);
+      expect(Object.fromEntries(map)).toEqual(e.expected_status_map);
+      expect(map.size).toBe(Object.keys(e.expected_status_map).length);
+
+      const row = rows.get(e.instance_id);
+      expect(row, `${e.instance_id} in the shared datasets`).toBeDefined();
+      if (!row) return;
+      const report = getEvalTestsReport(
+        map,
+        parseTestList(row, "FAIL_TO_PASS"),
+        parseTestList(row, "PASS_TO_PASS"),
+        "4.1",
+      );
+      expect(report.FAIL_TO_PASS).toEqual(e.expected_F2P);
+      expect(report.PASS_TO_PASS.failure).toEqual(e.expected_P2P_failure);
+      expect(report.PASS_TO_PASS.success).toHaveLength(e.P2P_success_count);
+      expect(getResolutionStatus(report)).toBe(e.expected_resolution);
+    });
+  }
+});
