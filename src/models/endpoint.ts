@@ -10,7 +10,11 @@ export interface Endpoint {
 
 const DEFAULTS = {
   openai: { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL" },
-  anthropic: { baseURL: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL" },
+  anthropic: {
+    baseURL: "https://api.anthropic.com",
+    keyEnv: "ANTHROPIC_API_KEY",
+    baseEnv: "ANTHROPIC_BASE_URL",
+  },
 } as const;
 
 const HOSTED = new Set(["api.openai.com", "api.anthropic.com"]);

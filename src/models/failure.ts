@@ -118,7 +118,11 @@ export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: A
   const badBody = chain.find((e): e is InvalidJsonBodyError => e instanceof InvalidJsonBodyError);
   if (badBody) {
     const snippet = oneLine(badBody.bodyText, 200);
-    return { kind: "retryable", status: badBody.status, message: `${badBody.message}: ${snippet || "(empty)"}` };
+    return {
+      kind: "retryable",
+      status: badBody.status,
+      message: `${badBody.message}: ${snippet || "(empty)"}`,
+    };
   }
   if (err instanceof MalformedResponseError) return { kind: "fatal", message: err.message };
   if (err instanceof OpenAI.APIUserAbortError || err instanceof Anthropic.APIUserAbortError) {

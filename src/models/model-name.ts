@@ -14,7 +14,8 @@ export function parseModelName(name: string): ParsedModelName {
   const trimmed = name.trim();
   if (trimmed.startsWith("replay:")) {
     const path = trimmed.slice("replay:".length);
-    if (path === "") throw new Error('model.model_name "replay:" names no file; use replay:<trajectory file>');
+    if (path === "")
+      throw new Error('model.model_name "replay:" names no file; use replay:<trajectory file>');
     return { provider: "replay", path };
   }
   if (trimmed === "") {

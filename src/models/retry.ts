@@ -1,6 +1,6 @@
 import type { ModelConfig } from "../config/schema.js";
-import type { ModelErrorKind } from "./types.js";
 import type { Failure } from "./failure.js";
+import type { ModelErrorKind } from "./types.js";
 
 /** `model.retry` of the config: attempts in all (first try included), delays in seconds. */
 export type RetryPolicy = ModelConfig["retry"];
@@ -94,7 +94,13 @@ export async function withRetries<T>(
     const { status } = failure;
     if (failure.kind === "aborted") return abortedAfter(n);
     if (failure.kind === "context_exceeded") {
-      return { ok: false, kind: "context_exceeded", message: `${label}: ${failure.message}`, status, attempts: n };
+      return {
+        ok: false,
+        kind: "context_exceeded",
+        message: `${label}: ${failure.message}`,
+        status,
+        attempts: n,
+      };
     }
     if (failure.kind === "fatal") {
       const message = `${label}: ${failure.message} (not retried)`;

@@ -3,9 +3,7 @@
  * the Anthropic client converts at its edge. `extra` carries patchloop's own bookkeeping and is
  * never sent to a model.
  */
-export type ContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
 export interface ToolCall {
   id: string;

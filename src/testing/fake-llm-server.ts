@@ -91,38 +91,35 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
   const prerendered = new Map<Wire, Buffer>();
   let seq = 0;
 
-  function respond(res: ServerResponse, wire: Wire, b: FakeBehaviour, n: number, fromQueue: boolean): void {
-    switch (b.type) {
-      case "reply": {
-        if (fromQueue) return send(res, 200, JSON.stringify(replyBody(wire, b, n)), {});
-        let bytes = prerendered.get(wire);
-        if (!bytes) {
-          bytes = Buffer.from(JSON.stringify(replyBody(wire, b, 0)));
-          prerendered.set(wire, bytes);
-        }
-        return send(res, 200, bytes, {});
-      }
-      case "error": {
-        const text = typeof b.body === "string" ? b.body : JSON.stringify(b.body ?? {});
-        const type = typeof b.body === "string" ? "text/plain" : "application/json";
-        return send(res, b.status, text, { "content-type": type, ...b.headers });
-      }
-      case "invalid_json":
-        return send(res, 200, b.body ?? '{"id": "chatcmpl-broken", "choices": [', {});
-      case "close":
-        if (b.partialBody !== undefined) {
-          res.writeHead(200, {
-            "content-type": "application/json",
-            "content-length": String(Buffer.byteLength(b.partialBody) + 1000),
-          });
-          res.write(b.partialBody, () => res.socket?.destroy());
-          return;
-        }
-        res.socket?.destroy();
-        return;
-      case "hang":
-        return;
+  function replyBytes(wire: Wire, b: FakeReplySpec, n: number, fromQueue: boolean): string | Buffer {
+    if (fromQueue) return JSON.stringify(replyBody(wire, b, n));
+    let bytes = prerendered.get(wire);
+    if (!bytes) {
+      bytes = Buffer.from(JSON.stringify(replyBody(wire, b, 0)));
+      prerendered.set(wire, bytes);
     }
+    return bytes;
+  }
+
+  function respond(res: ServerResponse, wire: Wire, b: FakeBehaviour, n: number, fromQueue: boolean): void {
+    if (b.type === "reply") {
+      send(res, 200, replyBytes(wire, b, n, fromQueue), {});
+    } else if (b.type === "error") {
+      const text = typeof b.body === "string" ? b.body : JSON.stringify(b.body ?? {});
+      const type = typeof b.body === "string" ? "text/plain" : "application/json";
+      send(res, b.status, text, { "content-type": type, ...b.headers });
+    } else if (b.type === "invalid_json") {
+      send(res, 200, b.body ?? '{"id": "chatcmpl-broken", "choices": [', {});
+    } else if (b.type === "close" && b.partialBody !== undefined) {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(b.partialBody) + 1000),
+      });
+      res.write(b.partialBody, () => res.socket?.destroy());
+    } else if (b.type === "close") {
+      res.socket?.destroy();
+    }
+    // hang: never answer
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -135,7 +132,8 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
     const wire = ROUTES[path];
     if (req.method !== "POST" || !wire) {
       const message = `fake LLM server: no route for ${req.method} ${path} (POST /v1/chat/completions or /v1/messages)`;
-      return send(res, 404, JSON.stringify({ error: { message, type: "not_found", code: null } }), {});
+      send(res, 404, JSON.stringify({ error: { message, type: "not_found", code: null } }), {});
+      return;
     }
     const queued = queue.shift();
     const behaviour: FakeBehaviour = queued ??

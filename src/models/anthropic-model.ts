@@ -1,0 +1,71 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { ModelConfig } from "../config/schema.js";
+import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
+import { parseAnthropicMessage } from "./anthropic-response.js";
+import { createCheckedFetch } from "./checked-fetch.js";
+import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
+import { resolveEndpoint } from "./endpoint.js";
+import { classifyFailure } from "./failure.js";
+import { createCostFunction } from "./pricing.js";
+import { withRetries } from "./retry.js";
+import type { Model, ModelRequest, ModelResult } from "./types.js";
+
+/** `max_tokens` is required by the Messages API; used when model_kwargs has none. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+/**
+ * A model behind the Anthropic Messages API, through the official SDK with its own retries off.
+ * Messages are converted at this edge (anthropic-request.ts) and replies converted back to the
+ * OpenAI shape (anthropic-response.ts). Throws only for configuration errors.
+ */
+export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
+  const name = `anthropic/${model}`;
+  const endpoint = resolveEndpoint("anthropic", config, deps.env);
+  const { max_tokens: maxTokens, ...kwargs } = requestKwargs(config.model_kwargs, name);
+  const client = new Anthropic({
+    apiKey: endpoint.apiKey,
+    baseURL: endpoint.baseURL,
+    maxRetries: 0,
+    timeout: timeoutMs(config.request_timeout),
+    fetch: createCheckedFetch(),
+  });
+  const cost = createCostFunction({
+    qualifiedName: name,
+    hosted: endpoint.hosted,
+    price: config.price,
+    costTracking: config.cost_tracking,
+    warn: deps.warn,
+  });
+
+  async function query(request: ModelRequest): Promise<ModelResult> {
+    let conversation: AnthropicConversation;
+    try {
+      conversation = toAnthropicConversation(request.messages, request.tools);
+    } catch (err) {
+      if (!(err instanceof ConversionError)) throw err;
+      return { ok: false, kind: "fatal", message: `${name}: ${err.message}`, attempts: 0 };
+    }
+    const body = { ...kwargs, model, max_tokens: maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, ...conversation };
+    const params = body as unknown as MessageCreateParamsNonStreaming;
+    const result = await withRetries(
+      name,
+      async () => {
+        const raw: unknown = await client.messages.create(params, { signal: request.signal });
+        return { raw, ...parseAnthropicMessage(raw) };
+      },
+      config.retry,
+      {
+        sleep: deps.sleep,
+        random: deps.random,
+        signal: request.signal,
+        classify: (err) => classifyFailure(err, config.request_timeout, request.signal),
+      },
+    );
+    if (!result.ok) return result;
+    const { raw, message, finishReason, usage } = result.value;
+    return { ok: true, message, finishReason, usage, cost: cost(usage), raw, attempts: result.attempts };
+  }
+
+  return { name, vision: config.vision, query };
+}

@@ -1,0 +1,55 @@
+import { MalformedResponseError } from "./failure.js";
+import { asRecord, count, snippet } from "./json-shape.js";
+import type { ChatMessage, ToolCall, Usage } from "./types.js";
+
+const STOP_REASONS: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls",
+};
+
+/** Anthropic `stop_reason` in OpenAI terms; unknown reasons (e.g. `refusal`) pass unchanged. */
+export function mapStopReason(reason: unknown): string | null {
+  if (typeof reason !== "string") return null;
+  return STOP_REASONS[reason] ?? reason;
+}
+
+/**
+ * An Anthropic `message` body in the OpenAI shape: text blocks joined into `content` (null when
+ * there are none), `tool_use` blocks into `tool_calls` with `arguments = JSON.stringify(input)`.
+ * Prompt tokens include cache reads and writes. Other blocks (thinking, ...) stay in the raw body.
+ */
+export function parseAnthropicMessage(body: unknown): {
+  message: ChatMessage;
+  finishReason: string | null;
+  usage: Usage;
+} {
+  const root = asRecord(body);
+  if (!root || !Array.isArray(root.content)) {
+    throw new MalformedResponseError(`no content list in ${snippet(body)}`);
+  }
+  const texts: string[] = [];
+  const calls: ToolCall[] = [];
+  for (const item of root.content) {
+    const block = asRecord(item);
+    if (block?.type === "text" && typeof block.text === "string") texts.push(block.text);
+    if (block?.type === "tool_use") {
+      const id = typeof block.id === "string" ? block.id : `toolu_${calls.length}`;
+      const name = typeof block.name === "string" ? block.name : "";
+      calls.push({ id, type: "function", function: { name, arguments: JSON.stringify(block.input ?? {}) } });
+    }
+  }
+  const message: ChatMessage = { role: "assistant", content: texts.length > 0 ? texts.join("") : null };
+  if (calls.length > 0) message.tool_calls = calls;
+  const usage = asRecord(root.usage);
+  const prompt =
+    count(usage?.input_tokens) +
+    count(usage?.cache_creation_input_tokens) +
+    count(usage?.cache_read_input_tokens);
+  return {
+    message,
+    finishReason: mapStopReason(root.stop_reason),
+    usage: { promptTokens: prompt, completionTokens: count(usage?.output_tokens) },
+  };
+}

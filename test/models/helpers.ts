@@ -1,0 +1,31 @@
+import type { ModelConfig } from "../../src/config/schema.js";
+
+/** A complete model config for tests; `overrides` replace top-level fields. */
+export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
+  return {
+    model_name: "openai/test-model",
+    base_url: null,
+    api_key_env: null,
+    model_kwargs: {},
+    vision: false,
+    price: null,
+    retry: { max_attempts: 3, initial_delay: 1, max_delay: 30 },
+    request_timeout: 10,
+    observation_template: "{{ output }}",
+    format_error_template: "format error",
+    action_regex: null,
+    cost_tracking: "default",
+    ...overrides,
+  };
+}
+
+/** A sleep that returns at once and remembers what it was asked to wait (ms). */
+export function recordingSleep(): { sleep: (ms: number) => Promise<void>; waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    sleep: async (ms: number) => {
+      waits.push(ms);
+    },
+  };
+}
