@@ -10,7 +10,7 @@ export function parseYaml(text: string, source: string): unknown {
     const e = doc.errors[0];
     const pos = e.linePos?.[0];
     const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
-    const detail = e.message.split("\n")[0];
+    const detail = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
     throw new ConfigError(`invalid YAML in ${where}: ${detail}`);
   }
   return doc.toJS();
