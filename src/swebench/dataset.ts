@@ -1,0 +1,50 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { DatasetError } from "./dataset/errors.js";
+import { fetchHubParquet, HUB_DATASETS, type HubOptions } from "./dataset/hub.js";
+import { DATASET_EXTENSIONS, parseParquet, readDatasetFile } from "./dataset/read-local.js";
+import type { SwebenchInstance } from "./types.js";
+
+export { DatasetError, parseTestList } from "./dataset/errors.js";
+export { defaultCacheDir, HUB_DATASETS } from "./dataset/hub.js";
+export { parseJsonDataset, parseJsonl, readDatasetFile } from "./dataset/read-local.js";
+
+/** Options of `loadDataset`. */
+export interface LoadDatasetOptions extends HubOptions {
+  /** `lite`, `verified`, `full`, a Hugging Face dataset name (`owner/name`), or a .json/.jsonl/.parquet path. */
+  subset: string;
+  /** Split of a Hugging Face dataset: `test` (default) or `dev`. Ignored for local files. */
+  split?: string;
+}
+
+/**
+ * Loads SWE-bench rows in the Hugging Face schema, in the dataset's order.
+ * - `lite` / `verified` / `full` (or `owner/name`): the split's parquet files from the Hugging Face
+ *   Hub, cached under `cacheDir`; offline, a `DatasetError` naming the URL and suggesting a local file.
+ * - a path ending in .json (a list of rows or an object keyed by id), .jsonl (one row a line; a
+ *   broken line is an error naming the file and line) or .parquet.
+ * Every problem is a `DatasetError` with a message meant for the user.
+ */
+export async function loadDataset(options: LoadDatasetOptions): Promise<SwebenchInstance[]> {
+  const { subset } = options;
+  const split = options.split ?? "test";
+  const ext = extname(subset).toLowerCase();
+  if (DATASET_EXTENSIONS.includes(ext) || existsSync(subset)) {
+    if (!existsSync(subset)) throw new DatasetError(`dataset file not found: ${subset}`);
+    return readDatasetFile(subset);
+  }
+  const named = HUB_DATASETS[subset.toLowerCase()];
+  const dataset = named ?? (/^[\w.-]+\/[\w.-]+$/.test(subset) ? subset : undefined);
+  if (!dataset) {
+    throw new DatasetError(
+      `unknown dataset ${JSON.stringify(subset)}: use lite, verified, full, a Hugging Face name (owner/name) ` +
+        "or a path to a .json, .jsonl or .parquet file.",
+    );
+  }
+  if (!/^[\w.-]+$/.test(split)) throw new DatasetError(`invalid split ${JSON.stringify(split)}; use test or dev.`);
+  const files = await fetchHubParquet(dataset, split, options);
+  const rows: SwebenchInstance[] = [];
+  for (const file of files) rows.push(...(await parseParquet(await readFile(file), `${dataset} ${split} (${file})`)));
+  return rows;
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { pySlice, selectInstances } from "../../src/swebench/select.js";
+import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { readSharedRows } from "./shared-data.js";
+
+const lite = readSharedRows("swe-bench-lite.test.jsonl");
+const ids = (rows: SwebenchInstance[]) => rows.map((r) => r.instance_id);
+const ten = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+describe("pySlice (Python semantics)", () => {
+  it.each([
+    ["0:3", [0, 1, 2]],
+    ["7:", [7, 8, 9]],
+    [":2", [0, 1]],
+    ["-3:", [7, 8, 9]],
+    [":-8", [0, 1]],
+    ["-3:-1", [7, 8]],
+    ["5:2", []],
+    ["20:30", []],
+    ["-20:2", [0, 1]],
+    [":", ten],
+    ["::3", [0, 3, 6, 9]],
+    ["::-4", [9, 5, 1]],
+    ["8:2:-2", [8, 6, 4]],
+  ])("%s", (spec, expected) => {
+    expect(pySlice(ten, spec)).toEqual(expected);
+  });
+  it("rejects malformed specs", () => {
+    expect(() => pySlice(ten, "3")).toThrow("invalid --slice");
+    expect(() => pySlice(ten, "a:b")).toThrow("expected START:STOP[:STEP]");
+    expect(() => pySlice(ten, "::0")).toThrow("the step cannot be 0");
+  });
+});
+
+describe("selectInstances", () => {
+  it("filters ids with a regex anchored at the start, then slices", () => {
+    const flask = selectInstances(lite, { filter: "pallets__" });
+    expect(ids(flask)).toEqual(["pallets__flask-4045", "pallets__flask-4992", "pallets__flask-5063"]);
+    expect(selectInstances(lite, { filter: "flask" })).toHaveLength(0);
+    expect(ids(selectInstances(lite, { filter: "sympy|pallets", slice: "-2:" }))).toEqual(
+      ids(lite.filter((r) => /^(sympy|pallets)/.test(r.instance_id))).slice(-2),
+    );
+    expect(() => selectInstances(lite, { filter: "(" })).toThrow("invalid --filter regex");
+  });
+
+  it("shuffles deterministically by seed, whatever the input order", () => {
+    const a = ids(selectInstances(lite, { shuffle: true }));
+    const b = ids(selectInstances([...lite].reverse(), { shuffle: true }));
+    const c = ids(selectInstances(lite, { shuffle: true, seed: 7 }));
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(ids(lite));
+    expect(c).not.toEqual(a);
+    expect([...a].sort()).toEqual([...ids(lite)].sort());
+    expect(ids(selectInstances(lite, { shuffle: true, slice: ":5" }))).toEqual(a.slice(0, 5));
+  });
+
+  it("keeps the requested ids in dataset order and lists unknown ones", () => {
+    const wanted = [lite[40].instance_id, lite[3].instance_id];
+    expect(ids(selectInstances(lite, { instanceIds: wanted }))).toEqual([lite[3].instance_id, lite[40].instance_id]);
+    expect(() => selectInstances(lite, { instanceIds: [lite[0].instance_id, "nope__nope-1", "x__y-2"] })).toThrow(
+      "unknown instance ids (not in the dataset): nope__nope-1, x__y-2.",
+    );
+  });
+});
