@@ -2,7 +2,11 @@ import { Command } from "commander";
 import { VERSION } from "../version.js";
 
 /** Command registrations: each command lives in its own file and adds itself to the program. */
-const registrations: Array<() => Promise<{ register: (program: Command) => void }>> = [];
+const registrations: Array<() => Promise<{ register: (program: Command) => void }>> = [
+  () => import("./run.js"),
+  () => import("./demo.js"),
+  () => import("./config-show.js"),
+];
 
 /** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
 export async function main(argv: string[]): Promise<void> {

@@ -1,0 +1,53 @@
+import type { Command } from "commander";
+import { ConfigError } from "../config/errors.js";
+import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
+import type { ConfigLayer } from "../config/layers.js";
+
+/** commander collector for repeatable options such as `-c`. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** The options every agent-running command shares. */
+export function addAgentOptions(cmd: Command): Command {
+  return cmd
+    .option("-c, --config <CONFIG>", "built-in config name, YAML file, or dotted.key=value (repeatable, later wins)", collect, [])
+    .option("-m, --model <MODEL>", "openai/<name>, anthropic/<name> or replay:<trajectory file>")
+    .option("--base-url <URL>", "base URL of an OpenAI-compatible server (vLLM, llama.cpp, SGLang, Ollama)")
+    .option("--environment <KIND>", "local, bwrap, docker or podman")
+    .option("--image <IMAGE>", "container image (docker/podman)");
+}
+
+export interface AgentFlags {
+  config: string[];
+  model?: string;
+  baseUrl?: string;
+  environment?: string;
+  image?: string;
+}
+
+/** Resolves the config of an agent-running command: -c layers, then the dedicated flags. */
+export function loadAgentConfig(flags: AgentFlags, defaultConfig: string): LoadedConfig {
+  const layers: ConfigLayer[] = [];
+  if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
+  if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
+  if (flags.environment) layers.push(flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment));
+  if (flags.image) layers.push(flagLayer(`--image ${flags.image}`, "environment.image", flags.image));
+  const loaded = loadConfig({ configArgs: flags.config, defaultConfig, flagLayers: layers });
+  for (const w of loaded.warnings) process.stderr.write(`WARNING: ${w}\n`);
+  return loaded;
+}
+
+/** Runs a command body; a ConfigError becomes a one-screen message and exit code 2. */
+export async function guarded(body: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await body();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,60 @@
+import type { Command } from "commander";
+import { stringify } from "yaml";
+import { SAMPLE_INSTANCE } from "../config/checks.js";
+import { ConfigError } from "../config/errors.js";
+import { redactSecrets } from "../config/redact.js";
+import { AgentTemplates } from "../agent/templates.js";
+import { addAgentOptions, type AgentFlags, guarded, loadAgentConfig } from "./common.js";
+
+/** A rough token estimate (about 4 characters per token for English text and code). */
+export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+interface ShowFlags extends AgentFlags {
+  instance?: string;
+  subset: string;
+  split: string;
+  task?: string;
+}
+
+function section(title: string, text: string): string {
+  return `# --- ${title}: ${text.length} characters, ~${estimateTokens(text)} tokens ---\n${text}${text.endsWith("\n") ? "" : "\n"}`;
+}
+
+async function findInstance(flags: ShowFlags): Promise<Record<string, unknown>> {
+  const { loadDataset } = await import("../swebench/dataset.js");
+  const rows = await loadDataset({ subset: flags.subset, split: flags.split });
+  const row = rows.find((r) => r.instance_id === flags.instance);
+  if (!row) throw new ConfigError(`--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${rows.length} rows`);
+  return row;
+}
+
+export function register(program: Command): void {
+  const config = program.command("config").description("inspect configuration");
+  addAgentOptions(
+    config
+      .command("show")
+      .description("print the resolved config and the rendered system and first user message")
+      .option("--instance <ID>", "render the messages for this SWE-bench instance")
+      .option("--subset <NAME|PATH>", "dataset for --instance: lite, verified, full or a file", "lite")
+      .option("--split <SPLIT>", "dataset split", "test")
+      .option("--task <TEXT>", "task text to render when no --instance is given"),
+  ).action((flags: ShowFlags) =>
+    guarded(async () => {
+      const { config: cfg, sources } = loadAgentConfig(flags, "default");
+      const instance = flags.instance ? await findInstance(flags) : SAMPLE_INSTANCE;
+      const task = flags.instance ? String(instance.problem_statement) : (flags.task ?? "(the task text goes here)");
+      const cwd = cfg.environment.cwd || "<the repository directory>";
+      const templates = new AgentTemplates(cfg, task, instance, cwd);
+      const vars = templates.vars(0, 0, 0);
+      const out = [
+        `# patchloop resolved config (layers: ${sources.join(" -> ")})`,
+        stringify(redactSecrets(cfg), { lineWidth: 0 }).trimEnd(),
+        "",
+        section("system message", templates.system(vars)),
+        section(flags.instance ? `first user message (${flags.instance})` : "first user message", templates.instance(vars)),
+      ];
+      process.stdout.write(`${out.join("\n")}`);
+      return 0;
+    }),
+  );
+}
