@@ -53,6 +53,10 @@ export interface PromptView {
   note?: string;
 }
 
+export function promptView(role: string, text: string, note?: string): PromptView {
+  return note ? { role, text, chars: text.length, note } : { role, text, chars: text.length };
+}
+
 export interface TrajectoryView {
   source: TrajectorySource;
   instanceId: string | null;
@@ -135,4 +139,16 @@ export interface RunOverview {
   runFacts: Record<string, string>;
   /** Files that were present but unreadable, with the reason. */
   problems: string[];
+}
+
+/** GET /api/overview: a run folder's overview, or the one trajectory a file PATH names. */
+export type OverviewResponse =
+  | { mode: "run"; overview: RunOverview }
+  | { mode: "trajectory"; name: string; file: string };
+
+/** GET /api/trajectory?path=REL: one normalised trajectory with its evaluation, if any. */
+export interface TrajectoryResponse {
+  file: string;
+  view: TrajectoryView;
+  eval: EvalResult | null;
 }

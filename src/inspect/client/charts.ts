@@ -1,0 +1,79 @@
+/** Browser code (see dom.ts): inline SVG bar charts, one `rect.bar` per datum. */
+import type { BarDatum } from "../view-model.js";
+import { el, svgEl } from "./dom.js";
+
+/**
+ * A horizontal bar chart: label, bar scaled to `max` (default: the largest value), caption.
+ * `chartId` becomes the figure's data-chart attribute; an empty list shows `emptyText` instead.
+ */
+export function barChart(
+  chartId: string,
+  title: string,
+  data: BarDatum[],
+  max: number | null,
+  emptyText: string,
+): HTMLElement {
+  const figure = el("figure", { class: "chart", "data-chart": chartId }, el("figcaption", null, title));
+  if (data.length === 0) {
+    figure.append(el("p", { class: "muted" }, emptyText));
+    return figure;
+  }
+  const rowH = 22;
+  const labelW = 170;
+  const barW = 190;
+  const width = labelW + barW + 60;
+  const top = max ?? Math.max(1, ...data.map((d) => d.value));
+  const svg = svgEl("svg", {
+    width,
+    height: data.length * rowH + 4,
+    viewBox: `0 0 ${width} ${data.length * rowH + 4}`,
+    role: "img",
+  });
+  data.forEach((d, i) => {
+    const y = i * rowH + 2;
+    const w = top > 0 ? Math.round((barW * d.value) / top) : 0;
+    const label = d.label.length > 26 ? `${d.label.slice(0, 25)}…` : d.label;
+    svg.append(
+      svgEl("text", { x: labelW - 6, y: y + 15, "text-anchor": "end", class: "chart-label" }, label),
+      svgEl("rect", { x: labelW, y: y + 3, width: barW, height: rowH - 6, class: "track", rx: 3 }),
+      svgEl(
+        "rect",
+        { x: labelW, y: y + 3, width: w, height: rowH - 6, class: "bar", rx: 3, "data-label": d.label },
+        svgEl("title", {}, `${d.label}: ${d.caption}`),
+      ),
+      svgEl("text", { x: labelW + barW + 6, y: y + 15, class: "chart-caption" }, d.caption),
+    );
+  });
+  figure.append(svg);
+  return figure;
+}
+
+/** A vertical column chart (for the steps histogram): one column per datum, labels below. */
+export function columnChart(chartId: string, title: string, data: BarDatum[], emptyText: string): HTMLElement {
+  const figure = el("figure", { class: "chart", "data-chart": chartId }, el("figcaption", null, title));
+  if (data.length === 0) {
+    figure.append(el("p", { class: "muted" }, emptyText));
+    return figure;
+  }
+  const colW = Math.max(18, Math.min(44, Math.floor(400 / data.length)));
+  const plotH = 120;
+  const width = data.length * colW + 20;
+  const height = plotH + 40;
+  const top = Math.max(1, ...data.map((d) => d.value));
+  const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
+  data.forEach((d, i) => {
+    const x = 10 + i * colW;
+    const h = Math.round((plotH * d.value) / top);
+    svg.append(
+      svgEl(
+        "rect",
+        { x: x + 2, y: 14 + plotH - h, width: colW - 4, height: h, class: "bar", rx: 2, "data-label": d.label },
+        svgEl("title", {}, `${d.label} steps: ${d.caption}`),
+      ),
+      svgEl("text", { x: x + colW / 2, y: 10 + plotH - h, "text-anchor": "middle", class: "chart-caption" }, d.caption),
+      svgEl("text", { x: x + colW / 2, y: plotH + 30, "text-anchor": "middle", class: "chart-label" }, d.label),
+    );
+  });
+  figure.append(svg);
+  return figure;
+}

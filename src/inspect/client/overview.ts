@@ -1,0 +1,152 @@
+/** Browser code (see dom.ts): the run overview (facts, charts, sortable and filterable table). */
+import type { InstanceRow, RunOverview } from "../view-model.js";
+import { barChart, columnChart } from "./charts.js";
+import { el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";
+
+type SortKey = "id" | "exitStatus" | "resolved" | "steps" | "tokens" | "cost" | "wallSeconds";
+
+/** The value a column sorts by; null sorts last in both directions. */
+export function sortValue(row: InstanceRow, key: SortKey): string | number | null {
+  if (key === "tokens") {
+    return row.promptTokens === null && row.completionTokens === null
+      ? null
+      : (row.promptTokens ?? 0) + (row.completionTokens ?? 0);
+  }
+  if (key === "resolved") return row.resolved === null ? null : row.resolved ? 1 : 0;
+  return row[key];
+}
+
+export function overviewRow(row: InstanceRow): HTMLElement {
+  const idCell = row.trajectory
+    ? el("a", { href: `#/t/${encodeURIComponent(row.trajectory)}` }, row.id)
+    : el("span", { title: "no trajectory file" }, row.id);
+  const tokens = sortValue(row, "tokens");
+  return el(
+    "tr",
+    { "data-id": row.id },
+    el("td", { class: "id" }, idCell, row.error ? el("div", { class: "error-text" }, row.error) : null),
+    el("td", null, statusBadge(row.exitStatus)),
+    el("td", null, resolvedBadge(row.resolved)),
+    el("td", { class: "num" }, fmtNum(row.steps)),
+    el(
+      "td",
+      { class: "num", title: `prompt ${fmtNum(row.promptTokens)} / completion ${fmtNum(row.completionTokens)}` },
+      fmtNum(typeof tokens === "number" ? tokens : null),
+    ),
+    el("td", { class: "num" }, fmtCost(row.cost)),
+    el("td", { class: "num" }, fmtSeconds(row.wallSeconds)),
+  );
+}
+
+function optionList(select: HTMLElement, values: string[]): void {
+  for (const v of values) select.append(el("option", { value: v }, v));
+}
+
+/** Renders the overview; the table re-sorts on header clicks and re-filters on input. */
+export function renderOverview(data: RunOverview): HTMLElement {
+  const rows = data.rows;
+  const evaluated = rows.filter((r) => r.resolved !== null);
+  const resolvedN = evaluated.filter((r) => r.resolved).length;
+  const facts = el("dl", { class: "facts" });
+  const addFact = (k: string, v: string) => facts.append(el("dt", null, k), el("dd", null, v));
+  addFact("instances", String(rows.length));
+  addFact(
+    "resolved",
+    evaluated.length ? `${resolvedN}/${evaluated.length} (${((100 * resolvedN) / evaluated.length).toFixed(1)}%)` : "—",
+  );
+  addFact("cost", fmtCost(rows.reduce((t, r) => t + (r.cost ?? 0), 0)));
+  for (const [k, v] of Object.entries(data.runFacts)) addFact(k, v);
+
+  const charts = el(
+    "div",
+    { class: "charts" },
+    barChart("resolved-by-repo", "Resolved rate per repository (%)", data.charts.resolvedByRepo, 100, "no evaluation report found"),
+    columnChart("steps", "Steps per instance", data.charts.stepsHistogram, "no trajectories"),
+    barChart("exit-statuses", "Exit statuses", data.charts.exitStatuses, null, "no instances"),
+  );
+
+  const text = el("input", { type: "search", placeholder: "filter by id, repository, status", id: "filter-text" });
+  const status = el("select", { id: "filter-status" }, el("option", { value: "" }, "all exit statuses"));
+  optionList(status, [...new Set(rows.map((r) => r.exitStatus ?? "(none)"))].sort());
+  const resolved = el(
+    "select",
+    { id: "filter-resolved" },
+    el("option", { value: "" }, "all results"),
+    el("option", { value: "yes" }, "resolved"),
+    el("option", { value: "no" }, "unresolved"),
+    el("option", { value: "none" }, "not evaluated"),
+  );
+  const count = el("span", { class: "muted", id: "row-count" });
+  const tbody = el("tbody", null);
+  const columns: Array<[SortKey, string]> = [
+    ["id", "instance"],
+    ["exitStatus", "exit status"],
+    ["resolved", "result"],
+    ["steps", "steps"],
+    ["tokens", "tokens"],
+    ["cost", "cost"],
+    ["wallSeconds", "wall time"],
+  ];
+  let sortKey: SortKey = "id";
+  let ascending = true;
+  const headRow = el("tr", null);
+
+  const refresh = () => {
+    const needle = (text as HTMLInputElement).value.trim().toLowerCase();
+    const wantStatus = (status as HTMLSelectElement).value;
+    const wantResolved = (resolved as HTMLSelectElement).value;
+    const shown = rows.filter((r) => {
+      const hay = `${r.id} ${r.repo} ${r.exitStatus ?? ""}`.toLowerCase();
+      if (needle && !hay.includes(needle)) return false;
+      if (wantStatus && (r.exitStatus ?? "(none)") !== wantStatus) return false;
+      if (wantResolved === "yes" && r.resolved !== true) return false;
+      if (wantResolved === "no" && r.resolved !== false) return false;
+      if (wantResolved === "none" && r.resolved !== null) return false;
+      return true;
+    });
+    shown.sort((a, b) => {
+      const x = sortValue(a, sortKey);
+      const y = sortValue(b, sortKey);
+      if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+      const order = x < y ? -1 : x > y ? 1 : 0;
+      return ascending ? order : -order;
+    });
+    tbody.replaceChildren(...shown.map(overviewRow));
+    count.textContent = `${shown.length} of ${rows.length} shown`;
+    headRow.querySelectorAll("th").forEach((th) => {
+      const key = th.getAttribute("data-key");
+      th.setAttribute("aria-sort", key === sortKey ? (ascending ? "ascending" : "descending") : "none");
+    });
+  };
+  for (const [key, label] of columns) {
+    const th = el("th", { "data-key": key, tabindex: "0" }, label);
+    th.addEventListener("click", () => {
+      ascending = sortKey === key ? !ascending : true;
+      sortKey = key;
+      refresh();
+    });
+    headRow.append(th);
+  }
+  text.addEventListener("input", refresh);
+  status.addEventListener("change", refresh);
+  resolved.addEventListener("change", refresh);
+  refresh();
+
+  const problems = data.problems.length
+    ? el("ul", { class: "problems" }, ...data.problems.map((p) => el("li", null, p)))
+    : null;
+  const evalNote = data.evalFiles.length
+    ? el("p", { class: "muted" }, `evaluation: ${data.evalFiles.join(", ")}`)
+    : null;
+  return el(
+    "div",
+    { class: "overview" },
+    el("h1", null, data.name),
+    facts,
+    evalNote,
+    problems,
+    charts,
+    el("div", { class: "filters" }, text, status, resolved, count),
+    el("table", { class: "runs", id: "instances" }, el("thead", null, headRow), tbody),
+  );
+}

@@ -1,0 +1,115 @@
+import { basename } from "node:path";
+import { computeCharts, repoOf } from "./charts.js";
+import { type EvalIndex, readEvalReports } from "./eval-reports.js";
+import { loadTrajectoryFile } from "./normalize.js";
+import { readRunFiles } from "./run-files.js";
+import { type FoundFile, isTrajectoryName, scanFiles } from "./scan-files.js";
+import type { EvalResult, InstanceRow, RunOverview, TrajectoryView } from "./view-model.js";
+
+const SCAN = { maxDepth: 6, maxEntries: 200_000 };
+/** Trajectories are looked for this many folders deep (`<id>/<id>.traj.json` is depth 1). */
+const TRAJECTORY_DEPTH = 3;
+
+type Loaded = { view: TrajectoryView; error: null } | { view: null; error: string };
+
+function emptyRow(id: string): InstanceRow {
+  return {
+    id,
+    repo: repoOf(id),
+    exitStatus: null,
+    resolved: null,
+    steps: null,
+    promptTokens: null,
+    completionTokens: null,
+    cost: null,
+    wallSeconds: null,
+    trajectory: null,
+    patchChars: null,
+    error: null,
+  };
+}
+
+/**
+ * A run folder as the viewer sees it. Every call re-reads the folder (a run may still be going);
+ * normalised trajectories are cached by path, size and modification time.
+ */
+export class RunFolder {
+  private readonly cache = new Map<string, { key: string; loaded: Loaded }>();
+
+  /** `root` must be an absolute, symlink-free path (the server passes its realpath). */
+  constructor(readonly root: string) {}
+
+  private async load(file: FoundFile): Promise<Loaded> {
+    const key = `${file.size}:${file.mtimeMs}`;
+    const hit = this.cache.get(file.abs);
+    if (hit?.key === key) return hit.loaded;
+    let loaded: Loaded;
+    try {
+      loaded = { view: await loadTrajectoryFile(file.abs), error: null };
+    } catch (err) {
+      loaded = { view: null, error: (err as Error).message.replace(this.root, ".") };
+    }
+    this.cache.set(file.abs, { key, loaded });
+    return loaded;
+  }
+
+  /** Evaluation results found under the folder (see readEvalReports for the accepted files). */
+  async evalIndex(): Promise<EvalIndex> {
+    return readEvalReports(await scanFiles(this.root, SCAN));
+  }
+
+  async overview(): Promise<RunOverview> {
+    const files = await scanFiles(this.root, SCAN);
+    const run = await readRunFiles(this.root);
+    const evals = await readEvalReports(files);
+    const rows = new Map<string, InstanceRow>();
+    const problems = [...run.problems, ...evals.problems];
+    for (const file of files) {
+      if (!isTrajectoryName(file.rel) || file.depth > TRAJECTORY_DEPTH) continue;
+      const loaded = await this.load(file);
+      const id = loaded.view?.instanceId ?? file.rel.split("/").at(-1)!.replace(/\.traj(\.json)?$/, "");
+      if (rows.has(id)) {
+        problems.push(`${file.rel}: a second trajectory for ${id} (showing ${rows.get(id)!.trajectory})`);
+        continue;
+      }
+      const row = emptyRow(id);
+      row.trajectory = file.rel;
+      if (loaded.view) fillFromView(row, loaded.view);
+      else row.error = loaded.error;
+      rows.set(id, row);
+    }
+    for (const id of [...run.patches.keys(), ...run.exitStatuses.keys()]) {
+      if (!rows.has(id)) rows.set(id, emptyRow(id));
+    }
+    for (const row of rows.values()) {
+      row.exitStatus ??= run.exitStatuses.get(row.id) ?? null;
+      const patch = run.patches.get(row.id);
+      if (patch !== undefined) row.patchChars = patch.length;
+      row.resolved = evals.results.get(row.id)?.resolved ?? null;
+    }
+    const sorted = [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return {
+      name: basename(this.root),
+      rows: sorted,
+      charts: computeCharts(sorted),
+      evalFiles: evals.files,
+      runFacts: run.facts,
+      problems,
+    };
+  }
+}
+
+function fillFromView(row: InstanceRow, view: TrajectoryView): void {
+  row.exitStatus = view.exitStatus;
+  row.steps = view.steps.length;
+  row.promptTokens = view.promptTokens;
+  row.completionTokens = view.completionTokens;
+  row.cost = view.cost;
+  row.wallSeconds = view.wallSeconds;
+  row.patchChars = view.submission.length;
+}
+
+/** The evaluation result for a trajectory's instance, if any report covers it. */
+export function evalFor(index: EvalIndex, view: TrajectoryView): EvalResult | null {
+  return view.instanceId ? (index.results.get(view.instanceId) ?? null) : null;
+}

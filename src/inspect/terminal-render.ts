@@ -1,0 +1,132 @@
+import pc from "picocolors";
+import type { ObservationView, PromptView, StepView, TrajectoryView } from "./view-model.js";
+
+export interface TerminalOptions {
+  /** ANSI colours (on a TTY) or plain text. */
+  color: boolean;
+  /** Show long prompts and observations whole instead of clipping them. */
+  full: boolean;
+}
+
+/** Texts longer than this many lines are clipped to their head and tail. */
+export const CLIP_LINES = 40;
+const HEAD_LINES = 20;
+const TAIL_LINES = 10;
+/** After line clipping, texts longer than this many characters are cut. */
+export const CLIP_CHARS = 6000;
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+/** Clips long text to its first and last lines (and a character cap), with a note saying so. */
+export function clipText(text: string, full: boolean): { text: string; note: string | null } {
+  if (full) return { text, note: null };
+  const lines = text.split("\n");
+  if (lines.length > CLIP_LINES) {
+    const hidden = lines.length - HEAD_LINES - TAIL_LINES;
+    const kept = [...lines.slice(0, HEAD_LINES), `[... ${hidden} lines clipped; --full shows all ...]`];
+    return { text: [...kept, ...lines.slice(-TAIL_LINES)].join("\n"), note: `${hidden} lines clipped` };
+  }
+  if (text.length > CLIP_CHARS) {
+    const hidden = text.length - CLIP_CHARS;
+    return {
+      text: `${text.slice(0, CLIP_CHARS)}\n[... ${hidden} characters clipped; --full shows all ...]`,
+      note: `${hidden} characters clipped`,
+    };
+  }
+  return { text, note: null };
+}
+
+/**
+ * Makes model and tool output safe to print: CRLF becomes LF, and other control characters (ESC
+ * included, so no escape sequence from a trajectory reaches the terminal) become caret notation (`^[`).
+ */
+export function neutralize(text: string): string {
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (ch) => (ch === "\x7f" ? "^?" : `^${String.fromCharCode(ch.charCodeAt(0) + 64)}`));
+}
+
+const num = (n: number | null) => (n === null ? "?" : n.toLocaleString("en-US"));
+
+function heading(c: Colors, text: string): string {
+  return c.bold(c.cyan(`=== ${text} ===`));
+}
+
+/** Neutralised, clipped text with the clip note dimmed. */
+function shown(c: Colors, text: string, full: boolean): string {
+  if (text.trim() === "") return "(empty)";
+  const clipped = clipText(neutralize(text).replace(/\n$/, ""), full);
+  if (!clipped.note) return clipped.text;
+  return clipped.text.replace(/^\[\.\.\. \d+ (lines|characters) clipped; --full shows all \.\.\.\]$/m, (m) => c.dim(m));
+}
+
+function promptLines(c: Colors, p: PromptView, full: boolean): string[] {
+  const label = `${neutralize(p.role).toUpperCase()}${p.note ? ` (${p.note})` : ""} (${num(p.chars)} chars)`;
+  return [heading(c, label), shown(c, p.text, full), ""];
+}
+
+function observationLines(c: Colors, o: ObservationView, full: boolean): string[] {
+  let label = c.blue("OBSERVATION");
+  if (o.returncode !== null) {
+    const code = `(returncode ${o.returncode})`;
+    label += ` ${o.returncode === 0 ? code : c.yellow(code)}`;
+  }
+  if (o.formatError) label += ` ${c.bold(c.red("[FORMAT ERROR]"))}`;
+  if (o.timedOut) label += ` ${c.bold(c.red("[TIMED OUT]"))}`;
+  return [`${label}:`, shown(c, o.text, full)];
+}
+
+function stepLines(c: Colors, s: StepView, full: boolean): string[] {
+  const facts: string[] = [];
+  if (s.promptTokens !== null || s.completionTokens !== null) {
+    facts.push(`${num(s.promptTokens)} prompt / ${num(s.completionTokens)} completion tokens`);
+  }
+  if (s.finishReason && s.finishReason !== "stop" && s.finishReason !== "tool_calls") {
+    facts.push(`finish: ${s.finishReason}`);
+  }
+  const lines = [heading(c, [`STEP ${s.index}`, ...facts].join(" · "))];
+  if (s.thought) lines.push(`${c.magenta("THOUGHT")}:`, neutralize(s.thought));
+  if (s.actions.length === 0) lines.push(`${c.yellow("ACTION")}: (none parsed)`);
+  for (const a of s.actions) lines.push(`${c.yellow(a.tool ? `ACTION [${neutralize(a.tool)}]` : "ACTION")}:`, neutralize(a.text));
+  for (const o of s.observations) lines.push(...observationLines(c, o, full));
+  lines.push("");
+  return lines;
+}
+
+function diffLine(c: Colors, line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff --git")) return c.bold(line);
+  if (line.startsWith("@@")) return c.cyan(line);
+  if (line.startsWith("+")) return c.green(line);
+  if (line.startsWith("-")) return c.red(line);
+  return line;
+}
+
+function headerLines(c: Colors, v: TrajectoryView): string[] {
+  const title = `${c.bold(neutralize(v.instanceId ?? "(no id)"))}  [${v.exitStatus ?? "no exit status"}]  (${v.source})`;
+  const facts = [
+    `model ${v.model ?? "?"}`,
+    `${v.steps.length} steps`,
+    `${num(v.promptTokens)} prompt / ${num(v.completionTokens)} completion tokens`,
+    `cost ${v.cost === null ? "?" : `$${v.cost.toFixed(4)}`}`,
+    `wall ${v.wallSeconds === null ? "?" : `${v.wallSeconds.toFixed(1)} s`}`,
+  ];
+  const lines = [title, facts.join(" · ")];
+  if (v.exitMessage) lines.push(`exit message: ${neutralize(v.exitMessage)}`);
+  lines.push("");
+  return lines;
+}
+
+/**
+ * Renders a trajectory for the terminal: header, SYSTEM and first USER message with their lengths,
+ * each step as THOUGHT / ACTION / OBSERVATION, then the patch. Returns the text, ending in a newline.
+ */
+export function renderTrajectoryText(v: TrajectoryView, options: TerminalOptions): string {
+  const c = pc.createColors(options.color);
+  const lines = headerLines(c, v);
+  for (const p of [v.system, v.firstUser, ...v.preamble]) if (p) lines.push(...promptLines(c, p, options.full));
+  for (const s of v.steps) lines.push(...stepLines(c, s, options.full));
+  lines.push(heading(c, `PATCH (${num(v.submission.length)} chars)`));
+  if (v.submission.trim() === "") lines.push("(empty)");
+  else lines.push(...neutralize(v.submission).replace(/\n$/, "").split("\n").map((l) => diffLine(c, l)));
+  return `${lines.join("\n")}\n`;
+}
