@@ -14,8 +14,8 @@ function checkCall(call: ToolCall, specs: Map<string, ToolSpec>): Action | strin
   let args: unknown;
   try {
     args = raw.trim() === "" ? {} : JSON.parse(raw);
-  } catch (err) {
-    return `the arguments of ${name} are not valid JSON (${(err as Error).message}); received: ${clip(raw)}`;
+  } catch {
+    return `the arguments of ${name} are not valid JSON; received: ${clip(raw)}`;
   }
   if (typeof args !== "object" || args === null || Array.isArray(args))
     return `the arguments of ${name} must be a JSON object; received: ${clip(raw)}`;
