@@ -1,3 +1,5 @@
+import { createAgents, sendRequest } from "./http-transport.js";
+
 /**
  * The `fetch` the SDK clients are given. It reads the whole response body itself, so that
  * (1) an error status keeps the server's body verbatim (the SDKs keep only the parts they know,
@@ -33,21 +35,26 @@ export class InvalidJsonBodyError extends Error {
   }
 }
 
-/** Wraps `base` (default: the global fetch) as described above. */
-export function createCheckedFetch(base: typeof fetch = fetch): typeof fetch {
+/**
+ * The fetch handed to the SDKs: sends through http-transport.ts (node:http, no 300 s cap, kept-alive
+ * connections per client), throws the typed errors above, and returns 2xx JSON bodies as a
+ * Response the SDK can parse.
+ */
+export function createCheckedFetch(): typeof fetch {
+  const agents = createAgents();
   return async (input, init) => {
-    const response = await base(input, init);
-    const text = await response.text();
+    const res = await sendRequest(input, init, agents);
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (!response.ok) throw new HttpStatusError(response.status, response.headers, text, url);
+    if (res.status < 200 || res.status > 299)
+      throw new HttpStatusError(res.status, res.headers, res.bodyText, url);
     try {
-      JSON.parse(text);
+      JSON.parse(res.bodyText);
     } catch {
-      throw new InvalidJsonBodyError(response.status, text);
+      throw new InvalidJsonBodyError(res.status, res.bodyText);
     }
     const headers = new Headers({ "content-type": "application/json" });
-    const requestId = response.headers.get("x-request-id") ?? response.headers.get("request-id");
+    const requestId = res.headers.get("x-request-id") ?? res.headers.get("request-id");
     if (requestId) headers.set("x-request-id", requestId);
-    return new Response(text, { status: response.status, statusText: response.statusText, headers });
+    return new Response(res.bodyText, { status: res.status, statusText: res.statusText, headers });
   };
 }

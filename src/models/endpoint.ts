@@ -9,11 +9,17 @@ export interface Endpoint {
 }
 
 const DEFAULTS = {
-  openai: { baseURL: "https://api.openai.com/v1", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL" },
+  openai: {
+    baseURL: "https://api.openai.com/v1",
+    keyEnv: "OPENAI_API_KEY",
+    baseEnv: "OPENAI_BASE_URL",
+    example: "http://127.0.0.1:8000/v1",
+  },
   anthropic: {
     baseURL: "https://api.anthropic.com",
     keyEnv: "ANTHROPIC_API_KEY",
     baseEnv: "ANTHROPIC_BASE_URL",
+    example: "https://api.anthropic.com",
   },
 } as const;
 
@@ -25,7 +31,7 @@ export const NO_KEY = "not-needed";
 /**
  * Base URL: `model.base_url`, else `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, else the vendor's
  * API. Key: the variable named by `model.api_key_env` (default `OPENAI_API_KEY` /
- * `ANTHROPIC_API_KEY`). Throws when the URL is not a URL, when the hosted API has no key, and
+ * `ANTHROPIC_API_KEY`). Throws when the base URL is not an http(s) URL, when the hosted API has no key, and
  * when an explicitly named key variable is unset. Otherwise a missing key becomes a placeholder.
  */
 export function resolveEndpoint(
@@ -35,15 +41,18 @@ export function resolveEndpoint(
 ): Endpoint {
   const d = DEFAULTS[provider];
   const baseURL = (config.base_url || env[d.baseEnv] || d.baseURL).replace(/\/+$/, "");
-  let host: string;
+  let url: URL | null = null;
   try {
-    host = new URL(baseURL).hostname;
+    url = new URL(baseURL);
   } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new Error(
-      `model.base_url (or ${d.baseEnv}) is not a valid URL: received "${baseURL}"; expected e.g. http://127.0.0.1:8000/v1`,
+      `model.base_url (or ${d.baseEnv}) is not an http(s) URL: received "${baseURL}"; expected e.g. ${d.example}`,
     );
   }
-  const hosted = HOSTED.has(host);
+  const hosted = HOSTED.has(url.hostname);
   const keyEnv = config.api_key_env || d.keyEnv;
   const key = env[keyEnv];
   if (key) return { baseURL, apiKey: key, hosted };

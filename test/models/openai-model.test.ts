@@ -22,7 +22,9 @@ const conversation: ChatMessage[] = [
   {
     role: "assistant",
     content: null,
-    tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }],
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } },
+    ],
     extra: { step: 1, raw: { big: "object" } },
   },
   { role: "tool", tool_call_id: "call_1", content: "a.txt\n", extra: { returncode: 0 } },
@@ -65,7 +67,9 @@ describe("OpenAI-compatible client over HTTP", () => {
         {
           role: "assistant",
           content: null,
-          tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }],
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } },
+          ],
         },
         { role: "tool", tool_call_id: "call_1", content: "a.txt\n" },
       ],
@@ -112,7 +116,9 @@ describe("OpenAI-compatible client over HTTP", () => {
       message: {
         role: "assistant",
         content: "Let me look.",
-        tool_calls: [{ id: "call_abc", type: "function", function: { name: "bash", arguments: '{"command":"ls -la"}' } }],
+        tool_calls: [
+          { id: "call_abc", type: "function", function: { name: "bash", arguments: '{"command":"ls -la"}' } },
+        ],
       },
       finishReason: "tool_calls",
       usage: { promptTokens: 1234, completionTokens: 56 },
@@ -129,7 +135,11 @@ describe("OpenAI-compatible client over HTTP", () => {
               role: "assistant",
               content: "Let me look.",
               tool_calls: [
-                { id: "call_abc", type: "function", function: { name: "bash", arguments: '{"command":"ls -la"}' } },
+                {
+                  id: "call_abc",
+                  type: "function",
+                  function: { name: "bash", arguments: '{"command":"ls -la"}' },
+                },
               ],
             },
             logprobs: null,
@@ -150,7 +160,11 @@ describe("OpenAI-compatible client over HTTP", () => {
   });
 
   it("charges the configured price on a local endpoint", async () => {
-    server.enqueue({ type: "reply", content: "x", usage: { promptTokens: 2_000_000, completionTokens: 500_000 } });
+    server.enqueue({
+      type: "reply",
+      content: "x",
+      usage: { promptTokens: 2_000_000, completionTokens: 500_000 },
+    });
     const model = createModel(
       modelConfig({ base_url: `${server.url}/v1`, price: { input_per_mtok: 0.5, output_per_mtok: 2 } }),
       { env: {} },
@@ -167,7 +181,8 @@ describe("OpenAI-compatible client over HTTP", () => {
     expect(result).toEqual({
       ok: false,
       kind: "fatal",
-      message: 'openai/test-model: malformed response: no choices[0].message in {"unexpected":true} (not retried)',
+      message:
+        'openai/test-model: malformed response: no choices[0].message in {"unexpected":true} (not retried)',
       status: undefined,
       attempts: 1,
     });

@@ -8,7 +8,11 @@ import {
   openaiErrorBody,
   vllmContextLengthBody,
 } from "../../src/testing/fake-llm-errors.js";
-import { type FakeBehaviour, type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  type FakeBehaviour,
+  type FakeLlmServer,
+  startFakeLlmServer,
+} from "../../src/testing/fake-llm-server.js";
 import { modelConfig, recordingSleep } from "./helpers.js";
 
 let server: FakeLlmServer;
@@ -90,7 +94,11 @@ describe("retries over HTTP (OpenAI wire)", () => {
   });
 
   it("retries when the connection closes before a response and when it closes mid-body", async () => {
-    const { result } = await run([{ type: "close" }, { type: "close", partialBody: '{"id": "chatcmpl-' }, ok]);
+    const { result } = await run([
+      { type: "close" },
+      { type: "close", partialBody: '{"id": "chatcmpl-' },
+      ok,
+    ]);
     expectSuccess(result, 3);
     expect(server.requests).toHaveLength(3);
   });
@@ -102,7 +110,11 @@ describe("retries over HTTP (OpenAI wire)", () => {
   });
 
   it("gives up after max_attempts with the last error in the message", async () => {
-    const overloaded: FakeBehaviour = { type: "error", status: 503, body: openaiErrorBody("Engine overloaded") };
+    const overloaded: FakeBehaviour = {
+      type: "error",
+      status: 503,
+      body: openaiErrorBody("Engine overloaded"),
+    };
     const { result, waits } = await run([overloaded, overloaded, overloaded, ok]);
     expect(result).toEqual({
       ok: false,
@@ -119,9 +131,19 @@ describe("retries over HTTP (OpenAI wire)", () => {
     const one = { retry: { max_attempts: 1, initial_delay: 1, max_delay: 30 }, request_timeout: 0.2 };
     const cases: Array<[FakeBehaviour, string]> = [
       [{ type: "hang" }, "no response within 0.2 s (model.request_timeout)"],
-      [{ type: "close" }, "connection failed: fetch failed: other side closed (UND_ERR_SOCKET)"],
-      [{ type: "invalid_json", body: "<html>oops" }, "HTTP 200 with a body that is not valid JSON: <html>oops"],
-      [{ type: "error", status: 502, body: "<html>Bad Gateway</html>" }, "HTTP 502: <html>Bad Gateway</html>"],
+      [{ type: "close" }, "connection failed: socket hang up (ECONNRESET)"],
+      [
+        { type: "close", partialBody: '{"id":' },
+        "connection failed: the connection closed before the response was complete (ECONNRESET)",
+      ],
+      [
+        { type: "invalid_json", body: "<html>oops" },
+        "HTTP 200 with a body that is not valid JSON: <html>oops",
+      ],
+      [
+        { type: "error", status: 502, body: "<html>Bad Gateway</html>" },
+        "HTTP 502: <html>Bad Gateway</html>",
+      ],
       [{ type: "error", status: 504, body: "" }, "HTTP 504: (empty body)"],
     ];
     for (const [behaviour, last] of cases) {
@@ -130,6 +152,34 @@ describe("retries over HTTP (OpenAI wire)", () => {
         `openai/test-model: gave up after 1 attempt; last error: ${last}`,
       );
     }
+  });
+
+  it("retries when nothing listens, and says so", async () => {
+    const closed = await startFakeLlmServer();
+    await closed.close();
+    const { sleep, waits } = recordingSleep();
+    const model = createModel(modelConfig({ base_url: `${closed.url}/v1` }), {
+      env: {},
+      sleep,
+      random: () => 1,
+    });
+    const result = await model.query({ messages: [{ role: "user", content: "x" }] });
+    expect(result).toEqual({
+      ok: false,
+      kind: "retries_exhausted",
+      message: `openai/test-model: gave up after 3 attempts; last error: connection failed: connect ECONNREFUSED ${closed.url.slice("http://".length)}`,
+      status: undefined,
+      attempts: 3,
+    });
+    expect(waits).toEqual([1000, 2000]);
+  });
+
+  it("waits as long as the server takes, within request_timeout", async () => {
+    const { result, waits } = await run([{ type: "reply", content: "finally", delayMs: 400 }], {
+      request_timeout: 2,
+    });
+    expectSuccess(result, 1);
+    expect(waits).toEqual([]);
   });
 
   it("does not retry 400, 401, 403, 404 and 422", async () => {
@@ -191,8 +241,16 @@ describe("retries over HTTP (OpenAI wire)", () => {
     const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), { env: {} });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const result = await model.query({ messages: [{ role: "user", content: "x" }], signal: controller.signal });
-    expect(result).toEqual({ ok: false, kind: "aborted", message: "openai/test-model: request aborted", attempts: 1 });
+    const result = await model.query({
+      messages: [{ role: "user", content: "x" }],
+      signal: controller.signal,
+    });
+    expect(result).toEqual({
+      ok: false,
+      kind: "aborted",
+      message: "openai/test-model: request aborted",
+      attempts: 1,
+    });
   });
 
   it("returns aborted when the signal fires while waiting to retry", async () => {
@@ -208,16 +266,32 @@ describe("retries over HTTP (OpenAI wire)", () => {
         return new Promise(() => {});
       },
     });
-    const result = await model.query({ messages: [{ role: "user", content: "x" }], signal: controller.signal });
-    expect(result).toEqual({ ok: false, kind: "aborted", message: "openai/test-model: request aborted", attempts: 1 });
+    const result = await model.query({
+      messages: [{ role: "user", content: "x" }],
+      signal: controller.signal,
+    });
+    expect(result).toEqual({
+      ok: false,
+      kind: "aborted",
+      message: "openai/test-model: request aborted",
+      attempts: 1,
+    });
     expect(waits).toEqual([500]);
     expect(server.pending()).toBe(1);
   });
 
   it("does not send anything when the signal is already aborted", async () => {
     const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), { env: {} });
-    const result = await model.query({ messages: [{ role: "user", content: "x" }], signal: AbortSignal.abort() });
-    expect(result).toEqual({ ok: false, kind: "aborted", message: "openai/test-model: request aborted", attempts: 0 });
+    const result = await model.query({
+      messages: [{ role: "user", content: "x" }],
+      signal: AbortSignal.abort(),
+    });
+    expect(result).toEqual({
+      ok: false,
+      kind: "aborted",
+      message: "openai/test-model: request aborted",
+      attempts: 0,
+    });
     expect(server.requests).toHaveLength(0);
   });
 });
