@@ -11,7 +11,10 @@ export type { FakeReplySpec, FakeToolCall } from "./fake-llm-wire.js";
 export type FakeBehaviour =
   /** A normal 200 reply in the wire format of the path that was called. */
   | ({ type: "reply"; delayMs?: number } & FakeReplySpec)
-  /** An error status. `body`: a string is sent verbatim, anything else as JSON. */
+  /**
+   * Any status with any body, typically an error. `body`: a string is sent verbatim as text/plain,
+   * anything else as JSON. With status 200 it serves a hand-written reply body.
+   */
   | { type: "error"; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   /** Read the request and never answer (the connection stays open until the client gives up). */
   | { type: "hang" }
