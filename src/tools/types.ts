@@ -32,4 +32,9 @@ export interface Tool {
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * Ends what the tool keeps running (the persistent bash shell). Optional; safe to call twice and
+   * when nothing runs. A later `execute` starts afresh.
+   */
+  close?(): Promise<void>;
 }

@@ -1,0 +1,37 @@
+import { formatBytes } from "../format-bytes.js";
+import type { ToolResult } from "../types.js";
+import { EditorError } from "./file-access.js";
+import { describeImage, type ImageInfo } from "./image-info.js";
+
+/**
+ * The result of viewing an image: the image itself (base64) with a one-line caption for a model
+ * that can see, a plain note for one that cannot. Images over `maxBytes` are refused.
+ */
+export function imageResult(
+  path: string,
+  bytes: Buffer,
+  info: ImageInfo,
+  vision: boolean,
+  maxBytes: number,
+): ToolResult {
+  const what = `${describeImage(info)}, ${formatBytes(bytes.length)}`;
+  if (bytes.length > maxBytes) {
+    throw new EditorError(
+      `${path} is an image (${what}), more than the ${formatBytes(maxBytes)} an image may have to be shown. ` +
+        `Save a smaller version (fewer pixels, a lower DPI for a figure) and view that.`,
+    );
+  }
+  if (!vision) {
+    return {
+      output:
+        `${path} is an image (${what}). This model cannot see images, so it was not shown. ` +
+        `If you need facts about it, compute them with a script.`,
+      returncode: 0,
+    };
+  }
+  return {
+    output: `${path}: image (${what}), attached.`,
+    returncode: 0,
+    images: [{ mediaType: info.mediaType, data: bytes.toString("base64") }],
+  };
+}

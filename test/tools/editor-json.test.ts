@@ -1,0 +1,4 @@
+import { jsonFront } from "./editor-fronts.js";
+import { editorSuite } from "./editor-suite.js";
+
+editorSuite(jsonFront);
