@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { isPodman, runCli, stderrTail } from "./container-cli.js";
+import { ensureImage } from "./container-images.js";
+import { ownerLabel, registerContainer, unregisterContainer } from "./container-registry.js";
+import {
+  BASH_ENV_PATH,
+  BASH_ENV_SCRIPT,
+  EXEC_WRAPPER,
+  SIGNAL_GROUP,
+  SPAWN_WRAPPER,
+  WRITE_BASH_ENV,
+  WRITE_FILE,
+} from "./container-scripts.js";
+import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { requireAbsolute } from "./paths.js";
+import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
+
+/** The ulimits podman is given by default: these machines cannot raise rlimits inside containers. */
+export const PODMAN_DEFAULT_ULIMITS = ["nofile=20000:20000", "nproc=32768:32768"];
+
+/** Options of {@link createContainerEnvironment}. */
+export interface ContainerEnvironmentOptions {
+  /** `docker`, `podman` or a path to either. */
+  executable: string;
+  /** Image to start; podman gets its fully qualified name when the short name is not present. */
+  image: string;
+  /** Reported `kind`; default: `podman` when the executable is podman, else `docker`. */
+  kind?: string;
+  /** Host folder bind-mounted read-write at the same path inside the container. */
+  repoDir?: string;
+  /** Working directory inside the container; default `repoDir`, else the image's working directory. */
+  cwd?: string;
+  /** Variables of every command (given to the container at start). */
+  env?: Record<string, string>;
+  /** Names of host variables passed into the container (their values never appear on a command line). */
+  forwardEnv?: string[];
+  /** Default per-command timeout in seconds. */
+  timeout?: number;
+  /** Bytes of output kept per command. */
+  captureLimit?: number;
+  /** Seconds the container lives at most (its main process is `sleep` this long). Default 14400. */
+  containerTimeout?: number;
+  /** Seconds a pull of a missing image may take. Default 600. */
+  pullTimeout?: number;
+  /** `--memory`, e.g. `4g`. */
+  memory?: string | null;
+  /** `--cpus`. */
+  cpus?: number | null;
+  /** `--pids-limit`. */
+  pidsLimit?: number | null;
+  /** `--network` value (e.g. `none`, `host`, `bridge`); default: the engine's default. */
+  network?: string;
+  /** `--ulimit` values; default for podman {@link PODMAN_DEFAULT_ULIMITS}, none for docker. */
+  ulimits?: string[];
+  /** Extra arguments to `run`, before the image. */
+  runArgs?: string[];
+  /** Value of the `patchloop.run` label (the batch run's id). */
+  runId?: string;
+}
+
+const CLOSED: ExecResult = { output: "the container environment is closed", returncode: -1, timedOut: false };
+
+/**
+ * Starts one container for a task (`run -d --rm ... sleep <containerTimeout>`, labelled
+ * `patchloop=1`, `patchloop.run=<runId>`, `patchloop.owner=<host:pid:start>`) and runs every command
+ * in it with `exec`. A timeout kills the command's process group inside the container (not only the
+ * CLI client) and keeps partial output. The container is removed by `close`, on a failed start, and
+ * when the process exits or gets SIGINT/SIGTERM (see container-registry.ts).
+ */
+export async function createContainerEnvironment(options: ContainerEnvironmentOptions): Promise<Environment> {
+  const exe = options.executable;
+  const podman = isPodman(exe);
+  const kind = options.kind ?? (podman ? "podman" : "docker");
+  const runId = options.runId ?? "adhoc";
+  const name = `patchloop-${runId.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40)}-${randomBytes(4).toString("hex")}`;
+  const repoDir = options.repoDir ? resolve(options.repoDir) : undefined;
+  const captureLimit = options.captureLimit ?? 10_000_000;
+
+  const image = await ensureImage(exe, options.image, options.pullTimeout ?? 600);
+  const runArgs = ["run", "-d", "--rm", "--pull", "never", "--name", name];
+  runArgs.push("--label", "patchloop=1", "--label", `patchloop.run=${runId}`);
+  runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
+  runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "sleep");
+  runArgs.push("-e", `BASH_ENV=${BASH_ENV_PATH}`);
+  for (const [k, v] of Object.entries(options.env ?? {})) runArgs.push("-e", `${k}=${v}`);
+  for (const k of options.forwardEnv ?? []) if (process.env[k] !== undefined) runArgs.push("-e", k);
+  if (options.network) runArgs.push("--network", options.network);
+  if (options.memory) runArgs.push("--memory", options.memory);
+  if (options.cpus) runArgs.push("--cpus", String(options.cpus));
+  if (options.pidsLimit) runArgs.push("--pids-limit", String(options.pidsLimit));
+  for (const u of options.ulimits ?? (podman ? PODMAN_DEFAULT_ULIMITS : [])) runArgs.push("--ulimit", u);
+  if (repoDir) runArgs.push("--volume", `${repoDir}:${repoDir}`);
+  runArgs.push(...(options.runArgs ?? []), image, String(Math.ceil(options.containerTimeout ?? 14_400)));
+
+  registerContainer(name, exe);
+  let closed = false;
+  const remove = async () => {
+    closed = true;
+    await runCli(exe, ["rm", "-f", name], { timeout: 120 });
+    unregisterContainer(name);
+  };
+  const started = await runCli(exe, runArgs, { timeout: 300 });
+  if (started.code !== 0) {
+    await remove();
+    throw new Error(`${exe} could not start a container from ${image}: ${stderrTail(started.stderr)}`);
+  }
+  const rc = await runCli(
+    exe,
+    ["exec", "-i", "-u", "0", name, "sh", "-c", WRITE_BASH_ENV, "sh", BASH_ENV_PATH],
+    {
+      input: BASH_ENV_SCRIPT,
+      timeout: 60,
+    },
+  );
+  let cwd = options.cwd || repoDir;
+  if (rc.code === 0 && !cwd) {
+    const pwd = await runCli(exe, ["exec", name, "pwd"], { timeout: 60 });
+    if (pwd.code === 0) cwd = pwd.stdout.toString("utf8").trim();
+  }
+  if (rc.code !== 0 || !cwd) {
+    await remove();
+    throw new Error(`the container from ${image} does not answer commands: ${stderrTail(rc.stderr)}`);
+  }
+  const workdir = cwd;
+
+  const envFlags = (env: Record<string, string> | undefined) =>
+    Object.entries(env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  const signalGroup = (token: string, signal: "KILL" | "INT") =>
+    runCli(exe, ["exec", name, "sh", "-c", SIGNAL_GROUP, "sh", token, signal], { timeout: 30 });
+
+  function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    if (closed) return Promise.resolve(CLOSED);
+    const token = randomBytes(6).toString("hex");
+    const args = ["exec", ...(opts.stdin === undefined ? [] : ["-i"]), "-w", opts.cwd ?? workdir];
+    args.push(...envFlags(opts.env), name, "bash", "-c", EXEC_WRAPPER, "patchloop", token, command);
+    return runCaptured([exe, ...args], {
+      cwd: "/",
+      env: process.env as Record<string, string>,
+      timeout: opts.timeout ?? options.timeout,
+      stdin: opts.stdin,
+      signal: opts.signal,
+      captureLimit,
+      stop: async () => {
+        await signalGroup(token, "KILL");
+      },
+    });
+  }
+
+  function spawnProcess(
+    argv: string[],
+    opts: { cwd?: string; env?: Record<string, string> } = {},
+  ): InteractiveProcess {
+    const token = randomBytes(6).toString("hex");
+    const args = ["exec", "-i", "-w", opts.cwd ?? workdir, ...envFlags(opts.env), name];
+    args.push("bash", "-c", SPAWN_WRAPPER, "patchloop", token, ...(argv.length > 0 ? argv : ["bash"]));
+    return spawnInteractive([exe, ...args], {
+      cwd: "/",
+      env: process.env as Record<string, string>,
+      interrupt: () => void signalGroup(token, "INT"),
+      kill: (child) => {
+        void signalGroup(token, "KILL").finally(() => killGroup(child.pid, "SIGKILL"));
+      },
+    });
+  }
+
+  return {
+    kind,
+    cwd: workdir,
+    exec,
+    spawn: spawnProcess,
+    async readFile(path) {
+      requireAbsolute(path);
+      const r = await runCli(exe, ["exec", name, "cat", "--", path], { timeout: 300 });
+      if (r.code !== 0) throw new Error(`cannot read ${path} in the container: ${stderrTail(r.stderr, 2)}`);
+      return r.stdout;
+    },
+    async writeFile(path, data) {
+      requireAbsolute(path);
+      const r = await runCli(exe, ["exec", "-i", name, "sh", "-c", WRITE_FILE, "sh", path], {
+        input: data,
+        timeout: 300,
+      });
+      if (r.code !== 0) throw new Error(`cannot write ${path} in the container: ${stderrTail(r.stderr, 2)}`);
+    },
+    async close() {
+      if (closed) return;
+      await remove();
+    },
+  };
+}

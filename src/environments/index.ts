@@ -1,0 +1,114 @@
+import type { EnvironmentConfig } from "../config/schema.js";
+import { createBwrapEnvironment } from "./bwrap.js";
+import { createContainerEnvironment } from "./container.js";
+import { runCli, stderrTail } from "./container-cli.js";
+import { createLocalEnvironment } from "./local.js";
+import type { Environment } from "./types.js";
+import type { WarnFn } from "./warn.js";
+
+export type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
+export type { WarnFn } from "./warn.js";
+
+/** What a caller knows beyond the config. */
+export interface CreateEnvironmentOptions {
+  /** Host folder of the repository (local: the working dir; bwrap: bound read-write; containers: mounted). */
+  repoDir?: string;
+  /** Run id for container labels (`patchloop.run`). */
+  runId?: string;
+  /** Receives warnings meant for the user (local: nothing is isolated). */
+  warn?: WarnFn;
+}
+
+/** The variables of every command: `forward_env` from the host, then `env` (which wins). */
+function configEnv(config: EnvironmentConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of config.forward_env) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return Object.assign(env, config.env);
+}
+
+function need(value: string | undefined, what: string, config: EnvironmentConfig): string {
+  if (value) return value;
+  throw new Error(
+    `environment ${config.environment_class} needs ${what}; got none. ` +
+      `Pass --repo DIR, or set environment.cwd in the config.`,
+  );
+}
+
+/**
+ * Creates the environment the config names (`environment_class`): local, bwrap, docker or podman.
+ * Rejects with a readable Error when a setting is missing or wrong (no image for a container,
+ * a bwrap network other than none/host) or the engine cannot start.
+ */
+export async function createEnvironment(
+  config: EnvironmentConfig,
+  options: CreateEnvironmentOptions = {},
+): Promise<Environment> {
+  const env = configEnv(config);
+  switch (config.environment_class) {
+    case "local":
+      return createLocalEnvironment({
+        cwd: need(config.cwd || options.repoDir, "a working directory", config),
+        env,
+        timeout: config.timeout,
+        captureLimit: config.capture_limit,
+        warn: options.warn,
+      });
+    case "bwrap": {
+      if (config.network !== "none" && config.network !== "host") {
+        throw new Error(
+          `environment.network for bwrap must be "none" or "host", got ${JSON.stringify(config.network)}`,
+        );
+      }
+      const repoDir = need(options.repoDir || config.cwd, "a repository folder", config);
+      const check = await runCli("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"]);
+      if (check.code !== 0) {
+        throw new Error(
+          `bwrap cannot create a sandbox here: ${stderrTail(check.stderr)} ` +
+            `(Debian package: bubblewrap; it needs user or root namespaces)`,
+        );
+      }
+      return createBwrapEnvironment({
+        repoDir,
+        cwd: config.cwd || repoDir,
+        env,
+        timeout: config.timeout,
+        captureLimit: config.capture_limit,
+        network: config.network,
+      });
+    }
+    case "docker":
+    case "podman": {
+      if (!config.image) {
+        throw new Error(
+          `environment ${config.environment_class} needs an image (environment.image or --image); got none`,
+        );
+      }
+      return createContainerEnvironment({
+        executable: config.executable ?? config.environment_class,
+        kind: config.environment_class,
+        image: config.image,
+        repoDir: options.repoDir,
+        cwd: config.cwd || undefined,
+        env: config.env,
+        forwardEnv: config.forward_env,
+        timeout: config.timeout,
+        captureLimit: config.capture_limit,
+        containerTimeout: config.container_timeout,
+        pullTimeout: config.pull_timeout,
+        memory: config.memory,
+        cpus: config.cpus,
+        pidsLimit: config.pids_limit,
+        network: config.network || undefined,
+        runArgs: config.run_args,
+        runId: options.runId,
+      });
+    }
+    default: {
+      const never: never = config.environment_class;
+      throw new Error(`unknown environment_class ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One line of /proc/PID/stat, the fields patchloop needs. */
+export interface ProcStat {
+  pid: number;
+  comm: string;
+  ppid: number;
+  pgid: number;
+}
+
+/** Reads /proc/PID/stat; undefined when the process is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // comm is in parentheses and may itself contain spaces or parentheses: split after the last ')'.
+  const close = text.lastIndexOf(")");
+  const comm = text.slice(text.indexOf("(") + 1, close);
+  const rest = text
+    .slice(close + 2)
+    .split(" ")
+    .map((f) => Number(f));
+  return { pid, comm, ppid: rest[1], pgid: rest[2] };
+}
+
+/** The live children of `pid` (Linux /proc scan). */
+export function childrenOf(pid: number): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = procStat(Number(name));
+    if (stat && stat.ppid === pid) out.push(stat);
+  }
+  return out;
+}
