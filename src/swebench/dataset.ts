@@ -42,9 +42,11 @@ export async function loadDataset(options: LoadDatasetOptions): Promise<Swebench
         "or a path to a .json, .jsonl or .parquet file.",
     );
   }
-  if (!/^[\w.-]+$/.test(split)) throw new DatasetError(`invalid split ${JSON.stringify(split)}; use test or dev.`);
+  if (!/^[\w.-]+$/.test(split))
+    throw new DatasetError(`invalid split ${JSON.stringify(split)}; use test or dev.`);
   const files = await fetchHubParquet(dataset, split, options);
   const rows: SwebenchInstance[] = [];
-  for (const file of files) rows.push(...(await parseParquet(await readFile(file), `${dataset} ${split} (${file})`)));
+  for (const file of files)
+    rows.push(...(await parseParquet(await readFile(file), `${dataset} ${split} (${file})`)));
   return rows;
 }

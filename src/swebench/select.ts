@@ -10,8 +10,14 @@ export const DEFAULT_SHUFFLE_SEED = 42;
  */
 export function pySlice<T>(items: T[], spec: string): T[] {
   const parts = spec.split(":");
-  if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.trim() !== "" && !/^-?\d+$/.test(p.trim()))) {
-    throw new DatasetError(`invalid --slice ${JSON.stringify(spec)}: expected START:STOP[:STEP] with integers, e.g. 0:10 or -5:`);
+  if (
+    parts.length < 2 ||
+    parts.length > 3 ||
+    parts.some((p) => p.trim() !== "" && !/^-?\d+$/.test(p.trim()))
+  ) {
+    throw new DatasetError(
+      `invalid --slice ${JSON.stringify(spec)}: expected START:STOP[:STEP] with integers, e.g. 0:10 or -5:`,
+    );
   }
   const [start, stop, step] = parts.map((p) => (p.trim() === "" ? undefined : Number(p.trim())));
   const n = items.length;
@@ -49,7 +55,9 @@ function rng(seed: number): () => number {
 
 /** Rows sorted by id, then Fisher-Yates shuffled with `seed`: independent of the input order. */
 export function seededShuffle(rows: SwebenchInstance[], seed: number): SwebenchInstance[] {
-  const out = [...rows].sort((a, b) => (a.instance_id < b.instance_id ? -1 : a.instance_id > b.instance_id ? 1 : 0));
+  const out = [...rows].sort((a, b) =>
+    a.instance_id < b.instance_id ? -1 : a.instance_id > b.instance_id ? 1 : 0,
+  );
   const next = rng(seed);
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
@@ -83,7 +91,9 @@ export function selectInstances(rows: SwebenchInstance[], sel: Selection = {}): 
     try {
       re = new RegExp(`^(?:${sel.filter})`);
     } catch (err) {
-      throw new DatasetError(`invalid --filter regex ${JSON.stringify(sel.filter)}: ${(err as Error).message}`);
+      throw new DatasetError(
+        `invalid --filter regex ${JSON.stringify(sel.filter)}: ${(err as Error).message}`,
+      );
     }
     out = out.filter((r) => re.test(r.instance_id));
   }

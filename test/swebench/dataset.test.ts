@@ -1,6 +1,6 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,9 @@ const tmp = mkdtempSync(join(tmpdir(), "patchloop-dataset-"));
 const lite = readSharedRows("swe-bench-lite.test.jsonl");
 
 function asStrings(rows: typeof lite): Array<Record<string, string | null>> {
-  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === "" ? null : String(v)])));
+  return rows.map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === "" ? null : String(v)])),
+  );
 }
 
 describe("local dataset files", () => {
@@ -22,7 +24,9 @@ describe("local dataset files", () => {
     expect(test[0].instance_id).toBe(lite[0].instance_id);
     expect(test[299]).toEqual(lite[299]);
     expect(await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-lite.dev.jsonl") })).toHaveLength(23);
-    expect(await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-verified.partial.jsonl") })).toHaveLength(136);
+    expect(
+      await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-verified.partial.jsonl") }),
+    ).toHaveLength(136);
   });
 
   it("names the file and line of a broken .jsonl line", async () => {
@@ -34,7 +38,9 @@ describe("local dataset files", () => {
   it("reads a .json list and a .json object keyed by id", async () => {
     const list = join(tmp, "list.json");
     writeFileSync(list, JSON.stringify(lite.slice(0, 3)));
-    expect((await loadDataset({ subset: list })).map((r) => r.instance_id)).toEqual(lite.slice(0, 3).map((r) => r.instance_id));
+    expect((await loadDataset({ subset: list })).map((r) => r.instance_id)).toEqual(
+      lite.slice(0, 3).map((r) => r.instance_id),
+    );
     const dict = join(tmp, "dict.json");
     const { instance_id: _drop, ...rest } = lite[4];
     writeFileSync(dict, JSON.stringify({ [lite[3].instance_id]: lite[3], [lite[4].instance_id]: rest }));
@@ -44,12 +50,19 @@ describe("local dataset files", () => {
 
   it("rejects rows without the required fields, duplicates and unknown file types", async () => {
     const bad = join(tmp, "bad.jsonl");
-    writeFileSync(bad, `${JSON.stringify(lite[0])}\n${JSON.stringify({ instance_id: "a__b-1", repo: "a/b" })}\n`);
+    writeFileSync(
+      bad,
+      `${JSON.stringify(lite[0])}\n${JSON.stringify({ instance_id: "a__b-1", repo: "a/b" })}\n`,
+    );
     await expect(loadDataset({ subset: bad })).rejects.toThrow("line 2 has no base_commit");
     const dup = join(tmp, "dup.jsonl");
     writeFileSync(dup, `${JSON.stringify(lite[0])}\n${JSON.stringify(lite[0])}\n`);
-    await expect(loadDataset({ subset: dup })).rejects.toThrow(`duplicate instance ids: ${lite[0].instance_id}`);
-    await expect(loadDataset({ subset: join(tmp, "missing.jsonl") })).rejects.toThrow("dataset file not found");
+    await expect(loadDataset({ subset: dup })).rejects.toThrow(
+      `duplicate instance ids: ${lite[0].instance_id}`,
+    );
+    await expect(loadDataset({ subset: join(tmp, "missing.jsonl") })).rejects.toThrow(
+      "dataset file not found",
+    );
     await expect(loadDataset({ subset: "lightish" })).rejects.toThrow(DatasetError);
   });
 
@@ -69,10 +82,10 @@ describe("parseTestList", () => {
     expect(parseTestList({ instance_id: "x", FAIL_TO_PASS: ["a"] }, "FAIL_TO_PASS")).toEqual(["a"]);
   });
   it("explains malformed input", () => {
-    expect(() => parseTestList({ instance_id: "x__y-1", FAIL_TO_PASS: "[\"a\", " }, "FAIL_TO_PASS")).toThrow(
+    expect(() => parseTestList({ instance_id: "x__y-1", FAIL_TO_PASS: '["a", ' }, "FAIL_TO_PASS")).toThrow(
       /instance x__y-1: FAIL_TO_PASS is not valid JSON .*got "\[\\"a\\", "/,
     );
-    expect(() => parseTestList({ instance_id: "x__y-1", PASS_TO_PASS: "{\"a\": 1}" }, "PASS_TO_PASS")).toThrow(
+    expect(() => parseTestList({ instance_id: "x__y-1", PASS_TO_PASS: '{"a": 1}' }, "PASS_TO_PASS")).toThrow(
       "PASS_TO_PASS must be a list of test names",
     );
   });
@@ -95,13 +108,30 @@ describe("Hugging Face download (server on 127.0.0.1)", () => {
         res.end(
           JSON.stringify({
             parquet_files: [
-              { dataset: "d", config: "default", split: "dev", url: `${base}/files/dev.parquet`, filename: "0000.parquet", size: 1 },
-              { dataset: "d", config: "default", split: "test", url: `${base}/files/test.parquet`, filename: "0000.parquet", size: 1 },
+              {
+                dataset: "d",
+                config: "default",
+                split: "dev",
+                url: `${base}/files/dev.parquet`,
+                filename: "0000.parquet",
+                size: 1,
+              },
+              {
+                dataset: "d",
+                config: "default",
+                split: "test",
+                url: `${base}/files/test.parquet`,
+                filename: "0000.parquet",
+                size: 1,
+              },
             ],
           }),
         );
       } else if (url.pathname === "/files/test.parquet") res.end(parquet);
-      else if (url.pathname === "/hub/datasets/princeton-nlp/SWE-bench_Verified/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet") {
+      else if (
+        url.pathname ===
+        "/hub/datasets/princeton-nlp/SWE-bench_Verified/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet"
+      ) {
         res.end(parquet);
       } else {
         res.statusCode = 404;
@@ -122,13 +152,23 @@ describe("Hugging Face download (server on 127.0.0.1)", () => {
     const before = hits.length;
     expect(await loadDataset(opts)).toEqual(rows);
     expect(hits.length).toBe(before);
-    expect(readdirSync(join(cacheDir, "princeton-nlp__SWE-bench_Lite", "test")).sort()).toEqual(["0000.parquet", "manifest.json"]);
-    await expect(loadDataset({ ...opts, split: "train" })).rejects.toThrow('has no split "train"; its splits: dev, test');
+    expect(readdirSync(join(cacheDir, "princeton-nlp__SWE-bench_Lite", "test")).sort()).toEqual([
+      "0000.parquet",
+      "manifest.json",
+    ]);
+    await expect(loadDataset({ ...opts, split: "train" })).rejects.toThrow(
+      'has no split "train"; its splits: dev, test',
+    );
   });
 
   it("falls back to the refs/convert/parquet file when the listing API fails", async () => {
     listing = false;
-    const rows = await loadDataset({ subset: "verified", cacheDir: join(tmp, "cache2"), apiUrl: `${base}/api`, hubUrl: `${base}/hub` });
+    const rows = await loadDataset({
+      subset: "verified",
+      cacheDir: join(tmp, "cache2"),
+      apiUrl: `${base}/api`,
+      hubUrl: `${base}/hub`,
+    });
     listing = true;
     expect(rows).toHaveLength(3);
   });
@@ -139,7 +179,12 @@ describe("Hugging Face download (server on 127.0.0.1)", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const dead = `http://127.0.0.1:${port}`;
-    const err = await loadDataset({ subset: "lite", cacheDir: join(tmp, "cache3"), apiUrl: dead, hubUrl: dead }).catch((e) => e);
+    const err = await loadDataset({
+      subset: "lite",
+      cacheDir: join(tmp, "cache3"),
+      apiUrl: dead,
+      hubUrl: dead,
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(DatasetError);
     expect(err.message).toContain(
       `cannot download princeton-nlp/SWE-bench_Lite (split test) from ${dead}/datasets/princeton-nlp/SWE-bench_Lite/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet`,

@@ -22,10 +22,9 @@ interface Expected {
 const fixtures = join(SHARED_SWEBENCH, "fixtures");
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")) as Expected[];
 const rows = new Map(
-  [...readSharedRows("swe-bench-lite.test.jsonl"), ...readSharedRows("swe-bench-verified.partial.jsonl")].map((r) => [
-    r.instance_id,
-    r,
-  ]),
+  [...readSharedRows("swe-bench-lite.test.jsonl"), ...readSharedRows("swe-bench-verified.partial.jsonl")].map(
+    (r) => [r.instance_id, r],
+  ),
 );
 
 describe("real harness logs in ../shared/swebench/fixtures", () => {

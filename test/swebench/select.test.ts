@@ -56,9 +56,12 @@ describe("selectInstances", () => {
 
   it("keeps the requested ids in dataset order and lists unknown ones", () => {
     const wanted = [lite[40].instance_id, lite[3].instance_id];
-    expect(ids(selectInstances(lite, { instanceIds: wanted }))).toEqual([lite[3].instance_id, lite[40].instance_id]);
-    expect(() => selectInstances(lite, { instanceIds: [lite[0].instance_id, "nope__nope-1", "x__y-2"] })).toThrow(
-      "unknown instance ids (not in the dataset): nope__nope-1, x__y-2.",
-    );
+    expect(ids(selectInstances(lite, { instanceIds: wanted }))).toEqual([
+      lite[3].instance_id,
+      lite[40].instance_id,
+    ]);
+    expect(() =>
+      selectInstances(lite, { instanceIds: [lite[0].instance_id, "nope__nope-1", "x__y-2"] }),
+    ).toThrow("unknown instance ids (not in the dataset): nope__nope-1, x__y-2.");
   });
 });

@@ -19,7 +19,10 @@ function excerpt(value: unknown): string {
  * Hugging Face dataset (an already decoded list is accepted too). Anything else is a
  * `DatasetError` naming the instance, the field and what it held.
  */
-export function parseTestList(row: Pick<SwebenchInstance, "instance_id"> & Record<string, unknown>, field: string): string[] {
+export function parseTestList(
+  row: Pick<SwebenchInstance, "instance_id"> & Record<string, unknown>,
+  field: string,
+): string[] {
   const raw = row[field];
   let value: unknown = raw;
   if (typeof raw === "string") {

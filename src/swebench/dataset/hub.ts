@@ -51,7 +51,12 @@ async function cachedFiles(folder: string): Promise<string[] | undefined> {
 }
 
 function offlineError(what: string, url: string, cause: unknown, cacheDir: string): DatasetError {
-  const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+  const reason =
+    cause instanceof Error
+      ? cause.cause instanceof Error
+        ? cause.cause.message
+        : cause.message
+      : String(cause);
   return new DatasetError(
     `cannot download ${what} from ${url}: ${reason}. Without network access, pass a local file instead ` +
       "(--subset/--dataset PATH with a .json, .jsonl or .parquet file in the Hugging Face schema); " +
@@ -64,9 +69,15 @@ function offlineError(what: string, url: string, cause: unknown, cacheDir: strin
  * and where that cannot be reached, the `refs/convert/parquet` branch's conventional first shard
  * `default/<split>/0000.parquet`.
  */
-async function parquetUrls(dataset: string, split: string, opts: Required<Omit<HubOptions, "token">> & { headers: Record<string, string> }): Promise<Array<{ url: string; name: string }>> {
+async function parquetUrls(
+  dataset: string,
+  split: string,
+  opts: Required<Omit<HubOptions, "token">> & { headers: Record<string, string> },
+): Promise<Array<{ url: string; name: string }>> {
   const listing = `${opts.apiUrl}/parquet?dataset=${encodeURIComponent(dataset)}`;
-  let body: { parquet_files?: Array<{ config: string; split: string; url: string; filename: string }> } | undefined;
+  let body:
+    | { parquet_files?: Array<{ config: string; split: string; url: string; filename: string }> }
+    | undefined;
   try {
     const res = await opts.fetch(listing, { headers: opts.headers });
     if (res.ok) body = (await res.json()) as typeof body;
@@ -77,7 +88,9 @@ async function parquetUrls(dataset: string, split: string, opts: Required<Omit<H
     const files = body.parquet_files.filter((f) => f.config === "default" && f.split === split);
     if (files.length === 0) {
       const splits = [...new Set(body.parquet_files.map((f) => f.split))].join(", ");
-      throw new DatasetError(`${dataset} has no split ${JSON.stringify(split)}; its splits: ${splits || "none listed"}.`);
+      throw new DatasetError(
+        `${dataset} has no split ${JSON.stringify(split)}; its splits: ${splits || "none listed"}.`,
+      );
     }
     return files.map((f, i) => ({ url: f.url, name: `${String(i).padStart(4, "0")}.parquet` }));
   }
@@ -90,7 +103,11 @@ async function parquetUrls(dataset: string, split: string, opts: Required<Omit<H
  * returns their local paths. Files are written to a temporary name and renamed, and the
  * manifest is written last, so an interrupted download is never taken for a cached one.
  */
-export async function fetchHubParquet(dataset: string, split: string, options: HubOptions = {}): Promise<string[]> {
+export async function fetchHubParquet(
+  dataset: string,
+  split: string,
+  options: HubOptions = {},
+): Promise<string[]> {
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const folder = cacheFolder(cacheDir, dataset, split);
   const cached = await cachedFiles(folder);
@@ -124,7 +141,12 @@ export async function fetchHubParquet(dataset: string, split: string, options: H
     await writeFile(tmp, bytes);
     await rename(tmp, join(folder, file.name));
   }
-  const manifest: Manifest = { dataset, split, files: files.map((f) => f.name), downloaded_at: new Date().toISOString() };
+  const manifest: Manifest = {
+    dataset,
+    split,
+    files: files.map((f) => f.name),
+    downloaded_at: new Date().toISOString(),
+  };
   const tmp = join(folder, `manifest.json.tmp-${process.pid}`);
   await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(tmp, join(folder, "manifest.json"));

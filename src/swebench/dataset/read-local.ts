@@ -44,13 +44,17 @@ export function parseJsonDataset(text: string, source: string): SwebenchInstance
       if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
       const row = value as Record<string, unknown>;
       if (row.instance_id !== undefined && row.instance_id !== key) {
-        throw new DatasetError(`${source}: the row under key ${key} has instance_id ${JSON.stringify(row.instance_id)}.`);
+        throw new DatasetError(
+          `${source}: the row under key ${key} has instance_id ${JSON.stringify(row.instance_id)}.`,
+        );
       }
       return { instance_id: key, ...row };
     });
     return checkRows(raw, source, (i) => `the row under key ${JSON.stringify(entries[i][0])}`);
   }
-  throw new DatasetError(`${source}: expected a list of rows or an object keyed by instance id, got ${typeof data}.`);
+  throw new DatasetError(
+    `${source}: expected a list of rows or an object keyed by instance id, got ${typeof data}.`,
+  );
 }
 
 /** Rows of a parquet file's bytes (Hugging Face's export: one row group or many, any codec hyparquet reads). */
@@ -69,7 +73,9 @@ export async function parseParquet(bytes: Uint8Array, source: string): Promise<S
 export async function readDatasetFile(path: string): Promise<SwebenchInstance[]> {
   const ext = extname(path).toLowerCase();
   if (!DATASET_EXTENSIONS.includes(ext)) {
-    throw new DatasetError(`${path}: unknown dataset file type ${JSON.stringify(ext)}; use .json, .jsonl or .parquet.`);
+    throw new DatasetError(
+      `${path}: unknown dataset file type ${JSON.stringify(ext)}; use .json, .jsonl or .parquet.`,
+    );
   }
   let bytes: Buffer;
   try {

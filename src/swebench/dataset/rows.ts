@@ -37,7 +37,9 @@ export function checkRows(
   const duplicates = new Set<string>();
   const rows = raw.map((item, i) => {
     if (item === null || typeof item !== "object" || Array.isArray(item)) {
-      throw new DatasetError(`${source}: ${where(i)} is not an object (got ${Array.isArray(item) ? "a list" : typeof item}).`);
+      throw new DatasetError(
+        `${source}: ${where(i)} is not an object (got ${Array.isArray(item) ? "a list" : typeof item}).`,
+      );
     }
     const row: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(item)) {
@@ -64,7 +66,9 @@ export function checkRows(
     return row as SwebenchInstance;
   });
   if (duplicates.size > 0) {
-    throw new DatasetError(`${source}: duplicate instance ids: ${[...duplicates].join(", ")}. Each id must appear once.`);
+    throw new DatasetError(
+      `${source}: duplicate instance ids: ${[...duplicates].join(", ")}. Each id must appear once.`,
+    );
   }
   return rows;
 }

@@ -46,8 +46,8 @@ export interface LogSection {
  * end marker after it.
  */
 export function extractTestSection(log: string): LogSection {
-  const bad = [MARKERS.applyFailed, MARKERS.resetFailed, MARKERS.testsErrored, MARKERS.testsTimedOut].find((m) =>
-    log.includes(m),
+  const bad = [MARKERS.applyFailed, MARKERS.resetFailed, MARKERS.testsErrored, MARKERS.testsTimedOut].find(
+    (m) => log.includes(m),
   );
   if (bad) return { found: false, reason: `the log contains "${bad}"`, testOutput: "" };
   if (!log.includes(MARKERS.start) || !log.includes(MARKERS.end)) {

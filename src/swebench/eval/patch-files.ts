@@ -5,7 +5,19 @@
  */
 
 /** Extensions the harness drops from test directives (note `csv` has no dot, as in the harness). */
-export const NON_TEST_EXTS = [".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml"];
+export const NON_TEST_EXTS = [
+  ".json",
+  ".png",
+  "csv",
+  ".txt",
+  ".md",
+  ".jpg",
+  ".jpeg",
+  ".pkl",
+  ".yml",
+  ".yaml",
+  ".toml",
+];
 
 interface FileEntry {
   source: string;
@@ -50,7 +62,8 @@ export function diffFiles(patch: string): FileEntry[] {
         current = { source: name, target: "", fromGitHeader: false, sawMinusLine: true };
         files.push(current);
       }
-    } else if (current && line.startsWith("+++ ")) current.target = /^\+\+\+ ([^\t\n]+)/.exec(line)?.[1] ?? "";
+    } else if (current && line.startsWith("+++ "))
+      current.target = /^\+\+\+ ([^\t\n]+)/.exec(line)?.[1] ?? "";
     else {
       const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
       if (hunk && current) {

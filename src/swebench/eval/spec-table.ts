@@ -102,7 +102,11 @@ export const SPEC_TABLE: Readonly<Record<string, RepoSpecs>> = {
     log_parser: "seaborn",
     groups: [
       { versions: ["0.11"], test_cmd: "pytest --no-header -rA", install: PIP_E },
-      { versions: v("0.12 0.13 0.14"), test_cmd: "pytest --no-header -rA", install: "python -m pip install -e .[dev]" },
+      {
+        versions: v("0.12 0.13 0.14"),
+        test_cmd: "pytest --no-header -rA",
+        install: "python -m pip install -e .[dev]",
+      },
     ],
   },
   "pallets/flask": pytestRepo("pytest", "2.0 2.1 2.2 2.3 3.0 3.1"),
@@ -152,7 +156,11 @@ export const SPEC_TABLE: Readonly<Record<string, RepoSpecs>> = {
     "2.18 2.19 2.20 3.0 3.1 3.2 3.4 3.8 3.9 3.10 3.11 3.12 3.13 3.15 3.16 3.19",
     "python -m pip install -e '.[dev]'",
   ),
-  "pvlib/pvlib-python": pytestRepo("pytest", "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9", "python -m pip install -e .[all]"),
+  "pvlib/pvlib-python": pytestRepo(
+    "pytest",
+    "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9",
+    "python -m pip install -e .[all]",
+  ),
   "pydicom/pydicom": pytestRepo("pytest_options", "1.0 1.1 1.2 1.3 1.4 2.0 2.1 2.2 2.3 2.4 3.0"),
   "pylint-dev/astroid": pytestRepo("pytest", "2.5 2.6 2.7 2.8 2.9 2.10 2.12 2.13 2.14 2.15 2.16 3.0"),
   "pyvista/pyvista": pytestRepo(

@@ -20,7 +20,7 @@ class Compact {
   }
   zigzag(n: number | bigint): void {
     const v = BigInt(n);
-    this.varint(v >= 0n ? v << 1n : ((-v) << 1n) - 1n);
+    this.varint(v >= 0n ? v << 1n : (-v << 1n) - 1n);
   }
   field(id: number, type: number): void {
     const delta = id - this.last[this.last.length - 1];
@@ -109,12 +109,14 @@ export function writeParquet(rows: Array<Record<string, string | null>>): Buffer
     const values = rows.map((r) => r[name] ?? null);
     const payload = Buffer.concat([
       defLevels(values),
-      ...values.filter((v): v is string => v !== null).flatMap((v) => {
-        const b = utf8(v);
-        const len = Buffer.alloc(4);
-        len.writeUInt32LE(b.length);
-        return [len, b];
-      }),
+      ...values
+        .filter((v): v is string => v !== null)
+        .flatMap((v) => {
+          const b = utf8(v);
+          const len = Buffer.alloc(4);
+          len.writeUInt32LE(b.length);
+          return [len, b];
+        }),
     ]);
     const header = new Compact();
     header.begin();

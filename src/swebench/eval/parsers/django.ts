@@ -15,7 +15,10 @@ const RESCUES = [
     "g",
   ),
   new RegExp(`${BOL}([^\\n]*?)${S}\\.\\.\\.${S}Internal Server Error: \\/([^\\n]*)\\/\\nok${EOL}`, "g"),
-  new RegExp(`${BOL}([^\\n]*?)${S}\\.\\.\\.${S}System check identified no issues \\(0 silenced\\)\\nok${EOL}`, "g"),
+  new RegExp(
+    `${BOL}([^\\n]*?)${S}\\.\\.\\.${S}System check identified no issues \\(0 silenced\\)\\nok${EOL}`,
+    "g",
+  ),
 ];
 
 function secondToken(line: string): string {
@@ -36,7 +39,8 @@ export function parseDjango(log: string): StatusMap {
   let prevTest: string | undefined;
   for (const raw of log.split("\n")) {
     let line = pyStrip(raw);
-    if (line.includes("--version is equivalent to version")) map.set("--version is equivalent to version", "PASSED");
+    if (line.includes("--version is equivalent to version"))
+      map.set("--version is equivalent to version", "PASSED");
     if (line.includes(" ... ")) prevTest = line.split(" ... ")[0];
     for (const suffix of PASS_SUFFIXES) {
       if (!line.endsWith(suffix)) continue;

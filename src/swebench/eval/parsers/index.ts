@@ -31,7 +31,9 @@ export const LOG_PARSER_NAMES = Object.keys(LOG_PARSERS);
 export function getLogParser(name: string): LogParser {
   const parser = LOG_PARSERS[name];
   if (!parser) {
-    throw new Error(`unknown log parser ${JSON.stringify(name)}; known parsers: ${LOG_PARSER_NAMES.join(", ")}`);
+    throw new Error(
+      `unknown log parser ${JSON.stringify(name)}; known parsers: ${LOG_PARSER_NAMES.join(", ")}`,
+    );
   }
   return parser;
 }

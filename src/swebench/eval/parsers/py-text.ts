@@ -44,7 +44,9 @@ export function beforeFirst(s: string, sep: string): string {
  */
 export class ParserCrash extends Error {
   constructor(parser: string, line: string) {
-    super(`log parser ${parser} fails on the line ${JSON.stringify(line)} as the harness's does (IndexError)`);
+    super(
+      `log parser ${parser} fails on the line ${JSON.stringify(line)} as the harness's does (IndexError)`,
+    );
     this.name = "ParserCrash";
   }
 }

@@ -1,0 +1,136 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import { selectInstances } from "../select.js";
+import type { SwebenchInstance } from "../types.js";
+import type { EnvironmentProvider } from "./eval-environment.js";
+import type { HarnessReportEntry } from "./instance-report.js";
+import type { HarnessVersion } from "./parsers/index.js";
+import { checkPredictionIds, type Prediction } from "./predictions.js";
+import { evaluateInstance, type InstanceResult } from "./run-instance.js";
+import { makeRunSummary, type RunSummary } from "./summary.js";
+import type { SpecOverrides } from "./test-spec.js";
+
+/** Everything `evaluatePredictions` needs. */
+export interface EvaluateOptions {
+  /** The whole dataset split; predictions must name instances in it (else `PredictionsError`). */
+  dataset: SwebenchInstance[];
+  predictions: Prediction[];
+  runId: string;
+  /** Reports go to `<outputDir>/<runId>/<instance_id>/` and the summary to `<outputDir>/<runId>/`. */
+  outputDir: string;
+  provider: EnvironmentProvider;
+  /** Restrict the run (and `total_instances`) to these ids; unknown ids are a `DatasetError`. */
+  instanceIds?: string[];
+  /** Instances evaluated at once (default 1). */
+  workers?: number;
+  /** Seconds eval.sh may run per instance (default 1800, the harness's). */
+  timeout?: number;
+  harness?: HarnessVersion;
+  /** Re-run the spec's install in eval.sh (default: yes in images, no on the host). */
+  install?: boolean;
+  specs?: SpecOverrides;
+  normalizeDjango?: boolean;
+  /** Evaluate again even where a report.json exists (default: reuse it, as the harness does). */
+  redo?: boolean;
+  /** Called after each instance, in completion order. */
+  onResult?: (result: InstanceResult, done: number, total: number) => void;
+  /** Aborting stops starting new instances; running ones finish. */
+  signal?: AbortSignal;
+}
+
+/** What `evaluatePredictions` returns. */
+export interface EvaluationRun {
+  summary: RunSummary;
+  results: InstanceResult[];
+  /** The summary file: `<outputDir>/<runId>/<model_name_or_path with / as __>.<runId>.json`. */
+  summaryPath: string;
+}
+
+function reuse(logDir: string, instance: SwebenchInstance): InstanceResult | undefined {
+  const path = join(logDir, "report.json");
+  if (!existsSync(path)) return undefined;
+  try {
+    const report = JSON.parse(readFileSync(path, "utf8")) as Record<string, HarnessReportEntry>;
+    const entry = report[instance.instance_id];
+    if (!entry) return undefined;
+    return {
+      instance_id: instance.instance_id,
+      repo: instance.repo,
+      outcome: entry.resolved ? "resolved" : "unresolved",
+      report,
+      seconds: 0,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `task` over `items` with at most `limit` at once, in order of start. */
+async function pool<T>(
+  items: T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && !signal?.aborted) await task(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+/**
+ * Evaluates predictions like the official harness's `run_evaluation`: checks the predictions
+ * against the dataset, runs every non-empty prediction in a fresh environment (at most
+ * `workers` at once), writes per-instance reports and the run summary (atomically, after every
+ * instance, so a killed run keeps what was done), and returns the summary. A failing instance
+ * never stops the others.
+ */
+export async function evaluatePredictions(options: EvaluateOptions): Promise<EvaluationRun> {
+  checkPredictionIds(options.predictions, options.dataset);
+  const rows = selectInstances(options.dataset, { instanceIds: options.instanceIds });
+  const harness = options.harness ?? "4.1";
+  const runDir = join(options.outputDir, options.runId);
+  const model = (options.predictions[0]?.model_name_or_path ?? "None").replaceAll("/", "__");
+  const summaryPath = join(runDir, `${model}.${options.runId}.json`);
+  const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
+  const todo = rows.filter((r) => byId.has(r.instance_id));
+  const results: InstanceResult[] = [];
+  let chain = Promise.resolve();
+  const record = (r: InstanceResult) => {
+    results.push(r);
+    options.onResult?.(r, results.length, todo.length);
+    const summary = makeRunSummary(rows, options.predictions, results, options.runId, harness);
+    chain = chain.then(() => writeFileAtomic(summaryPath, `${JSON.stringify(summary, null, 2)}\n`));
+    return chain;
+  };
+  await pool(
+    todo,
+    options.workers ?? 1,
+    async (instance) => {
+      const logDir = join(runDir, instance.instance_id);
+      const prediction = byId.get(instance.instance_id) as Prediction;
+      const existing = options.redo ? undefined : reuse(logDir, instance);
+      const result =
+        existing ??
+        (await evaluateInstance(instance, prediction, {
+          logDir,
+          provider: options.provider,
+          timeout: options.timeout ?? 1800,
+          harness,
+          install: options.install,
+          specs: options.specs,
+          normalizeDjango: options.normalizeDjango,
+        }));
+      await record(result);
+    },
+    options.signal,
+  );
+  const order = new Map(rows.map((r, i) => [r.instance_id, i]));
+  results.sort((a, b) => (order.get(a.instance_id) ?? 0) - (order.get(b.instance_id) ?? 0));
+  const summary = makeRunSummary(rows, options.predictions, results, options.runId, harness);
+  await chain;
+  await writeFileAtomic(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  return { summary, results, summaryPath };
+}
