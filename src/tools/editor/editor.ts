@@ -6,18 +6,30 @@ import {
   EditorError,
   pathProblem,
   probePath,
+  readHead,
   readRegularFile,
+  TooLargeError,
   tooLargeMessage,
   writeBytes,
 } from "./file-access.js";
 import { EditHistory } from "./history.js";
 import { detectImage } from "./image-info.js";
-import { imageResult } from "./image-result.js";
+import { imageResult, imageTooLargeMessage } from "./image-result.js";
 import { insertAfter, replaceOnce } from "./text-edits.js";
 import { lineStarts } from "./text-lines.js";
 import { renderDirView } from "./view-dir.js";
 import { renderFileView } from "./view-file.js";
 import { type EditorWords, JSON_TOOL_WORDS } from "./words.js";
+
+/** Bytes read from the start of a file too large to load, to tell an image (and its size) from text. */
+const HEAD_BYTES = 32_768;
+
+function notImageMessage(path: string): string {
+  return (
+    `${path} is not a PNG, JPEG, GIF or WebP image (its first bytes match none of them), so it cannot ` +
+    `be shown as an image. Read a text file with the shell or the editor instead.`
+  );
+}
 
 /** Limits and wording of one editor instance. */
 export interface EditorOptions {
@@ -81,6 +93,27 @@ export class Editor {
     return { bytes, text: decodeText(bytes, path, purpose) };
   }
 
+  /**
+   * Reads a file to show it; one over `limit` is refused with the message that fits what it is,
+   * found from its first bytes: an image's (with its type and size) or a text file's.
+   */
+  private async readUpTo(
+    ctx: ToolContext,
+    path: string,
+    purpose: string,
+    limit: number,
+    notImage: (size: number) => string,
+  ): Promise<Buffer> {
+    try {
+      return await readRegularFile(ctx, path, purpose, limit);
+    } catch (err) {
+      if (!(err instanceof TooLargeError)) throw err;
+      const image = detectImage(await readHead(ctx, path, HEAD_BYTES));
+      if (image) throw new EditorError(imageTooLargeMessage(path, image, err.size, this.maxImageBytes));
+      throw new EditorError(notImage(err.size));
+    }
+  }
+
   /** A file's numbered lines (optionally a range), a directory's entries, or an image. */
   view(ctx: ToolContext, path: string, range?: [number, number]): Promise<ToolResult> {
     return this.guarded(ctx, path, async () => {
@@ -94,7 +127,9 @@ export class Editor {
         return { output: await renderDirView(ctx, path, this.outputLimit), returncode: 0 };
       }
       const limit = Math.max(this.maxFileBytes, this.maxImageBytes);
-      const bytes = await readRegularFile(ctx, path, "view", limit);
+      const bytes = await this.readUpTo(ctx, path, "view", limit, (size) =>
+        tooLargeMessage(path, size, this.maxFileBytes),
+      );
       const image = detectImage(bytes);
       if (image) return imageResult(path, bytes, image, ctx.vision, this.maxImageBytes);
       if (bytes.length > this.maxFileBytes) {
@@ -108,14 +143,11 @@ export class Editor {
   /** Shows an image file (PNG, JPEG, GIF, WebP) and nothing else. */
   viewImage(ctx: ToolContext, path: string): Promise<ToolResult> {
     return this.guarded(ctx, path, async () => {
-      const bytes = await readRegularFile(ctx, path, "view_image", this.maxImageBytes);
+      const bytes = await this.readUpTo(ctx, path, "view_image", this.maxImageBytes, () =>
+        notImageMessage(path),
+      );
       const image = detectImage(bytes);
-      if (!image) {
-        throw new EditorError(
-          `${path} is not a PNG, JPEG, GIF or WebP image (its first bytes match none of them), so it cannot ` +
-            `be shown as an image. Read a text file with the shell or the editor instead.`,
-        );
-      }
+      if (!image) throw new EditorError(notImageMessage(path));
       return imageResult(path, bytes, image, ctx.vision, this.maxImageBytes);
     });
   }

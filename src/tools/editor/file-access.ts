@@ -14,6 +14,16 @@ export type PathKind =
 /** Raised for a problem the model should be told about (missing file, binary data, ...). */
 export class EditorError extends Error {}
 
+/** A file over the size limit; `size` in bytes. */
+export class TooLargeError extends EditorError {
+  constructor(
+    message: string,
+    readonly size: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Asks the environment what is at `path` (one small shell command; POSIX sh, no GNU extensions). */
 export async function probePath(ctx: ToolContext, path: string): Promise<PathKind> {
   const p = shellQuote(path);
@@ -54,7 +64,7 @@ export async function readRegularFile(
     );
   }
   if (probe.size !== undefined && probe.size > maxBytes) {
-    throw new EditorError(tooLargeMessage(path, probe.size, maxBytes));
+    throw new TooLargeError(tooLargeMessage(path, probe.size, maxBytes), probe.size);
   }
   let bytes: Buffer;
   try {
@@ -62,7 +72,8 @@ export async function readRegularFile(
   } catch (err) {
     throw new EditorError(`Could not read ${path}: ${(err as Error).message}`);
   }
-  if (bytes.length > maxBytes) throw new EditorError(tooLargeMessage(path, bytes.length, maxBytes));
+  if (bytes.length > maxBytes)
+    throw new TooLargeError(tooLargeMessage(path, bytes.length, maxBytes), bytes.length);
   return bytes;
 }
 
@@ -73,6 +84,14 @@ export function tooLargeMessage(path: string, size: number, max: number): string
     `so it was not opened. Look at parts of it from the shell instead, ` +
     `e.g. grep -n 'PATTERN' ${path} or sed -n '100,160p' ${path}.`
   );
+}
+
+/** The first `count` bytes of a file, read with `head` and `od` (POSIX) so a huge file is not loaded. */
+export async function readHead(ctx: ToolContext, path: string, count: number): Promise<Buffer> {
+  const q = shellQuote(path);
+  const result = await ctx.env.exec(`head -c ${count} ${q} | od -An -v -tx1`, { timeout: ctx.timeout });
+  const hex = result.output.match(/\b[0-9a-f]{2}\b/g) ?? [];
+  return Buffer.from(hex.map((h) => Number.parseInt(h, 16)));
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

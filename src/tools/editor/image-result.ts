@@ -15,12 +15,8 @@ export function imageResult(
   maxBytes: number,
 ): ToolResult {
   const what = `${describeImage(info)}, ${formatBytes(bytes.length)}`;
-  if (bytes.length > maxBytes) {
-    throw new EditorError(
-      `${path} is an image (${what}), more than the ${formatBytes(maxBytes)} an image may have to be shown. ` +
-        `Save a smaller version (fewer pixels, a lower DPI for a figure) and view that.`,
-    );
-  }
+  if (bytes.length > maxBytes)
+    throw new EditorError(imageTooLargeMessage(path, info, bytes.length, maxBytes));
   if (!vision) {
     return {
       output:
@@ -34,4 +30,12 @@ export function imageResult(
     returncode: 0,
     images: [{ mediaType: info.mediaType, data: bytes.toString("base64") }],
   };
+}
+
+/** The error for an image over the size limit. */
+export function imageTooLargeMessage(path: string, info: ImageInfo, size: number, maxBytes: number): string {
+  return (
+    `${path} is an image (${describeImage(info)}, ${formatBytes(size)}), more than the ${formatBytes(maxBytes)} ` +
+    `an image may have to be shown. Save a smaller version (fewer pixels, a lower DPI for a figure) and view that.`
+  );
 }
