@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { builtinNames, builtinPath } from "./builtin.js";
 import { closest } from "./closest.js";
+import { isSecretKey } from "./redact.js";
 import { ConfigError } from "./errors.js";
 import type { Plain } from "./merge.js";
 import { parseYaml, readYamlConfigFile } from "./yaml-file.js";
@@ -18,7 +19,8 @@ export function parseOverride(arg: string): ConfigLayer {
   const eq = arg.indexOf("=");
   const key = arg.slice(0, eq).trim();
   const raw = arg.slice(eq + 1);
-  const source = `-c ${arg}`;
+  const secret = key.split(".").some(isSecretKey);
+  const source = secret ? `-c ${key}=***` : `-c ${arg}`;
   if (!DOTTED_KEY.test(key)) {
     throw new ConfigError(`${source}: "${key}" is not a dotted key such as agent.step_limit`);
   }
