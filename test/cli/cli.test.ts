@@ -90,7 +90,7 @@ describe("patchloop config show", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("sk-secret");
     expect(r.stdout).toContain('    api_key: "***"');
-    expect(r.stdout).toMatch(/^# patchloop resolved config \(layers: configs\/base\.yaml -> built-in config "swebench_edittool_budget" -> -c model\.model_kwargs\.api_key=sk-secret\)\nagent:\n/);
+    expect(r.stdout).toMatch(/^# patchloop resolved config \(layers: configs\/base\.yaml -> built-in config "swebench_edittool_budget" -> -c model\.model_kwargs\.api_key=\*\*\*\)\nagent:\n/);
     const sys = /# --- system message: (\d+) characters, ~(\d+) tokens ---\n/.exec(r.stdout)!;
     const start = sys.index + sys[0].length;
     const user = r.stdout.indexOf("# --- first user message");
