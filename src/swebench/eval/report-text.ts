@@ -5,12 +5,12 @@ function pct(n: number, d: number): string {
   return d === 0 ? "0.0%" : `${((100 * n) / d).toFixed(1)}%`;
 }
 
-function list(title: string, ids: string[], detail?: Record<string, string>): string[] {
+function list(title: string, ids: string[], detail?: Record<string, string>, indent = ""): string[] {
   if (ids.length === 0) return [];
-  const lines = [`${title} (${ids.length}):`];
+  const lines = [`${indent}${title} (${ids.length}):`];
   for (const id of ids) {
     const why = detail?.[id]?.split("\n")[0];
-    lines.push(why ? `  ${id}: ${why}` : `  ${id}`);
+    lines.push(why ? `${indent}  ${id}: ${why}` : `${indent}  ${id}`);
   }
   return lines;
 }
@@ -60,11 +60,13 @@ export function formatRunReport(s: RunSummary, flips?: Flips & { against: string
   if (flips) {
     out.push("", `Compared with ${flips.against} (${flips.common} instances in both runs):`);
     out.push(
-      ...(flips.nowResolved.length ? list("  Now resolved", flips.nowResolved) : ["  Now resolved: none"]),
+      ...(flips.nowResolved.length
+        ? list("Now resolved", flips.nowResolved, undefined, "  ")
+        : ["  Now resolved: none"]),
     );
     out.push(
       ...(flips.nowUnresolved.length
-        ? list("  No longer resolved", flips.nowUnresolved)
+        ? list("No longer resolved", flips.nowUnresolved, undefined, "  ")
         : ["  No longer resolved: none"]),
     );
   }

@@ -47,6 +47,12 @@ export interface WorktreeProviderOptions {
   /** Where worktrees are made; default a new folder under the system temp dir. */
   workRoot?: string;
   /**
+   * `worktree` (default): `git worktree add --detach`, cheap, metadata in the clone's .git.
+   * `shared-clone`: `git clone --shared` + checkout, the .git inside the copy: for sandboxes
+   * (bwrap) where only the copy is writable, so git can still update its index there.
+   */
+  mode?: "worktree" | "shared-clone";
+  /**
    * Opens the environment on the worktree and says where its scratch folder is; default: the
    * local environment, scratch in a host temp folder beside the worktree.
    */
@@ -77,7 +83,12 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
     const worktree = join(base, "repo");
     const scratch = join(base, "scratch");
     await mkdir(scratch);
+    const shared = options.mode === "shared-clone";
     const remove = async () => {
+      if (shared) {
+        await rm(base, { recursive: true, force: true });
+        return;
+      }
       await serialized(clone, async () => {
         await git(clone, ["worktree", "remove", "--force", worktree]).catch(() => undefined);
         await rm(base, { recursive: true, force: true });
@@ -85,9 +96,14 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
       });
     };
     try {
-      await serialized(clone, () =>
-        git(clone, ["worktree", "add", "--detach", worktree, instance.base_commit]),
-      );
+      if (shared) {
+        await git(base, ["clone", "-q", "--shared", "--no-checkout", clone, worktree]);
+        await git(worktree, ["checkout", "-q", "--detach", instance.base_commit]);
+      } else {
+        await serialized(clone, () =>
+          git(clone, ["worktree", "add", "--detach", worktree, instance.base_commit]),
+        );
+      }
     } catch (err) {
       await rm(base, { recursive: true, force: true });
       throw err;

@@ -1,0 +1,69 @@
+import pc from "picocolors";
+import { EXIT_STATUSES } from "../../agent/trajectory-types.js";
+import type { ProgressSnapshot } from "./progress-state.js";
+
+/** `42s`, `3m05s`, `2h03m`. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** `950`, `12.3k`, `4.56M`. */
+export function formatCount(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}
+
+function statusCounts(s: ProgressSnapshot, color: boolean): string {
+  const c = pc.createColors(color);
+  const parts = EXIT_STATUSES.filter((st) => s.counts[st]).map((st) => {
+    const text = `${st} ${s.counts[st]}`;
+    return st === "Submitted" ? c.green(text) : c.yellow(text);
+  });
+  return parts.length > 0 ? parts.join("  ") : "no instance finished yet";
+}
+
+function headline(s: ProgressSnapshot): string {
+  const done = s.skipped + s.doneNow;
+  const rate = s.perHour > 0 ? `${s.perHour.toFixed(1)} inst/h` : "- inst/h";
+  const eta = s.etaSeconds === null ? "ETA -" : `ETA ${formatDuration(s.etaSeconds)}`;
+  const skipped = s.skipped > 0 ? ` (${s.skipped} from earlier runs)` : "";
+  return `${done}/${s.total} done${skipped}  ${s.running.length} running  ${rate}  ${eta}  elapsed ${formatDuration(s.elapsedSeconds)}`;
+}
+
+function usage(s: ProgressSnapshot): string {
+  return `tokens ${formatCount(s.promptTokens)} in / ${formatCount(s.completionTokens)} out  ${s.calls} calls  $${s.cost.toFixed(2)}`;
+}
+
+/** The lines redrawn on a terminal: totals, statuses, usage, then the running instances (at most `maxRunning`). */
+export function liveLines(
+  s: ProgressSnapshot,
+  opts: { color?: boolean; maxRunning?: number; now?: number } = {},
+): string[] {
+  const c = pc.createColors(opts.color ?? false);
+  const max = opts.maxRunning ?? 8;
+  const now = opts.now ?? Date.now();
+  const lines = [c.bold(headline(s)), statusCounts(s, opts.color ?? false), usage(s)];
+  if (s.stopping)
+    lines.push(c.red(`stopping (${s.stopping}): no new instances; waiting for the running ones`));
+  const width = Math.max(0, ...s.running.slice(0, max).map((r) => r.id.length));
+  for (const r of s.running.slice(0, max)) {
+    lines.push(
+      `  ${r.id.padEnd(width)}  step ${String(r.step).padStart(3)}  ${formatDuration((now - r.startedAt) / 1000)}`,
+    );
+  }
+  if (s.running.length > max) lines.push(`  ... and ${s.running.length - max} more`);
+  return lines;
+}
+
+/** One line for logs and pipes (no colours, no cursor movement). */
+export function plainLine(s: ProgressSnapshot): string {
+  const statuses = EXIT_STATUSES.filter((st) => s.counts[st])
+    .map((st) => `${st}=${s.counts[st]}`)
+    .join(" ");
+  const stop = s.stopping ? ` | stopping: ${s.stopping}` : "";
+  return `[progress] ${headline(s)} | ${statuses || "none finished"} | ${usage(s)}${stop}`;
+}

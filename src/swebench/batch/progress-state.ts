@@ -1,0 +1,99 @@
+import type { ExitStatus } from "../../agent/trajectory-types.js";
+import type { BatchEvent } from "./types.js";
+import { usageOf } from "./usage.js";
+
+/** One instance in flight. */
+export interface RunningInstance {
+  id: string;
+  /** Model calls made so far. */
+  step: number;
+  startedAt: number;
+}
+
+/** A snapshot of a batch's progress, for the live display and the summary. */
+export interface ProgressSnapshot {
+  /** Selected instances. */
+  total: number;
+  /** Instances with a final status from an earlier run (not run now). */
+  skipped: number;
+  /** Instances ended in this run. */
+  doneNow: number;
+  /** Instances started in this run and not ended yet, oldest first. */
+  running: RunningInstance[];
+  /** Exit statuses of this run's instances. */
+  counts: Partial<Record<ExitStatus, number>>;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+  elapsedSeconds: number;
+  /** Instances ended per hour in this run (0 before the first ends). */
+  perHour: number;
+  /** Seconds until the remaining instances are done at the current rate; null before the first ends. */
+  etaSeconds: number | null;
+  /** Why launching stopped, when it did. */
+  stopping: string | null;
+}
+
+/** Folds batch events into a progress snapshot. */
+export class ProgressState {
+  private total = 0;
+  private skipped = 0;
+  private todo = 0;
+  private doneNow = 0;
+  private readonly running = new Map<string, RunningInstance>();
+  private readonly counts: Partial<Record<ExitStatus, number>> = {};
+  private calls = 0;
+  private promptTokens = 0;
+  private completionTokens = 0;
+  private cost = 0;
+  private stopping: string | null = null;
+
+  constructor(private readonly startedAt = Date.now()) {}
+
+  apply(e: BatchEvent): void {
+    if (e.type === "planned") {
+      this.total = e.total;
+      this.skipped = e.skipped;
+      this.todo = e.todo;
+    } else if (e.type === "instance_start") {
+      this.running.set(e.instance_id, { id: e.instance_id, step: 0, startedAt: Date.now() });
+    } else if (e.type === "agent") {
+      const u = usageOf(e.event);
+      const r = this.running.get(e.instance_id);
+      if (r && e.event.type === "message") r.step = Math.max(r.step, e.event.step);
+      if (!u) return;
+      this.calls += u.calls;
+      this.cost += u.cost;
+      this.promptTokens += u.promptTokens;
+      this.completionTokens += u.completionTokens;
+    } else if (e.type === "instance_end") {
+      this.running.delete(e.outcome.instance_id);
+      this.doneNow++;
+      this.counts[e.outcome.exit_status] = (this.counts[e.outcome.exit_status] ?? 0) + 1;
+    } else if (e.type === "stopping") {
+      this.stopping = e.reason;
+    }
+  }
+
+  snapshot(now = Date.now()): ProgressSnapshot {
+    const elapsed = Math.max(0.001, (now - this.startedAt) / 1000);
+    const perHour = this.doneNow > 0 ? (this.doneNow / elapsed) * 3600 : 0;
+    const remaining = Math.max(0, this.todo - this.doneNow);
+    return {
+      total: this.total,
+      skipped: this.skipped,
+      doneNow: this.doneNow,
+      running: [...this.running.values()],
+      counts: { ...this.counts },
+      calls: this.calls,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+      cost: this.cost,
+      elapsedSeconds: elapsed,
+      perHour,
+      etaSeconds: perHour > 0 ? (remaining / perHour) * 3600 : null,
+      stopping: this.stopping,
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { EXIT_STATUSES, type ExitStatus, type ModelStats } from "../../agent/trajectory-types.js";
+
+/** Exit statuses that a re-run of the same command runs again (the others are final). */
+export const RERUN_STATUSES: readonly ExitStatus[] = ["Interrupted", "EnvironmentError"];
+
+/** `DIR/<id>/<id>.traj.json` (contract: DESIGN.md "Output layout"). */
+export function trajectoryPathFor(outputDir: string, instanceId: string): string {
+  return join(outputDir, instanceId, `${instanceId}.traj.json`);
+}
+
+/** What an earlier run left for one instance. */
+export interface PriorState {
+  /** The trajectory's exit status; null when it is missing, unreadable or still running. */
+  status: ExitStatus | null;
+  submission: string;
+  stats: ModelStats;
+  /** Why the trajectory could not be used, for the log; undefined when it was fine or absent. */
+  problem?: string;
+}
+
+const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+
+/** Reads the trajectory of an instance as an earlier run left it. Never throws. */
+export async function readPriorState(outputDir: string, instanceId: string): Promise<PriorState> {
+  let text: string;
+  try {
+    text = await readFile(trajectoryPathFor(outputDir, instanceId), "utf8");
+  } catch {
+    return { status: null, submission: "", stats: NO_STATS };
+  }
+  try {
+    const info = (JSON.parse(text) as { info?: Record<string, unknown> }).info ?? {};
+    const status = EXIT_STATUSES.find((s) => s === info.exit_status) ?? null;
+    const stats = { ...NO_STATS, ...(info.model_stats as Partial<ModelStats> | undefined) };
+    return { status, submission: typeof info.submission === "string" ? info.submission : "", stats };
+  } catch (err) {
+    return {
+      status: null,
+      submission: "",
+      stats: NO_STATS,
+      problem: `unreadable trajectory: ${(err as Error).message}`,
+    };
+  }
+}
+
+/** Whether an instance with this earlier status is run (again) now. */
+export function needsRun(prior: PriorState, redoExisting: boolean): boolean {
+  return redoExisting || prior.status === null || RERUN_STATUSES.includes(prior.status);
+}

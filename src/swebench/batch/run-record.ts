@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify as toYaml } from "yaml";
+import { EXIT_STATUSES, type ExitStatus } from "../../agent/trajectory-types.js";
+import { versions } from "../../agent/versions.js";
+import { redactSecrets } from "../../config/redact.js";
+import type { Config } from "../../config/schema.js";
+import { CoalescingWriter } from "./coalescing-writer.js";
+import type { InstanceOutcome, StopReason } from "./types.js";
+
+/** An instance's line in run.json: what the latest run of it gave (`seconds` etc. absent when only its trajectory is known). */
+export type InstanceRecord =
+  | Omit<InstanceOutcome, "instance_id">
+  | { exit_status: ExitStatus; api_calls: number; cost: number };
+
+/** The contents of run.json. */
+export interface RunJson {
+  run_format: "patchloop-run-1";
+  /** `running` while the process works; `finished`, `stopped` (a limit) or `interrupted` at the end. */
+  state: "running" | "finished" | "stopped" | "interrupted";
+  started_at: string;
+  ended_at: string | null;
+  stopped_by: StopReason;
+  versions: Record<string, string>;
+  /** The resolved config, secrets redacted. */
+  config: unknown;
+  info: Record<string, unknown>;
+  selected: number;
+  skipped: number;
+  /** Every instance this folder holds a result for (earlier runs included), by id. */
+  instances: Record<string, InstanceRecord>;
+}
+
+function readPrevious(path: string): Record<string, InstanceRecord> {
+  if (!existsSync(path)) return {};
+  try {
+    const prev = JSON.parse(readFileSync(path, "utf8")) as Partial<RunJson>;
+    return prev.instances && typeof prev.instances === "object" ? prev.instances : {};
+  } catch {
+    return {};
+  }
+}
+
+/** run.json and exit_statuses.yaml of a run folder, kept up to date through serialised atomic writes. */
+export class RunRecord {
+  readonly data: RunJson;
+  private readonly json: CoalescingWriter;
+  private readonly yaml: CoalescingWriter;
+
+  constructor(outputDir: string, config: Config, info: Record<string, unknown>) {
+    const path = join(outputDir, "run.json");
+    this.data = {
+      run_format: "patchloop-run-1",
+      state: "running",
+      started_at: new Date().toISOString(),
+      ended_at: null,
+      stopped_by: null,
+      versions: versions(),
+      config: redactSecrets(config),
+      info: redactSecrets(info),
+      selected: 0,
+      skipped: 0,
+      instances: readPrevious(path),
+    };
+    this.json = new CoalescingWriter(path, () => `${JSON.stringify(this.data, null, 2)}\n`);
+    this.yaml = new CoalescingWriter(join(outputDir, "exit_statuses.yaml"), () =>
+      exitStatusesYaml(this.data.instances),
+    );
+  }
+
+  /** Records an instance's result (from this run or, with only status and stats, from its trajectory). */
+  set(id: string, record: InstanceRecord): void {
+    this.data.instances[id] = record;
+  }
+
+  save(): Promise<void> {
+    return Promise.all([this.json.write(), this.yaml.write()]).then(() => undefined);
+  }
+
+  finish(stoppedBy: StopReason): Promise<void> {
+    this.data.ended_at = new Date().toISOString();
+    this.data.stopped_by = stoppedBy;
+    this.data.state =
+      stoppedBy === null ? "finished" : stoppedBy === "interrupted" ? "interrupted" : "stopped";
+    return this.save();
+  }
+}
+
+/** `exit status -> [instance ids]` (contract), statuses in the contract's order, ids sorted. */
+export function exitStatusesYaml(instances: Record<string, { exit_status: ExitStatus }>): string {
+  const by: Partial<Record<ExitStatus, string[]>> = {};
+  for (const status of EXIT_STATUSES) {
+    const ids = Object.keys(instances)
+      .filter((id) => instances[id].exit_status === status)
+      .sort();
+    if (ids.length > 0) by[status] = ids;
+  }
+  return Object.keys(by).length === 0 ? "{}\n" : toYaml(by);
+}

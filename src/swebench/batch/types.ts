@@ -1,0 +1,98 @@
+import type { AgentEvent } from "../../agent/agent.js";
+import type { ExitStatus } from "../../agent/trajectory-types.js";
+import type { Config } from "../../config/schema.js";
+import type { Environment } from "../../environments/types.js";
+import type { Model } from "../../models/types.js";
+import type { SwebenchInstance } from "../types.js";
+
+/** The environment of one instance and how to release it (container, sandbox, work tree). */
+export interface InstanceEnvironment {
+  env: Environment;
+  /** Releases everything the environment holds; called exactly once, whatever happened. */
+  cleanup(): Promise<void>;
+}
+
+/** Opens the environment of one instance; rejects with a readable Error when it cannot. */
+export type EnvironmentOpener = (row: SwebenchInstance, signal: AbortSignal) => Promise<InstanceEnvironment>;
+
+/** What a batch run needs. Only `config`, `instances` and `outputDir` are required. */
+export interface BatchOptions {
+  /** The resolved config every instance runs with (recorded, secrets redacted, in run.json). */
+  config: Config;
+  /** The selected rows, in the order they are started. */
+  instances: SwebenchInstance[];
+  /** The run folder (DESIGN.md "Output layout"). */
+  outputDir: string;
+  /** Instances run at once (default 1). */
+  workers?: number;
+  /** The model of one instance (default: `createModel(config.model)` per instance). */
+  modelFor?: (row: SwebenchInstance) => Model;
+  /** Opens the environment of one instance (default: `openInstanceEnvironment` with `reposDir`). */
+  openEnvironment?: EnvironmentOpener;
+  /** Folder of `owner__repo` clones for the local and bwrap environments. */
+  reposDir?: string;
+  /** Run every selected instance again, even those with a final exit status. */
+  redoExisting?: boolean;
+  /** USD over all instances (this and earlier runs of the folder) after which nothing new starts; 0/undefined: none. */
+  costLimit?: number;
+  /** Model calls over all instances after which nothing new starts; 0/undefined: none. */
+  callLimit?: number;
+  /** Aborting stops launching instances and interrupts the running ones (saved as `Interrupted`). */
+  signal?: AbortSignal;
+  /** Receives progress: every agent event of every instance, and instance starts and ends. */
+  onEvent?: (event: BatchEvent) => void;
+  /** Receives warnings meant for the user (also written to run.log). */
+  warn?: (message: string) => void;
+  /** Extra facts for run.json (e.g. the command line, the dataset and selection). */
+  runInfo?: Record<string, unknown>;
+  /** Name of the model for preds.json (default `config.model.model_name`). */
+  modelName?: string;
+}
+
+/** What happened to one instance in this run. */
+export interface InstanceOutcome {
+  instance_id: string;
+  exit_status: ExitStatus;
+  exit_message: string;
+  /** Bytes of the patch written to preds.json. */
+  patch_bytes: number;
+  api_calls: number;
+  cost: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  started_at: string;
+  ended_at: string;
+  /** Seconds to open the environment (container start, work tree). */
+  environment_seconds: number;
+  /** Seconds of the agent loop. */
+  agent_seconds: number;
+  /** Seconds from start to end, cleanup included. */
+  seconds: number;
+}
+
+/** Why a batch stopped before starting every instance; null when it did not. */
+export type StopReason = "interrupted" | "cost_limit" | "call_limit" | null;
+
+/** What `runBatch` returns. */
+export interface BatchResult {
+  /** Instances run now, in completion order. */
+  outcomes: InstanceOutcome[];
+  /** Instances skipped because an earlier run gave them a final exit status. */
+  skipped: string[];
+  /** Selected instances that were not started (stopped early). */
+  notStarted: string[];
+  stoppedBy: StopReason;
+  /** Final exit status of every selected instance that has one (earlier runs included). */
+  statuses: Record<string, ExitStatus>;
+  /** Totals over this run's instances. */
+  totals: { api_calls: number; cost: number; prompt_tokens: number; completion_tokens: number };
+  wallSeconds: number;
+}
+
+/** Progress events of a batch (the progress display and tests consume these). */
+export type BatchEvent =
+  | { type: "planned"; total: number; skipped: number; todo: number }
+  | { type: "instance_start"; instance_id: string }
+  | { type: "agent"; instance_id: string; event: AgentEvent }
+  | { type: "instance_end"; outcome: InstanceOutcome }
+  | { type: "stopping"; reason: Exclude<StopReason, null> };

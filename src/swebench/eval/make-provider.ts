@@ -1,0 +1,63 @@
+import type { EnvironmentConfig } from "../../config/schema.js";
+import { createEnvironment } from "../../environments/index.js";
+import { containerProvider, type EnvironmentProvider } from "./eval-environment.js";
+import { worktreeProvider } from "./worktree.js";
+
+/** Options of `makeEvalProvider`. */
+export interface EvalProviderOptions {
+  kind: string;
+  /** The config's environment section (env, forward_env, executable, memory, ...). */
+  environment: EnvironmentConfig;
+  reposDir?: string;
+  runId: string;
+  /** The per-instance test timeout: a container must outlive it. */
+  timeout: number;
+}
+
+/** The variables of every command: `forward_env` from the host, then `env`. */
+function configEnv(config: EnvironmentConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of config.forward_env) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return Object.assign(env, config.env);
+}
+
+/**
+ * The environment provider of `patchloop eval --environment KIND`: SWE-bench instance images on
+ * docker/podman (through `createEnvironment`), or fresh worktrees of `reposDir` run on the host
+ * (local) or in a bubblewrap sandbox (bwrap) with the config's variables (e.g. a venv on PATH).
+ */
+export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
+  const base = o.environment;
+  if (o.kind === "local" || o.kind === "bwrap") {
+    if (!o.reposDir) throw new Error(`--environment ${o.kind} needs --repos-dir`);
+    if (o.kind === "local") return worktreeProvider({ reposDir: o.reposDir, env: configEnv(base) });
+    return worktreeProvider({
+      reposDir: o.reposDir,
+      mode: "shared-clone",
+      open: async (worktree) => ({
+        env: await createEnvironment(
+          { ...base, environment_class: "bwrap", cwd: "" },
+          { repoDir: worktree, runId: o.runId },
+        ),
+        scratchDir: "/tmp",
+      }),
+    });
+  }
+  const kind = o.kind === "podman" ? "podman" : "docker";
+  return containerProvider({
+    open: (image) =>
+      createEnvironment(
+        {
+          ...base,
+          environment_class: kind,
+          image,
+          cwd: "/testbed",
+          container_timeout: Math.max(base.container_timeout, o.timeout + 900),
+        },
+        { runId: o.runId },
+      ),
+  });
+}

@@ -1,0 +1,183 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { type EvalFlags, register, runEval } from "../../src/cli/eval.js";
+import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
+
+function havePytest(): boolean {
+  try {
+    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const SPECS = {
+  "acme/calc": {
+    log_parser: "pytest",
+    versions: { "*": { test_cmd: "/usr/bin/python3 -m pytest -rA -p no:cacheprovider" } },
+  },
+};
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
+  let f: CalcFixture;
+  let root: string;
+  let dataset: string;
+  let specs: string;
+  const flags = (over: Partial<EvalFlags>): EvalFlags => ({
+    predictions: "",
+    dataset,
+    split: "test",
+    runId: "cli",
+    workers: "2",
+    environment: "local",
+    reposDir: f.reposDir,
+    timeout: "60",
+    output: join(root, "out"),
+    specs,
+    harnessVersion: "4.1",
+    config: [],
+    ...over,
+  });
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "patchloop-eval-cli-"));
+    f = buildCalcFixture(root);
+    dataset = join(root, "rows.jsonl");
+    writeFileSync(dataset, `${[1, 2, 3].map((n) => JSON.stringify(calcRow(f, n))).join("\n")}\n`);
+    specs = join(root, "specs.json");
+    writeFileSync(specs, JSON.stringify(SPECS));
+  });
+  afterEach(() => {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+  });
+
+  it("parses its flags through commander, grades with --specs, prints the report and flips", async () => {
+    const first = join(root, "first.json");
+    writeFileSync(
+      first,
+      JSON.stringify([{ instance_id: "acme__calc-1", model_name_or_path: "m", model_patch: f.wrongPatch }]),
+    );
+    const c1 = capture();
+    expect(await runEval(flags({ predictions: first, runId: "before" }), c1.io)).toBe(0);
+    const before = join(root, "out", "before", "m.before.json");
+    expect(JSON.parse(readFileSync(before, "utf8")).resolved_ids).toEqual([]);
+
+    const preds = join(root, "preds.jsonl");
+    writeFileSync(
+      preds,
+      [
+        { instance_id: "acme__calc-1", model_name_or_path: "m", model_patch: f.goldPatch },
+        { instance_id: "acme__calc-2", model_name_or_path: "m", model_patch: f.wrongPatch },
+      ]
+        .map((p) => JSON.stringify(p))
+        .join("\n"),
+    );
+    const written: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((t) => {
+      written.push(String(t));
+      return true;
+    });
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const program = new Command().exitOverride();
+    register(program);
+    await program.parseAsync(
+      [
+        "eval",
+        "--predictions",
+        preds,
+        "--dataset",
+        dataset,
+        "--run-id",
+        "after",
+        "--environment",
+        "local",
+      ].concat([
+        "--repos-dir",
+        f.reposDir,
+        "-o",
+        join(root, "out"),
+        "--specs",
+        specs,
+        "--compare",
+        before,
+        "-w",
+        "2",
+      ]),
+      { from: "user" },
+    );
+    expect(process.exitCode).toBe(0);
+    const text = written.join("");
+    expect(text).toContain("Resolved 1/3 (33.3%)\nResolved 1/2 of the instances with a prediction (50.0%)\n");
+    expect(text).toContain("Unresolved (1):\n  acme__calc-2: RESOLVED_NO\n");
+    expect(text).toContain(
+      `Compared with ${before} (1 instances in both runs):\n  Now resolved (1):\n    acme__calc-1\n`,
+    );
+    expect(text).toContain("  No longer resolved: none\n");
+    expect(text).toContain(`Report: ${join(root, "out", "after", "m.after.json")}`);
+  }, 60_000);
+
+  it("exits 1 when an instance could not be graded (timeout)", async () => {
+    const preds = join(root, "hang.json");
+    writeFileSync(
+      preds,
+      JSON.stringify({ "acme__calc-9": { model_name_or_path: "m", model_patch: f.goldPatch } }),
+    );
+    const hang = join(root, "hang.jsonl");
+    writeFileSync(hang, `${JSON.stringify(calcRow(f, 9, { test_patch: f.hangTestPatch }))}\n`);
+    const c = capture();
+    expect(
+      await runEval(flags({ predictions: preds, dataset: hang, runId: "hang", timeout: "3" }), c.io),
+    ).toBe(1);
+    expect(c.out.join("")).toContain("Timed out (1):\n  acme__calc-9: the tests timed out after 3 s\n");
+    expect(c.err.join("")).toMatch(/^\[1\/1\] acme__calc-9: timeout \(\d+(\.\d)? s\)\n$/);
+  }, 60_000);
+
+  it.each([
+    [
+      "duplicate ids",
+      () => [{ instance_id: "acme__calc-1" }, { instance_id: "acme__calc-1" }],
+      {},
+      "duplicate predictions for acme__calc-1",
+    ],
+    [
+      "an unknown id",
+      () => [{ instance_id: "acme__calc-77", model_patch: "" }],
+      {},
+      "an instance not in the dataset: acme__calc-77",
+    ],
+    ["no --repos-dir", () => [], { reposDir: undefined }, "--environment local needs --repos-dir DIR"],
+    ["a bad harness version", () => [], { harnessVersion: "4" }, "--harness-version must be 4.1 or 5"],
+    [
+      "a missing dataset",
+      () => [],
+      { dataset: "/nonexistent/rows.jsonl" },
+      "dataset file not found: /nonexistent/rows.jsonl",
+    ],
+    [
+      "an unknown --instance-ids",
+      () => [],
+      { instanceIds: ["acme__calc-5"] },
+      "unknown instance id (not in the dataset): acme__calc-5",
+    ],
+    ["-w 0", () => [], { workers: "0" }, "-w needs a positive whole number"],
+  ])("exits 2 with a clear message for %s", async (_what, preds, over, message) => {
+    const path = join(root, `bad-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify(preds()));
+    const c = capture();
+    expect(await runEval(flags({ predictions: path, runId: "bad", ...over }), c.io)).toBe(2);
+    expect(c.err.join("")).toContain(message);
+    expect(c.err.join("").startsWith("error: ")).toBe(true);
+  });
+});
