@@ -94,7 +94,8 @@ describe("patchloop config show", () => {
     const sys = /# --- system message: (\d+) characters, ~(\d+) tokens ---\n/.exec(r.stdout)!;
     const start = sys.index + sys[0].length;
     const user = r.stdout.indexOf("# --- first user message");
-    expect(r.stdout.slice(start, user).length).toBe(Number(sys[1]) + 1);
+    // the message, its line end, and one blank line before the next section
+    expect(r.stdout.slice(start, user).length).toBe(Number(sys[1]) + 2);
     expect(Number(sys[2])).toBe(Math.ceil(Number(sys[1]) / 4));
     expect(r.stdout).toContain("BUDGET: you have 100 steps.");
   });
