@@ -1,4 +1,4 @@
-import { runCli, stderrTail } from "./container-cli.js";
+import { isPodman, runCli, stderrTail } from "./container-cli.js";
 import { ownerAlive } from "./container-registry.js";
 
 /** Options of {@link gcContainers}. */
@@ -79,7 +79,9 @@ export async function gcContainers(options: GcOptions): Promise<GcReport> {
       report.removed.push(entry);
       continue;
     }
-    const rm = await runCli(exe, ["rm", "-f", c.Id], { timeout: 120 });
+    // podman's rm -f first waits for the stop signal (10 s for a `sleep`); --time 0 kills at once.
+    const rmArgs = isPodman(exe) ? ["rm", "-f", "--time", "0", c.Id] : ["rm", "-f", c.Id];
+    const rm = await runCli(exe, rmArgs, { timeout: 120 });
     if (rm.code === 0) report.removed.push(entry);
     else report.failed.push({ ...entry, error: stderrTail(rm.stderr, 2) });
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,6 +39,32 @@ describe("local environment", () => {
     expect((await env.exec("echo $PATCHLOOP_LOCAL_HOST_VAR")).output).toBe("host-value\n");
     delete process.env.PATCHLOOP_LOCAL_HOST_VAR;
     await env.close();
+  });
+
+  it("keeps the user's ~/.bashrc out of commands that get stdin (bash sees a socket there)", async () => {
+    const home = await mkdtemp(join(tmpdir(), "patchloop-home-"));
+    await writeFile(join(home, ".bashrc"), "echo RC-WAS-READ\n");
+    const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
+    process.env.HOME = home;
+    delete process.env.SHLVL;
+    try {
+      const env = createLocalEnvironment({ cwd: home });
+      expect((await env.exec("cat", { stdin: "only this\n" })).output).toBe("only this\n");
+      const shell = env.spawn!(["bash"]);
+      let text = "";
+      shell.onData((c) => {
+        text += c;
+      });
+      shell.write("echo shell-ok\n");
+      for (let i = 0; i < 100 && !text.includes("shell-ok"); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(text).toBe("shell-ok\n");
+      shell.kill();
+      await env.close();
+    } finally {
+      process.env.HOME = saved.HOME;
+      if (saved.SHLVL !== undefined) process.env.SHLVL = saved.SHLVL;
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it("reports a working directory that does not exist", async () => {
