@@ -6,6 +6,9 @@ const registrations: Array<() => Promise<{ register: (program: Command) => void 
   () => import("./run.js"),
   () => import("./demo.js"),
   () => import("./config-show.js"),
+  () => import("./eval.js"),
+  () => import("./inspect.js"),
+  () => import("./show.js"),
 ];
 
 /** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
