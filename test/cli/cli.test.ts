@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { makeRepo } from "../support/git-repo.js";
+import { SHARED } from "../support/shared.js";
 import { tempDir } from "../support/tmp.js";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
@@ -105,6 +106,18 @@ describe("patchloop config show", () => {
     const b = await cli(["config", "show", "-c", "agent.system_template='Short.'"]);
     expect(a.stdout).not.toContain("# --- system message: 6 characters");
     expect(b.stdout).toContain("# --- system message: 6 characters, ~2 tokens ---\nShort.\n");
+  });
+});
+
+describe("patchloop config show --instance", () => {
+  it("renders the first user message for a real SWE-bench Lite row", async () => {
+    const lite = join(SHARED, "swebench", "swe-bench-lite.test.jsonl");
+    const r = await cli(["config", "show", "-c", "swebench", "--instance", "django__django-11099", "--subset", lite]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/# --- first user message \(django__django-11099\): \d+ characters, ~\d+ tokens ---\n<issue>\nUsernameValidator allows trailing newline in usernames/);
+    expect(r.stdout).toContain("The repository django/django is checked out at /testbed");
+    const missing = await cli(["config", "show", "--instance", "nope", "--subset", lite]);
+    expect([missing.code, missing.stderr]).toEqual([2, `error: --instance nope: no such instance in ${lite} (test), which has 300 rows\n`]);
   });
 });
 
