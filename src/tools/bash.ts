@@ -30,18 +30,26 @@ const PERSISTENT_DESCRIPTION = [
   "Commands get no input: do not start interactive programs (editors, pagers, a bare python prompt). A command that runs past the time limit is interrupted (Ctrl-C) and you get what it printed until then; the shell keeps its state. Running exit (or killing the shell) replaces it with a new shell and loses that state. Very long output is shortened in the middle.",
 ].join("\n");
 
-function timeoutNote(seconds: number, how: string): string {
+function duration(seconds: number): string {
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
+
+function timeoutNote(ctx: ToolContext, how: string): string {
+  if (ctx.signal?.aborted) {
+    return `[The command was ${how} because the agent is stopping; the output above is what it printed until then.]`;
+  }
   return (
-    `[The command timed out after ${seconds} seconds and was ${how}; the output above is what it printed ` +
+    `[The command timed out after ${duration(ctx.timeout)} and was ${how}; the output above is what it printed ` +
     `until then. Make it faster (a smaller input, fewer tests) or split it into steps.]`
   );
 }
 
-function resetNote(run: ShellRun, cwd: string, seconds: number): string {
-  const lost = `the working directory is back to ${cwd}, and variables, functions and aliases set earlier are gone`;
+function resetNote(run: ShellRun, ctx: ToolContext): string {
+  const lost = `the working directory is back to ${ctx.env.cwd}, and variables, functions and aliases set earlier are gone`;
   if (run.reset === "unresponsive") {
+    const why = ctx.signal?.aborted ? "was interrupted" : `timed out after ${duration(ctx.timeout)}`;
     return (
-      `[The command timed out after ${seconds} seconds and did not stop when interrupted, so the shell was ` +
+      `[The command ${why} and did not stop when interrupted, so the shell was ` +
       `killed and a new one started: ${lost}.]`
     );
   }
@@ -79,7 +87,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   async function runFresh(command: string, ctx: ToolContext, note: string): Promise<ToolResult> {
     const result = await ctx.env.exec(command, { timeout: ctx.timeout, signal: ctx.signal });
     let output = clipMiddle(result.output, outputLimit, SEE_ALL);
-    if (result.timedOut) output = joinNote(output, timeoutNote(ctx.timeout, "stopped"));
+    if (result.timedOut) output = joinNote(output, timeoutNote(ctx, "stopped"));
     if (note) output = joinNote(output, note);
     return { output, returncode: result.returncode, timedOut: result.timedOut };
   }
@@ -102,8 +110,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
         output,
       );
     }
-    if (run.reset) output = joinNote(output, resetNote(run, ctx.env.cwd, ctx.timeout));
-    else if (run.timedOut) output = joinNote(output, timeoutNote(ctx.timeout, "interrupted (Ctrl-C)"));
+    if (run.reset) output = joinNote(output, resetNote(run, ctx));
+    else if (run.timedOut) output = joinNote(output, timeoutNote(ctx, "interrupted (Ctrl-C)"));
     return { output, returncode: run.returncode, timedOut: run.timedOut };
   }
 

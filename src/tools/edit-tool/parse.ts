@@ -28,7 +28,7 @@ const TAKES_HEREDOC: Record<EditToolSubcommand, boolean> = {
   undo: false,
 };
 
-const MENTION = /(^|[;&|(]\s*)edit-tool(?=\s|$)/m;
+const MENTION = /(^|[;&|(])\s*edit-tool(?=\s|$)/m;
 
 /**
  * Whether a command block is meant for edit-tool: some line starts with `edit-tool` (also after
