@@ -41,7 +41,9 @@ async function start(path: string, opts: InspectOptions): Promise<InspectServer>
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
     if (opts.port !== undefined) {
-      throw new InspectTargetError(`port ${port} on ${opts.host} is in use; choose another with --port (0: any free)`);
+      throw new InspectTargetError(
+        `port ${port} on ${opts.host} is in use; choose another with --port (0: any free)`,
+      );
     }
     return startInspectServer({ path, host: opts.host, port: 0 });
   }
@@ -56,18 +58,31 @@ export function register(program: Command): void {
     .command("inspect")
     .description("Browse a run folder or a trajectory in a local web page")
     .argument("<path>", "a run folder (patchloop swebench -o DIR) or one trajectory file")
-    .option("--port <n>", `port to listen on (default ${DEFAULT_INSPECT_PORT}, or a free one if taken)`, parsePort)
-    .option("--host <host>", "interface to bind (anything but loopback exposes PATH to the network)", "127.0.0.1")
+    .option(
+      "--port <n>",
+      `port to listen on (default ${DEFAULT_INSPECT_PORT}, or a free one if taken)`,
+      parsePort,
+    )
+    .option(
+      "--host <host>",
+      "interface to bind (anything but loopback exposes PATH to the network)",
+      "127.0.0.1",
+    )
     .action(async (path: string, opts: InspectOptions, command: Command) => {
       let server: InspectServer;
       try {
         server = await start(path, opts);
       } catch (err) {
         if (!(err instanceof InspectTargetError)) throw err;
-        return command.error(`patchloop inspect: ${err.message}`, { exitCode: 2, code: "patchloop.inspect.input" });
+        return command.error(`patchloop inspect: ${err.message}`, {
+          exitCode: 2,
+          code: "patchloop.inspect.input",
+        });
       }
       if (!isLoopback(opts.host)) {
-        console.error(`warning: bound to ${opts.host}; anyone who can reach it can read ${targetLabel(server.target)}`);
+        console.error(
+          `warning: bound to ${opts.host}; anyone who can reach it can read ${targetLabel(server.target)}`,
+        );
       }
       console.log(`patchloop inspect: serving ${targetLabel(server.target)}`);
       console.log(`open ${server.url} (Ctrl-C stops)`);

@@ -65,6 +65,8 @@ export function fencedCommands(text: string): string[] {
 export function thoughtWithoutActions(content: string, commands: string[]): string {
   const wanted = new Set(commands.map((c) => c.trim()));
   if (wanted.size === 0) return content.trim();
-  const stripped = content.replace(ANY_FENCE, (block, body: string) => (wanted.has(body.trim()) ? "" : block));
+  const stripped = content.replace(ANY_FENCE, (block, body: string) =>
+    wanted.has(body.trim()) ? "" : block,
+  );
   return stripped.replace(/\n{3,}/g, "\n\n").trim();
 }

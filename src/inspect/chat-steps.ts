@@ -1,4 +1,9 @@
-import { actionsFromExtra, actionsFromToolCalls, fencedCommands, thoughtWithoutActions } from "./chat-actions.js";
+import {
+  actionsFromExtra,
+  actionsFromToolCalls,
+  fencedCommands,
+  thoughtWithoutActions,
+} from "./chat-actions.js";
 import { asNumber, asRecord, asString, contentText, type JsonRecord } from "./json-read.js";
 import { type ObservationView, type PromptView, promptView, type StepView } from "./view-model.js";
 

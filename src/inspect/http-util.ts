@@ -11,7 +11,11 @@ export const SECURITY_HEADERS: Record<string, string> = {
 };
 
 export function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+  });
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
 
@@ -36,6 +40,8 @@ export function isLoopback(host: string): boolean {
  */
 export function hostHeaderAllowed(hostHeader: string | undefined): boolean {
   if (!hostHeader) return false;
-  const name = hostHeader.startsWith("[") ? hostHeader.slice(0, hostHeader.indexOf("]") + 1) : hostHeader.split(":")[0];
+  const name = hostHeader.startsWith("[")
+    ? hostHeader.slice(0, hostHeader.indexOf("]") + 1)
+    : hostHeader.split(":")[0];
   return isLoopback(name);
 }

@@ -36,7 +36,8 @@ export function normalizeChat(
     promptTokens: asNumber(stats?.prompt_tokens) ?? sumPresent(split.steps.map((s) => s.promptTokens)),
     completionTokens:
       asNumber(stats?.completion_tokens) ?? sumPresent(split.steps.map((s) => s.completionTokens)),
-    cost: asNumber(stats?.cost) ?? asNumber(stats?.instance_cost) ?? sumPresent(split.steps.map((s) => s.cost)),
+    cost:
+      asNumber(stats?.cost) ?? asNumber(stats?.instance_cost) ?? sumPresent(split.steps.map((s) => s.cost)),
     wallSeconds: asNumber(timing?.wall_seconds),
     system: split.system,
     firstUser: split.firstUser,
@@ -54,6 +55,7 @@ function deriveListExit(view: TrajectoryView, messages: JsonRecord[]): void {
   const submitted = last.actions.some((a) => SUBMIT_MARKERS.some((marker) => a.text.includes(marker)));
   if (!submitted) return;
   view.exitStatus = "Submitted";
-  view.exitMessage = "derived: the last command printed the submit marker (this format records no exit status)";
+  view.exitMessage =
+    "derived: the last command printed the submit marker (this format records no exit status)";
   view.submission = contentText(lastMessage.content);
 }

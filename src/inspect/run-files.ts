@@ -25,7 +25,8 @@ async function readOptional(path: string): Promise<string | null> {
 
 function readPreds(text: string, files: RunFiles): void {
   const doc = asRecord(JSON.parse(text));
-  if (!doc) throw new Error("expected an object {instance_id: {instance_id, model_name_or_path, model_patch}}");
+  if (!doc)
+    throw new Error("expected an object {instance_id: {instance_id, model_name_or_path, model_patch}}");
   for (const [id, entry] of Object.entries(doc)) {
     const patch = asString(asRecord(entry)?.model_patch);
     files.patches.set(id, patch ?? "");

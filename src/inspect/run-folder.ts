@@ -67,7 +67,12 @@ export class RunFolder {
     for (const file of files) {
       if (!isTrajectoryName(file.rel) || file.depth > TRAJECTORY_DEPTH) continue;
       const loaded = await this.load(file);
-      const id = loaded.view?.instanceId ?? file.rel.split("/").at(-1)!.replace(/\.traj(\.json)?$/, "");
+      const id =
+        loaded.view?.instanceId ??
+        file.rel
+          .split("/")
+          .at(-1)!
+          .replace(/\.traj(\.json)?$/, "");
       if (rows.has(id)) {
         problems.push(`${file.rel}: a second trajectory for ${id} (showing ${rows.get(id)!.trajectory})`);
         continue;

@@ -62,6 +62,7 @@ class Handler {
       return send(res, 200, "text/html; charset=utf-8", pageHtml(name));
     }
     if (pathname === "/app.js") return send(res, 200, "text/javascript; charset=utf-8", this.script);
+    if (pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (pathname === "/app.css") return send(res, 200, "text/css; charset=utf-8", STYLES);
     if (pathname === "/api/overview") return sendJson(res, 200, await this.overview());
     if (pathname === "/api/trajectory") return this.trajectory(res, params.get("path"));

@@ -3,8 +3,12 @@ import { basename, dirname, resolve } from "node:path";
 
 /** What `patchloop inspect PATH` serves: a run folder, or a single trajectory file. */
 export type InspectTarget =
-  | { mode: "run"; /** real path of the folder */ root: string; name: string }
-  | { mode: "trajectory"; /** real path of the file's folder */ root: string; /** the file's name */ file: string };
+  | { mode: "run" /** real path of the folder */; root: string; name: string }
+  | {
+      mode: "trajectory" /** real path of the file's folder */;
+      root: string /** the file's name */;
+      file: string;
+    };
 
 /** PATH does not name something the viewer can serve; the message says what was found instead. */
 export class InspectTargetError extends Error {

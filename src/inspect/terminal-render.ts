@@ -43,7 +43,9 @@ export function clipText(text: string, full: boolean): { text: string; note: str
 export function neutralize(text: string): string {
   return text
     .replace(/\r\n/g, "\n")
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (ch) => (ch === "\x7f" ? "^?" : `^${String.fromCharCode(ch.charCodeAt(0) + 64)}`));
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (ch) =>
+      ch === "\x7f" ? "^?" : `^${String.fromCharCode(ch.charCodeAt(0) + 64)}`,
+    );
 }
 
 const num = (n: number | null) => (n === null ? "?" : n.toLocaleString("en-US"));
@@ -57,7 +59,9 @@ function shown(c: Colors, text: string, full: boolean): string {
   if (text.trim() === "") return "(empty)";
   const clipped = clipText(neutralize(text).replace(/\n$/, ""), full);
   if (!clipped.note) return clipped.text;
-  return clipped.text.replace(/^\[\.\.\. \d+ (lines|characters) clipped; --full shows all \.\.\.\]$/m, (m) => c.dim(m));
+  return clipped.text.replace(/^\[\.\.\. \d+ (lines|characters) clipped; --full shows all \.\.\.\]$/m, (m) =>
+    c.dim(m),
+  );
 }
 
 function promptLines(c: Colors, p: PromptView, full: boolean): string[] {
@@ -87,7 +91,8 @@ function stepLines(c: Colors, s: StepView, full: boolean): string[] {
   const lines = [heading(c, [`STEP ${s.index}`, ...facts].join(" · "))];
   if (s.thought) lines.push(`${c.magenta("THOUGHT")}:`, neutralize(s.thought));
   if (s.actions.length === 0) lines.push(`${c.yellow("ACTION")}: (none parsed)`);
-  for (const a of s.actions) lines.push(`${c.yellow(a.tool ? `ACTION [${neutralize(a.tool)}]` : "ACTION")}:`, neutralize(a.text));
+  for (const a of s.actions)
+    lines.push(`${c.yellow(a.tool ? `ACTION [${neutralize(a.tool)}]` : "ACTION")}:`, neutralize(a.text));
   for (const o of s.observations) lines.push(...observationLines(c, o, full));
   lines.push("");
   return lines;
@@ -123,10 +128,17 @@ function headerLines(c: Colors, v: TrajectoryView): string[] {
 export function renderTrajectoryText(v: TrajectoryView, options: TerminalOptions): string {
   const c = pc.createColors(options.color);
   const lines = headerLines(c, v);
-  for (const p of [v.system, v.firstUser, ...v.preamble]) if (p) lines.push(...promptLines(c, p, options.full));
+  for (const p of [v.system, v.firstUser, ...v.preamble])
+    if (p) lines.push(...promptLines(c, p, options.full));
   for (const s of v.steps) lines.push(...stepLines(c, s, options.full));
   lines.push(heading(c, `PATCH (${num(v.submission.length)} chars)`));
   if (v.submission.trim() === "") lines.push("(empty)");
-  else lines.push(...neutralize(v.submission).replace(/\n$/, "").split("\n").map((l) => diffLine(c, l)));
+  else
+    lines.push(
+      ...neutralize(v.submission)
+        .replace(/\n$/, "")
+        .split("\n")
+        .map((l) => diffLine(c, l)),
+    );
   return `${lines.join("\n")}\n`;
 }

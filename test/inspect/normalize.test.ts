@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { loadTrajectoryFile, normalizeTrajectory, TrajectoryFormatError } from "../../src/inspect/normalize.js";
+import {
+  loadTrajectoryFile,
+  normalizeTrajectory,
+  TrajectoryFormatError,
+} from "../../src/inspect/normalize.js";
 import { INSTANCES, patchloopTrajectory, SYSTEM_PROMPT } from "./run-fixture.js";
 
 const SHARED = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/trajectories");
@@ -20,11 +24,22 @@ describe("other scaffolds' trajectories (../shared/trajectories)", () => {
       ["OK, now let me end this run.", [{ tool: null, text: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }]],
     ]);
     expect(v.steps[0].observations).toEqual([
-      { text: "<returncode>0</returncode>\n<output>\nhello world\n</output>", returncode: 0, timedOut: false, formatError: false },
+      {
+        text: "<returncode>0</returncode>\n<output>\nhello world\n</output>",
+        returncode: 0,
+        timedOut: false,
+        formatError: false,
+      },
     ]);
     expect(v.exitStatus).toBe("Submitted");
     expect(v.submission).toBe("");
-    expect([v.promptTokens, v.completionTokens, v.cost, v.apiCalls, v.model]).toEqual([null, null, null, null, null]);
+    expect([v.promptTokens, v.completionTokens, v.cost, v.apiCalls, v.model]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   test("mini-swe-agent plain list, longer (github_issue.traj.json): submission derived from the last output", async () => {
@@ -40,7 +55,9 @@ describe("other scaffolds' trajectories (../shared/trajectories)", () => {
       "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached",
     );
     expect(v.exitStatus).toBe("Submitted");
-    expect(v.submission.startsWith("diff --git a/tests/missing_colon.py b/tests/missing_colon.py\n")).toBe(true);
+    expect(v.submission.startsWith("diff --git a/tests/missing_colon.py b/tests/missing_colon.py\n")).toBe(
+      true,
+    );
     expect(v.steps.flatMap((s) => s.observations).filter((o) => o.formatError || o.timedOut)).toEqual([]);
   });
 
@@ -97,13 +114,25 @@ describe("mini-swe-agent 1.1 ({info, messages, trajectory_format})", () => {
         content: "No block here.",
         extra: { cost: 0.02, response: { usage: { prompt_tokens: 100, completion_tokens: 7 } } },
       },
-      { role: "user", content: "Please always provide EXACTLY ONE action", extra: { interrupt_type: "FormatError" } },
+      {
+        role: "user",
+        content: "Please always provide EXACTLY ONE action",
+        extra: { interrupt_type: "FormatError" },
+      },
       {
         role: "assistant",
         content: "Check.\n\n```mswea_bash_command\nls\n```",
-        extra: { actions: [{ command: "ls" }], cost: 0.03, response: { usage: { prompt_tokens: 150, completion_tokens: 9 } } },
+        extra: {
+          actions: [{ command: "ls" }],
+          cost: 0.03,
+          response: { usage: { prompt_tokens: 150, completion_tokens: 9 } },
+        },
       },
-      { role: "user", content: "<returncode>0</returncode>\n<output>\na\n</output>", extra: { returncode: 0 } },
+      {
+        role: "user",
+        content: "<returncode>0</returncode>\n<output>\na\n</output>",
+        extra: { returncode: 0 },
+      },
       { role: "exit", content: "", extra: { exit_status: "Submitted", submission: "diff --git a/x b/x\n" } },
     ],
   };
@@ -133,7 +162,9 @@ describe("patchloop-1", () => {
       index: 1,
       thought: "Look at the validator.",
       actions: [{ tool: null, text: "grep -n regex django/core/validators.py" }],
-      observations: [{ text: "12: regex = r'^[\\w.@+-]+$'", returncode: 0, timedOut: false, formatError: false }],
+      observations: [
+        { text: "12: regex = r'^[\\w.@+-]+$'", returncode: 0, timedOut: false, formatError: false },
+      ],
       promptTokens: 1234,
       completionTokens: 56,
       cost: 0.001,
@@ -153,7 +184,10 @@ describe("patchloop-1", () => {
       extra: {
         actions: [
           { tool: "bash", args: { command: "ls -la" } },
-          { tool: "str_replace_editor", args: { command: "str_replace", path: "/a.py", old_str: "x = 1\ny = 2" } },
+          {
+            tool: "str_replace_editor",
+            args: { command: "str_replace", path: "/a.py", old_str: "x = 1\ny = 2" },
+          },
         ],
       },
     });
@@ -171,8 +205,16 @@ describe("bad input gets a clear error", () => {
     ["not JSON", "{oops", /bad\.json is not valid JSON \(.+\); 5 characters were read/],
     ["empty list", "[]", /the message list is empty; expected a patchloop trajectory/],
     ["unknown object", '{"foo": 1}', /got an object with keys foo; expected a patchloop trajectory/],
-    ["unknown format", '{"trajectory_format": "patchloop-9", "messages": []}', /unknown trajectory_format "patchloop-9"/],
-    ["message without role", '[{"content": "hi"}]', /message 0 has no "role" \(got an object with keys content\)/],
+    [
+      "unknown format",
+      '{"trajectory_format": "patchloop-9", "messages": []}',
+      /unknown trajectory_format "patchloop-9"/,
+    ],
+    [
+      "message without role",
+      '[{"content": "hi"}]',
+      /message 0 has no "role" \(got an object with keys content\)/,
+    ],
   ])("%s", async (_name, text, message) => {
     const file = join(dir, "bad.json");
     writeFileSync(file, text);
@@ -182,6 +224,8 @@ describe("bad input gets a clear error", () => {
   });
 
   test("a missing file names the path", async () => {
-    await expect(loadTrajectoryFile(join(dir, "nope.traj.json"))).rejects.toThrow(/cannot read .*nope\.traj\.json: ENOENT/);
+    await expect(loadTrajectoryFile(join(dir, "nope.traj.json"))).rejects.toThrow(
+      /cannot read .*nope\.traj\.json: ENOENT/,
+    );
   });
 });

@@ -58,10 +58,19 @@ export function patchloopTrajectory(inst: FixtureInstance): Trajectory {
       exit_status: inst.exitStatus,
       exit_message: inst.exitStatus === "LimitsExceeded" ? "step limit 5 reached" : null,
       submission: inst.submission,
-      model_stats: { api_calls: inst.steps.length, prompt_tokens: prompt, completion_tokens: completion, cost: 0.25 },
+      model_stats: {
+        api_calls: inst.steps.length,
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        cost: 0.25,
+      },
       config: {},
       versions: { patchloop: "0.1.0" },
-      timing: { started_at: "2025-01-01T00:00:00Z", ended_at: "2025-01-01T00:01:00Z", wall_seconds: inst.wallSeconds },
+      timing: {
+        started_at: "2025-01-01T00:00:00Z",
+        ended_at: "2025-01-01T00:01:00Z",
+        wall_seconds: inst.wallSeconds,
+      },
       instance_id: inst.id,
       model_name: "openai/test-model",
     },
@@ -88,12 +97,22 @@ export const INSTANCES: FixtureInstance[] = [
     wallSeconds: 42.5,
     submission: "diff --git a/v.py b/v.py\n--- a/v.py\n+++ b/v.py\n@@ -1 +1 @@\n-old = 1\n+new = 2\n",
     steps: [
-      step("Look at the validator.", "grep -n regex django/core/validators.py", "12: regex = r'^[\\w.@+-]+$'", {
-        promptTokens: 1234,
-        completionTokens: 56,
+      step(
+        "Look at the validator.",
+        "grep -n regex django/core/validators.py",
+        "12: regex = r'^[\\w.@+-]+$'",
+        {
+          promptTokens: 1234,
+          completionTokens: 56,
+        },
+      ),
+      step("I forgot the block.", null, "Format error: reply with exactly one ```bash block.", {
+        formatError: true,
       }),
-      step("I forgot the block.", null, "Format error: reply with exactly one ```bash block.", { formatError: true }),
-      step("Run the slow tests.", "python -m pytest tests", "partial output", { timedOut: true, returncode: -1 }),
+      step("Run the slow tests.", "python -m pytest tests", "partial output", {
+        timedOut: true,
+        returncode: -1,
+      }),
     ],
   },
   {
@@ -101,7 +120,10 @@ export const INSTANCES: FixtureInstance[] = [
     exitStatus: "Submitted",
     wallSeconds: 12,
     submission: "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
-    steps: [step("Edit.", "sed -i s/a/b/ a.py", ""), step("Submit.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "")],
+    steps: [
+      step("Edit.", "sed -i s/a/b/ a.py", ""),
+      step("Submit.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", ""),
+    ],
   },
   {
     id: "psf__requests-2317",
@@ -109,7 +131,11 @@ export const INSTANCES: FixtureInstance[] = [
     wallSeconds: 30,
     submission: `diff --git a/r.py b/r.py\n--- a/r.py\n+++ b/r.py\n@@ -1 +1 @@\n-x\n+html = "${XSS}"\n`,
     steps: [
-      step(`The page prints ${XSS} verbatim.`, "cat page.html", `<html><body>${XSS}<img src=x onerror=alert(2)></body></html>`),
+      step(
+        `The page prints ${XSS} verbatim.`,
+        "cat page.html",
+        `<html><body>${XSS}<img src=x onerror=alert(2)></body></html>`,
+      ),
       step("Done.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", ""),
     ],
   },
@@ -118,7 +144,9 @@ export const INSTANCES: FixtureInstance[] = [
     exitStatus: "LimitsExceeded",
     wallSeconds: 95,
     submission: "",
-    steps: [1, 2, 3, 4, 5].map((n) => step(`Attempt ${n}.`, `python t${n}.py`, `Traceback ${n}`, { returncode: 1 })),
+    steps: [1, 2, 3, 4, 5].map((n) =>
+      step(`Attempt ${n}.`, `python t${n}.py`, `Traceback ${n}`, { returncode: 1 }),
+    ),
   },
 ];
 
@@ -147,21 +175,34 @@ function report(id: string, resolved: boolean, f2pFail: string[], p2pFail: strin
 /**
  * Writes a run folder in the `patchloop swebench -o DIR` layout with an evaluation beside it:
  * per-instance report.json files for three instances and a harness run summary covering requests.
+ * The folder is a fresh temp folder, or `<parent>/run` when `parent` is given.
  */
-export function makeRunFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), "patchloop-inspect-run-"));
+export function makeRunFolder(parent?: string): string {
+  const dir = parent ? join(parent, "run") : mkdtempSync(join(tmpdir(), "patchloop-inspect-run-"));
+  mkdirSync(dir, { recursive: true });
   const preds: Record<string, unknown> = {};
   for (const inst of INSTANCES) {
     write(join(dir, inst.id, `${inst.id}.traj.json`), patchloopTrajectory(inst));
-    preds[inst.id] = { instance_id: inst.id, model_name_or_path: "openai/test-model", model_patch: inst.submission };
+    preds[inst.id] = {
+      instance_id: inst.id,
+      model_name_or_path: "openai/test-model",
+      model_patch: inst.submission,
+    };
   }
   write(join(dir, "preds.json"), preds);
-  write(join(dir, "run.json"), { model: "openai/test-model", started_at: "2025-01-01T00:00:00Z", config: {} });
+  write(join(dir, "run.json"), {
+    model: "openai/test-model",
+    started_at: "2025-01-01T00:00:00Z",
+    config: {},
+  });
   write(
     join(dir, "exit_statuses.yaml"),
     "Submitted:\n- django__django-11099\n- django__django-12345\n- psf__requests-2317\nLimitsExceeded:\n- sympy__sympy-20590\n",
   );
-  write(join(dir, "eval/run1/django__django-11099/report.json"), report("django__django-11099", true, [], []));
+  write(
+    join(dir, "eval/run1/django__django-11099/report.json"),
+    report("django__django-11099", true, [], []),
+  );
   write(
     join(dir, "eval/run1/django__django-12345/report.json"),
     report("django__django-12345", false, [], ["test_old_c (model.Tests)"]),

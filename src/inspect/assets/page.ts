@@ -1,56 +1,20 @@
-import { barChart, columnChart } from "../client/charts.js";
-import { diffLineClass, renderDiff } from "../client/diff.js";
-import {
-  badge,
-  el,
-  fmtCost,
-  fmtNum,
-  fmtSeconds,
-  getJson,
-  mount,
-  resolvedBadge,
-  statusBadge,
-  svgEl,
-} from "../client/dom.js";
-import { plMain, showRoute } from "../client/main.js";
-import { overviewRow, renderOverview, sortValue } from "../client/overview.js";
-import {
-  evalBlock,
-  jumpButton,
-  observationBlock,
-  promptBlock,
-  renderTrajectory,
-  stepBlock,
-} from "../client/trajectory.js";
+import * as charts from "../client/charts.js";
+import * as diff from "../client/diff.js";
+import * as dom from "../client/dom.js";
+import * as main from "../client/main.js";
+import * as overview from "../client/overview.js";
+import * as trajectory from "../client/trajectory.js";
 
-/** Every browser-side function; each refers to the others by name inside one script scope. */
-const CLIENT_FUNCTIONS: Array<(...args: never[]) => unknown> = [
-  el,
-  svgEl,
-  fmtNum,
-  fmtCost,
-  fmtSeconds,
-  getJson,
-  mount,
-  badge,
-  statusBadge,
-  resolvedBadge,
-  barChart,
-  columnChart,
-  diffLineClass,
-  renderDiff,
-  sortValue,
-  overviewRow,
-  renderOverview,
-  promptBlock,
-  observationBlock,
-  stepBlock,
-  evalBlock,
-  jumpButton,
-  renderTrajectory,
-  showRoute,
-  plMain,
-];
+/**
+ * Every browser-side function: all exports of the client modules (a helper a client function calls
+ * must therefore be exported too). They refer to each other by name inside one script scope.
+ */
+function clientFunctions(): Array<(...args: never[]) => unknown> {
+  const modules: object[] = [dom, charts, diff, overview, trajectory, main];
+  return modules.flatMap((m) =>
+    Object.values(m).filter((v): v is (...args: never[]) => unknown => typeof v === "function"),
+  );
+}
 
 /**
  * The page script, served as /app.js: the compiled source text of the functions in ../client/,
@@ -59,7 +23,9 @@ const CLIENT_FUNCTIONS: Array<(...args: never[]) => unknown> = [
  * between modules would break it, so browser tests start the server from dist/.
  */
 export function pageScript(): string {
-  const body = CLIENT_FUNCTIONS.map((fn) => fn.toString()).join("\n\n");
+  const body = clientFunctions()
+    .map((fn) => fn.toString())
+    .join("\n\n");
   return `"use strict";\n(() => {\n${body}\n\nvoid plMain();\n})();\n`;
 }
 

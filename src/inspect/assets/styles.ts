@@ -22,7 +22,7 @@ a { color: var(--accent); }
 .badge { display: inline-block; padding: 1px 7px; border-radius: 9px; font-size: 12px; font-weight: 600; white-space: nowrap; }
 .badge-ok { background: var(--ok-bg); color: var(--ok); } .badge-bad { background: var(--bad-bg); color: var(--bad); }
 .badge-warn { background: var(--warn-bg); color: var(--warn); } .badge-muted { background: #ececea; color: var(--muted); }
-.charts { display: flex; flex-wrap: wrap; gap: 14px; margin: 10px 0 18px; }
+.charts { display: flex; flex-wrap: wrap; gap: 14px; margin: 10px 0 18px; align-items: flex-start; }
 .chart { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 0; }
 .chart figcaption { font-weight: 600; margin-bottom: 6px; }
 .chart .bar { fill: var(--accent); } .chart .track { fill: #eef0f3; }

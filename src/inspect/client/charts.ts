@@ -49,7 +49,12 @@ export function barChart(
 }
 
 /** A vertical column chart (for the steps histogram): one column per datum, labels below. */
-export function columnChart(chartId: string, title: string, data: BarDatum[], emptyText: string): HTMLElement {
+export function columnChart(
+  chartId: string,
+  title: string,
+  data: BarDatum[],
+  emptyText: string,
+): HTMLElement {
   const figure = el("figure", { class: "chart", "data-chart": chartId }, el("figcaption", null, title));
   if (data.length === 0) {
     figure.append(el("p", { class: "muted" }, emptyText));
@@ -67,11 +72,27 @@ export function columnChart(chartId: string, title: string, data: BarDatum[], em
     svg.append(
       svgEl(
         "rect",
-        { x: x + 2, y: 14 + plotH - h, width: colW - 4, height: h, class: "bar", rx: 2, "data-label": d.label },
+        {
+          x: x + 2,
+          y: 14 + plotH - h,
+          width: colW - 4,
+          height: h,
+          class: "bar",
+          rx: 2,
+          "data-label": d.label,
+        },
         svgEl("title", {}, `${d.label} steps: ${d.caption}`),
       ),
-      svgEl("text", { x: x + colW / 2, y: 10 + plotH - h, "text-anchor": "middle", class: "chart-caption" }, d.caption),
-      svgEl("text", { x: x + colW / 2, y: plotH + 30, "text-anchor": "middle", class: "chart-label" }, d.label),
+      svgEl(
+        "text",
+        { x: x + colW / 2, y: 10 + plotH - h, "text-anchor": "middle", class: "chart-caption" },
+        d.caption,
+      ),
+      svgEl(
+        "text",
+        { x: x + colW / 2, y: plotH + 30, "text-anchor": "middle", class: "chart-label" },
+        d.label,
+      ),
     );
   });
   figure.append(svg);

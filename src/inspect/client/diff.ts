@@ -14,5 +14,9 @@ export function diffLineClass(line: string): string {
 export function renderDiff(patch: string): HTMLElement {
   if (patch.trim() === "") return el("p", { class: "muted" }, "(empty patch)");
   const lines = patch.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
-  return el("pre", { class: "diff" }, ...lines.map((line) => el("span", { class: diffLineClass(line) }, `${line}\n`)));
+  return el(
+    "pre",
+    { class: "diff" },
+    ...lines.map((line) => el("span", { class: diffLineClass(line) }, `${line}\n`)),
+  );
 }

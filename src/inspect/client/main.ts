@@ -40,6 +40,9 @@ export async function plMain(): Promise<void> {
     window.addEventListener("hashchange", () => void show(overview, false));
     await show(overview, true);
   } catch (err) {
-    mount(app, el("div", { class: "error-box" }, `Could not reach the viewer's server: ${(err as Error).message}`));
+    mount(
+      app,
+      el("div", { class: "error-box" }, `Could not reach the viewer's server: ${(err as Error).message}`),
+    );
   }
 }

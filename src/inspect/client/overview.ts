@@ -16,6 +16,16 @@ export function sortValue(row: InstanceRow, key: SortKey): string | number | nul
   return row[key];
 }
 
+/** Report files for display: per-instance report.json files grouped by folder, with a star for the id. */
+export function summarizeReportFiles(files: string[]): string {
+  const groups = new Map<string, number>();
+  for (const f of files) {
+    const key = f.endsWith("/report.json") ? f.replace(/[^/]+\/report\.json$/, "*/report.json") : f;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  return [...groups.entries()].map(([k, n]) => (n > 1 ? `${k} (${n})` : k)).join(", ");
+}
+
 export function overviewRow(row: InstanceRow): HTMLElement {
   const idCell = row.trajectory
     ? el("a", { href: `#/t/${encodeURIComponent(row.trajectory)}` }, row.id)
@@ -30,7 +40,10 @@ export function overviewRow(row: InstanceRow): HTMLElement {
     el("td", { class: "num" }, fmtNum(row.steps)),
     el(
       "td",
-      { class: "num", title: `prompt ${fmtNum(row.promptTokens)} / completion ${fmtNum(row.completionTokens)}` },
+      {
+        class: "num",
+        title: `prompt ${fmtNum(row.promptTokens)} / completion ${fmtNum(row.completionTokens)}`,
+      },
       fmtNum(typeof tokens === "number" ? tokens : null),
     ),
     el("td", { class: "num" }, fmtCost(row.cost)),
@@ -38,7 +51,7 @@ export function overviewRow(row: InstanceRow): HTMLElement {
   );
 }
 
-function optionList(select: HTMLElement, values: string[]): void {
+export function optionList(select: HTMLElement, values: string[]): void {
   for (const v of values) select.append(el("option", { value: v }, v));
 }
 
@@ -52,7 +65,9 @@ export function renderOverview(data: RunOverview): HTMLElement {
   addFact("instances", String(rows.length));
   addFact(
     "resolved",
-    evaluated.length ? `${resolvedN}/${evaluated.length} (${((100 * resolvedN) / evaluated.length).toFixed(1)}%)` : "—",
+    evaluated.length
+      ? `${resolvedN}/${evaluated.length} (${((100 * resolvedN) / evaluated.length).toFixed(1)}%)`
+      : "—",
   );
   addFact("cost", fmtCost(rows.reduce((t, r) => t + (r.cost ?? 0), 0)));
   for (const [k, v] of Object.entries(data.runFacts)) addFact(k, v);
@@ -60,12 +75,22 @@ export function renderOverview(data: RunOverview): HTMLElement {
   const charts = el(
     "div",
     { class: "charts" },
-    barChart("resolved-by-repo", "Resolved rate per repository (%)", data.charts.resolvedByRepo, 100, "no evaluation report found"),
+    barChart(
+      "resolved-by-repo",
+      "Resolved rate per repository (%)",
+      data.charts.resolvedByRepo,
+      100,
+      "no evaluation report found",
+    ),
     columnChart("steps", "Steps per instance", data.charts.stepsHistogram, "no trajectories"),
     barChart("exit-statuses", "Exit statuses", data.charts.exitStatuses, null, "no instances"),
   );
 
-  const text = el("input", { type: "search", placeholder: "filter by id, repository, status", id: "filter-text" });
+  const text = el("input", {
+    type: "search",
+    placeholder: "filter by id, repository, status",
+    id: "filter-text",
+  });
   const status = el("select", { id: "filter-status" }, el("option", { value: "" }, "all exit statuses"));
   optionList(status, [...new Set(rows.map((r) => r.exitStatus ?? "(none)"))].sort());
   const resolved = el(
@@ -136,7 +161,7 @@ export function renderOverview(data: RunOverview): HTMLElement {
     ? el("ul", { class: "problems" }, ...data.problems.map((p) => el("li", null, p)))
     : null;
   const evalNote = data.evalFiles.length
-    ? el("p", { class: "muted" }, `evaluation: ${data.evalFiles.join(", ")}`)
+    ? el("p", { class: "muted", id: "eval-files" }, `evaluation: ${summarizeReportFiles(data.evalFiles)}`)
     : null;
   return el(
     "div",

@@ -20,7 +20,8 @@ export function observationBlock(o: ObservationView): HTMLElement {
   if (o.formatError) classes.push("format-error");
   if (o.timedOut) classes.push("timed-out");
   const head = el("div", { class: "block-head" }, "OBSERVATION");
-  if (o.returncode !== null) head.append(badge(`exit ${o.returncode}`, o.returncode === 0 ? "muted" : "warn"));
+  if (o.returncode !== null)
+    head.append(badge(`exit ${o.returncode}`, o.returncode === 0 ? "muted" : "warn"));
   if (o.formatError) head.append(badge("FORMAT ERROR", "bad"));
   if (o.timedOut) head.append(badge("TIMED OUT", "bad"));
   return el("div", { class: classes.join(" ") }, head, el("pre", { class: "text" }, o.text));
@@ -39,7 +40,14 @@ export function stepBlock(s: StepView): HTMLElement {
   }
   const section = el("section", { class: "step", id: `step-${s.index}`, "data-step": String(s.index) }, head);
   if (s.thought) {
-    section.append(el("div", { class: "block thought" }, el("div", { class: "block-head" }, "THOUGHT"), el("pre", { class: "text" }, s.thought)));
+    section.append(
+      el(
+        "div",
+        { class: "block thought" },
+        el("div", { class: "block-head" }, "THOUGHT"),
+        el("pre", { class: "text" }, s.thought),
+      ),
+    );
   }
   for (const a of s.actions) {
     section.append(
@@ -67,7 +75,8 @@ export function evalBlock(ev: EvalResult | null): HTMLElement {
   if (ev.patchApplied === false) box.append(el("p", { class: "error-text" }, "The patch did not apply."));
   const list = (title: string, names: string[], passed: number) => {
     box.append(el("h3", null, `${title}: ${names.length} failing, ${passed} passing`));
-    if (names.length) box.append(el("ul", { class: "failing" }, ...names.map((n) => el("li", null, el("code", null, n)))));
+    if (names.length)
+      box.append(el("ul", { class: "failing" }, ...names.map((n) => el("li", null, el("code", null, n)))));
   };
   const f2p = ev.failToPassFailures.length + ev.failToPassPassed;
   const p2p = ev.passToPassFailures.length + ev.passToPassPassed;
@@ -100,19 +109,30 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
   addFact("wall time", fmtSeconds(v.wallSeconds));
   const flagged = v.steps.filter((s) => s.observations.some((o) => o.formatError || o.timedOut));
   const jump = flagged.length
-    ? el(
-        "p",
-        { class: "jump" },
-        "flagged steps: ",
-        ...flagged.map((s) => jumpButton(s.index)),
-      )
+    ? el("p", { class: "jump" }, "flagged steps: ", ...flagged.map((s) => jumpButton(s.index)))
     : null;
   const page = el(
     "div",
     { class: "trajectory" },
-    el("h1", null, v.instanceId ?? data.file, " ", statusBadge(v.exitStatus), " ", resolvedBadge(data.eval?.resolved ?? null)),
+    el(
+      "h1",
+      null,
+      v.instanceId ?? data.file,
+      " ",
+      statusBadge(v.exitStatus),
+      " ",
+      resolvedBadge(data.eval?.resolved ?? null),
+    ),
     v.exitMessage ? el("p", { class: "muted" }, v.exitMessage) : null,
-    el("p", null, el("a", { href: `/files/${data.file.split("/").map(encodeURIComponent).join("/")}` }, `raw file: ${data.file}`)),
+    el(
+      "p",
+      null,
+      el(
+        "a",
+        { href: `/files/${data.file.split("/").map(encodeURIComponent).join("/")}` },
+        `raw file: ${data.file}`,
+      ),
+    ),
     facts,
     jump,
   );
@@ -120,7 +140,14 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
   if (v.firstUser) page.append(promptBlock(v.firstUser, false));
   for (const p of v.preamble) page.append(promptBlock(p, false));
   for (const s of v.steps) page.append(stepBlock(s));
-  page.append(el("section", { class: "patch", id: "patch" }, el("h2", null, `Final patch (${fmtNum(v.submission.length)} chars)`), renderDiff(v.submission)));
+  page.append(
+    el(
+      "section",
+      { class: "patch", id: "patch" },
+      el("h2", null, `Final patch (${fmtNum(v.submission.length)} chars)`),
+      renderDiff(v.submission),
+    ),
+  );
   page.append(evalBlock(data.eval));
   return page;
 }

@@ -1,0 +1,234 @@
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { spawnCli, waitForUrl } from "./cli-driver.js";
+import { makeRunFolder, SYSTEM_PROMPT, XSS } from "./run-fixture.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const missing = !existsSync(CHROMIUM);
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+if (missing && process.env.CI === "true") {
+  test("Chromium is installed (required in CI)", () => {
+    throw new Error(`${CHROMIUM} is missing; CI must run: apt-get install -y chromium`);
+  });
+}
+if (missing) console.warn(`browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+async function launch(): Promise<{ context: BrowserContext; profile: string }> {
+  const profile = mkdtempSync(join(tmpdir(), "patchloop-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  return { context, profile };
+}
+
+/** Cell texts of the overview table, row by row. */
+async function tableRows(page: Page): Promise<string[][]> {
+  return page.$$eval("#instances tbody tr", (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())),
+  );
+}
+
+describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => {
+  const dir = makeRunFolder();
+  let cli: ChildProcess;
+  let url: string;
+  let context: BrowserContext;
+  let profile: string;
+  let page: Page;
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    cli = spawnCli(["inspect", dir, "--port", "0"]);
+    url = await waitForUrl(cli);
+    ({ context, profile } = await launch());
+    page = await context.newPage();
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+  });
+  afterAll(async () => {
+    await context?.close();
+    cli?.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  test("the CLI printed a loopback URL", () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  });
+
+  test("overview: one row per instance, and the three charts", async () => {
+    await page.goto(url);
+    await page.waitForSelector("#instances tbody tr");
+    expect(await tableRows(page)).toEqual([
+      ["django__django-11099", "Submitted", "resolved", "3", "3,390", "$0.2500", "42.5 s"],
+      ["django__django-12345", "Submitted", "unresolved", "2", "2,100", "$0.2500", "12.0 s"],
+      ["psf__requests-2317", "Submitted", "resolved", "2", "2,100", "$0.2500", "30.0 s"],
+      ["sympy__sympy-20590", "LimitsExceeded", "unresolved", "5", "5,250", "$0.2500", "1m 35s"],
+    ]);
+    const bars = (chart: string) =>
+      page.$$eval(`figure[data-chart="${chart}"] svg rect.bar`, (rects) =>
+        rects.map((r) => [
+          r.getAttribute("data-label"),
+          Number(r.getAttribute("width")),
+          Number(r.getAttribute("height")),
+        ]),
+      );
+    expect((await bars("resolved-by-repo")).map(([label, width]) => [label, width])).toEqual([
+      ["django/django", 95],
+      ["psf/requests", 190],
+      ["sympy/sympy", 0],
+    ]);
+    expect((await bars("steps")).map(([label, , height]) => [label, height])).toEqual([
+      ["2", 120],
+      ["3", 60],
+      ["4", 0],
+      ["5", 60],
+    ]);
+    expect((await bars("exit-statuses")).map(([label]) => label)).toEqual(["Submitted", "LimitsExceeded"]);
+    expect(await page.textContent("#eval-files")).toBe(
+      "evaluation: eval/openai__test-model.run1.json, eval/run1/*/report.json (3)",
+    );
+    await page.screenshot({ path: "/tmp/patchloop-inspect-overview.png", fullPage: true });
+  });
+
+  test("overview: sorting and filtering", async () => {
+    await page.click('th[data-key="steps"]');
+    await page.click('th[data-key="steps"]');
+    expect((await tableRows(page)).map((r) => r[0])).toEqual([
+      "sympy__sympy-20590",
+      "django__django-11099",
+      "django__django-12345",
+      "psf__requests-2317",
+    ]);
+    await page.fill("#filter-text", "django");
+    expect((await tableRows(page)).map((r) => r[0])).toEqual([
+      "django__django-11099",
+      "django__django-12345",
+    ]);
+    await page.selectOption("#filter-resolved", "yes");
+    expect((await tableRows(page)).map((r) => r[0])).toEqual(["django__django-11099"]);
+    await page.fill("#filter-text", "");
+    await page.selectOption("#filter-resolved", "");
+    await page.selectOption("#filter-status", "LimitsExceeded");
+    expect((await tableRows(page)).map((r) => r[0])).toEqual(["sympy__sympy-20590"]);
+    expect(await page.textContent("#row-count")).toBe("1 of 4 shown");
+  });
+
+  test("trajectory view: prompts with lengths, steps, flags, tokens, coloured patch, evaluation", async () => {
+    await page.goto(url);
+    await page.click('#instances tr[data-id="django__django-11099"] a');
+    await page.waitForSelector("section.step");
+    expect(await page.$$eval("section.step", (s) => s.length)).toBe(3);
+    expect(await page.textContent('details.prompt[data-role="system"] summary')).toBe(
+      `SYSTEM · ${SYSTEM_PROMPT.length} chars`,
+    );
+    expect(await page.textContent('details.prompt[data-role="user"] summary')).toBe("USER · 38 chars");
+    const step1 = await page.$eval("#step-1", (s) =>
+      [...s.querySelectorAll(".block")].map((b) => [b.className, b.querySelector("pre")?.textContent ?? ""]),
+    );
+    expect(step1).toEqual([
+      ["block thought", "Look at the validator."],
+      ["block action", "grep -n regex django/core/validators.py"],
+      ["block observation", "12: regex = r'^[\\w.@+-]+$'"],
+    ]);
+    expect(await page.textContent("#step-1 h3 .tokens")).toBe("1,234 prompt / 56 completion tokens");
+    expect(await page.$$eval("#step-2 .observation.format-error", (n) => n.length)).toBe(1);
+    expect(await page.textContent("#step-2 .observation .badge-bad")).toBe("FORMAT ERROR");
+    expect(await page.$$eval("#step-3 .observation.timed-out", (n) => n.length)).toBe(1);
+    expect(await page.$$eval("section.step.flagged", (n) => n.map((s) => s.id))).toEqual([
+      "step-2",
+      "step-3",
+    ]);
+    expect(
+      await page.$$eval("pre.diff span", (spans) => spans.map((s) => [s.className, s.textContent])),
+    ).toEqual([
+      ["diff-meta", "diff --git a/v.py b/v.py\n"],
+      ["diff-meta", "--- a/v.py\n"],
+      ["diff-meta", "+++ b/v.py\n"],
+      ["diff-hunk", "@@ -1 +1 @@\n"],
+      ["diff-del", "-old = 1\n"],
+      ["diff-add", "+new = 2\n"],
+    ]);
+    expect(await page.textContent("#evaluation")).toContain(
+      "resolved from eval/run1/django__django-11099/report.json",
+    );
+    await page.screenshot({ path: "/tmp/patchloop-inspect-trajectory.png", fullPage: true });
+  });
+
+  test("trajectory view: the evaluation's failing tests", async () => {
+    await page.goto(`${url}#/t/${encodeURIComponent("sympy__sympy-20590/sympy__sympy-20590.traj.json")}`);
+    await page.waitForSelector("#evaluation ul.failing");
+    expect(await page.$$eval("#evaluation ul.failing li", (li) => li.map((l) => l.textContent))).toEqual([
+      "test_symbol_slots",
+    ]);
+    expect(await page.textContent("#evaluation")).toContain("FAIL_TO_PASS: 1 failing, 0 passing");
+  });
+
+  test("model output with <script> is shown as text; nothing runs", async () => {
+    await page.goto(`${url}#/t/${encodeURIComponent("psf__requests-2317/psf__requests-2317.traj.json")}`);
+    await page.waitForSelector("#step-1");
+    expect(await page.textContent("#step-1 .thought pre")).toBe(`The page prints ${XSS} verbatim.`);
+    expect(await page.textContent("#step-1 .observation pre")).toBe(
+      `<html><body>${XSS}<img src=x onerror=alert(2)></body></html>`,
+    );
+    expect(await page.textContent("pre.diff")).toContain(`+html = "${XSS}"`);
+    expect(await page.$$eval("script", (s) => s.map((x) => x.getAttribute("src")))).toEqual(["/app.js"]);
+    expect(await page.$$eval("main img", (imgs) => imgs.length)).toBe(0);
+    await page.waitForTimeout(300);
+    expect(dialogs).toEqual([]);
+  });
+
+  test("the page itself had no script errors", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(missing)("web viewer on a single trajectory file", () => {
+  const dir = makeRunFolder();
+  let cli: ChildProcess;
+  let context: BrowserContext;
+  let profile: string;
+  afterAll(async () => {
+    await context?.close();
+    cli?.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  test("opens straight to the trajectory view", async () => {
+    cli = spawnCli([
+      "inspect",
+      join(dir, "sympy__sympy-20590", "sympy__sympy-20590.traj.json"),
+      "--port",
+      "0",
+    ]);
+    const url = await waitForUrl(cli);
+    ({ context, profile } = await launch());
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector("section.step");
+    expect(await page.$$eval("section.step", (s) => s.length)).toBe(5);
+    expect(await page.textContent("h1")).toContain("sympy__sympy-20590");
+    expect(await page.$$eval("main a[href='#/']", (a) => a.length)).toBe(0);
+  });
+});
