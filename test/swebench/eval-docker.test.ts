@@ -1,0 +1,128 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type EvalFlags, runEval } from "../../src/cli/eval.js";
+import { BASE_IMAGE, describeWithEngine } from "../support/engines.js";
+import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
+
+// Debian's python3 and pytest on the CI base image; built once per engine state (tag = content hash).
+const PYTHON_DOCKERFILE = `FROM ${BASE_IMAGE}
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-pytest git patch >/dev/null && rm -rf /var/lib/apt/lists/*
+`;
+const PYTHON_IMAGE = `patchloop-test/eval-python:${createHash("sha256").update(PYTHON_DOCKERFILE).digest("hex").slice(0, 12)}`;
+
+function docker(args: string[], input?: string): string {
+  const r = spawnSync("docker", args, { input, encoding: "utf8", timeout: 600_000 });
+  if (r.status !== 0) throw new Error(`docker ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+describeWithEngine(
+  "docker",
+  "eval end to end in Docker (image built here with Debian's python3 and pytest)",
+  () => {
+    let f: CalcFixture;
+    let root: string;
+    let image: string;
+
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), "patchloop-eval-docker-"));
+      f = buildCalcFixture(root);
+      if (spawnSync("docker", ["image", "inspect", PYTHON_IMAGE], { stdio: "ignore" }).status !== 0) {
+        // The package mirror is reached through the host's network (the engine has no bridge).
+        docker(["build", "--network", "host", "-q", "-t", PYTHON_IMAGE, "-"], PYTHON_DOCKERFILE);
+      }
+      // An SWE-bench-style instance image: the repository at /testbed, a conda activate script.
+      const context = join(root, "image");
+      cpSync(f.clone, join(context, "repo"), { recursive: true });
+      writeFileSync(
+        join(context, "Dockerfile"),
+        `FROM ${PYTHON_IMAGE}
+COPY repo /testbed
+RUN mkdir -p /opt/miniconda3/bin && printf 'conda() { :; }\\n' > /opt/miniconda3/bin/activate
+ENV PYTHONDONTWRITEBYTECODE=1
+WORKDIR /testbed
+`,
+      );
+      image = `patchloop-test/calc-instance:${Date.now().toString(36)}`;
+      docker(["build", "-q", "-t", image, context]);
+    }, 600_000);
+
+    afterAll(() => {
+      if (image) spawnSync("docker", ["rmi", "-f", image], { stdio: "ignore" });
+    });
+
+    it("gold resolves, empty counts as empty, wrong is RESOLVED_NO, stale does not apply, a hang times out", async () => {
+      const rows = [1, 2, 3, 4, 5].map((n) =>
+        calcRow(f, n, {
+          image_name: image,
+          test_cmd: "python3 -m pytest -rA -p no:cacheprovider",
+          log_parser: "pytest",
+          ...(n === 5 ? { test_patch: f.hangTestPatch } : {}),
+        }),
+      );
+      const dataset = join(root, "rows.jsonl");
+      writeFileSync(dataset, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+      const preds = join(root, "preds.json");
+      const patches = [f.goldPatch, "", f.wrongPatch, f.stalePatch, f.goldPatch];
+      writeFileSync(
+        preds,
+        JSON.stringify(
+          Object.fromEntries(
+            patches.map((p, i) => [`acme__calc-${i + 1}`, { model_name_or_path: "org/m", model_patch: p }]),
+          ),
+        ),
+      );
+      const out: string[] = [];
+      const flags: EvalFlags = {
+        predictions: preds,
+        dataset,
+        split: "test",
+        runId: "docker-1",
+        workers: "3",
+        environment: "docker",
+        timeout: "20",
+        output: join(root, "out"),
+        harnessVersion: "4.1",
+        config: [],
+      };
+      const code = await runEval(flags, { out: (t) => out.push(t), err: () => undefined });
+      const summary = JSON.parse(readFileSync(join(root, "out", "docker-1", "org__m.docker-1.json"), "utf8"));
+      expect(summary).toMatchObject({
+        total_instances: 5,
+        submitted_instances: 5,
+        completed_instances: 2,
+        resolved_ids: ["acme__calc-1"],
+        unresolved_ids: ["acme__calc-3"],
+        empty_patch_ids: ["acme__calc-2"],
+        error_ids: ["acme__calc-4", "acme__calc-5"],
+      });
+      expect(summary.patchloop.patch_apply_failed_ids).toEqual(["acme__calc-4"]);
+      expect(summary.patchloop.timeout_ids).toEqual(["acme__calc-5"]);
+      expect(summary.patchloop.infrastructure_error_ids).toEqual([]);
+      expect(code).toBe(1);
+      expect(out.join("")).toContain("Resolved 1/5 (20.0%)");
+
+      const gold = join(root, "out", "docker-1", "acme__calc-1");
+      const evalSh = readFileSync(join(gold, "eval.sh"), "utf8");
+      expect(evalSh).toContain("source /opt/miniconda3/bin/activate\nconda activate testbed\ncd /testbed\n");
+      expect(evalSh).toContain("git config --global --add safe.directory /testbed\n");
+      const log = readFileSync(join(gold, "test_output.txt"), "utf8");
+      expect(log).toContain(
+        "+ python3 -m pytest -rA -p no:cacheprovider tests/test_clamp.py tests/test_ops.py",
+      );
+      expect(log).toContain("PASSED tests/test_clamp.py::test_clamp_high");
+      expect(
+        readFileSync(join(root, "out", "docker-1", "acme__calc-5", "test_output.txt"), "utf8"),
+      ).toContain("Timeout error: 20 seconds exceeded.");
+      // Every container is gone.
+      const left = execFileSync("docker", ["ps", "-aq", "--filter", "label=patchloop.run=docker-1"], {
+        encoding: "utf8",
+      });
+      expect(left.trim()).toBe("");
+    }, 300_000);
+  },
+);

@@ -1,0 +1,206 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { instanceImageName, type PullProgress, pullImages } from "../../src/swebench/images.js";
+import { BASE_IMAGE, describeWithEngine, testImage } from "../support/engines.js";
+import { HAVE_SHARED, readSharedRows } from "./shared-data.js";
+
+/** A registry address on loopback where nothing listens: pulls fail at once, without DNS. */
+const REFUSED = "127.0.0.1:9/patchloop-test";
+
+describe("instanceImageName", () => {
+  it("follows the harness's naming", () => {
+    expect(instanceImageName("django__django-11099")).toBe(
+      "docker.io/swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
+    );
+    expect(instanceImageName("Owner__Repo-7")).toBe(
+      "docker.io/swebench/sweb.eval.x86_64.owner_1776_repo-7:latest",
+    );
+  });
+
+  it.runIf(HAVE_SHARED)("gives every Lite row a distinct valid reference", () => {
+    const names = readSharedRows("swe-bench-lite.test.jsonl").map((r) => instanceImageName(r.instance_id));
+    expect(names).toHaveLength(300);
+    expect(new Set(names).size).toBe(300);
+    for (const n of names)
+      expect(n).toMatch(/^docker\.io\/swebench\/sweb\.eval\.x86_64\.[a-z0-9_.-]+:latest$/);
+  });
+});
+
+/**
+ * A minimal Docker registry (distribution API v2) on 127.0.0.1 serving one image with one layer,
+ * or hanging on every manifest request when `hang` is set.
+ */
+async function startRegistry(dir: string, opts: { hang?: boolean } = {}) {
+  await writeFile(join(dir, "hello.txt"), "pulled from the test registry\n");
+  execFileSync("tar", ["-cf", join(dir, "layer.tar"), "-C", dir, "hello.txt"]);
+  const tar = await readFile(join(dir, "layer.tar"));
+  const layer = gzipSync(tar);
+  const sha = (b: Buffer) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: "amd64",
+      os: "linux",
+      config: { Cmd: ["/hello.txt"] },
+      rootfs: { type: "layers", diff_ids: [sha(tar)] },
+    }),
+  );
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.docker.distribution.manifest.v2+json",
+      config: {
+        mediaType: "application/vnd.docker.container.image.v1+json",
+        size: config.length,
+        digest: sha(config),
+      },
+      layers: [
+        {
+          mediaType: "application/vnd.docker.image.rootfs.diff.tar.gzip",
+          size: layer.length,
+          digest: sha(layer),
+        },
+      ],
+    }),
+  );
+  const blobs = new Map([
+    [sha(config), config],
+    [sha(layer), layer],
+  ]);
+  const hanging: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? "";
+    const send = (type: string, body: Buffer, digest?: string) => {
+      res.writeHead(200, {
+        "Content-Type": type,
+        "Content-Length": body.length,
+        ...(digest ? { "Docker-Content-Digest": digest } : {}),
+      });
+      res.end(req.method === "HEAD" ? undefined : body);
+    };
+    if (url === "/v2/") return send("application/json", Buffer.from("{}"));
+    if (/^\/v2\/.+\/manifests\/[^/]+$/.test(url)) {
+      if (opts.hang) return void hanging.push(() => res.destroy());
+      if (!url.includes("/test/hello/")) return void res.writeHead(404).end();
+      return send("application/vnd.docker.distribution.manifest.v2+json", manifest, sha(manifest));
+    }
+    const blob = /\/blobs\/(sha256:[0-9a-f]+)$/.exec(url);
+    if (blob && blobs.has(blob[1])) return send("application/octet-stream", blobs.get(blob[1])!, blob[1]);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    host: `127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const h of hanging) h();
+        server.close(() => r());
+      }),
+  };
+}
+
+function docker(args: string[]): string {
+  return spawnSync("docker", args, { encoding: "utf8" }).stdout.trim();
+}
+
+describeWithEngine("docker", "pullImages with docker", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "patchloop-images-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("skips present images, pulls missing ones, retries and reports failures", async () => {
+    const registry = await startRegistry(dir);
+    const pulledName = `${registry.host}/test/hello:v1`;
+    docker(["rmi", "-f", pulledName]);
+    const present = "patchloop-test/present:1";
+    docker(["tag", testImage("docker"), present]);
+    const missing = `${REFUSED}/none:never`;
+    const events: PullProgress[] = [];
+    try {
+      const summary = await pullImages([present, pulledName, missing, present], {
+        executable: "docker",
+        parallel: 1,
+        retries: 1,
+        retryDelay: 0,
+        onProgress: (p) => events.push(p),
+      });
+      expect(summary.present).toEqual([present]);
+      expect(summary.pulled).toEqual([pulledName]);
+      expect(summary.failed).toEqual([{ name: missing, error: expect.stringMatching(/connection refused/) }]);
+      expect(
+        events.map(
+          (e) =>
+            `${e.event} ${e.name === missing ? "missing" : e.name} ${e.attempt ?? ""} ${e.done}/${e.total}`,
+        ),
+      ).toEqual([
+        `present ${present}  1/3`,
+        `pulling ${pulledName} 1 1/3`,
+        `pulled ${pulledName} 1 2/3`,
+        "pulling missing 1 2/3",
+        "retry missing 1 2/3",
+        "pulling missing 2 2/3",
+        "failed missing 2 3/3",
+      ]);
+      expect(docker(["image", "inspect", "--format", "{{.Id}}", pulledName])).toMatch(/^sha256:/);
+    } finally {
+      docker(["rmi", "-f", pulledName, present]);
+      await registry.close();
+    }
+  });
+
+  it("gives up a pull that takes longer than pull_timeout", async () => {
+    const registry = await startRegistry(dir, { hang: true });
+    try {
+      const started = Date.now();
+      const summary = await pullImages([`${registry.host}/test/hello:v1`], { pullTimeout: 1, retries: 0 });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(summary.failed[0].error).toMatch(/took longer than 1 s \(pull_timeout\)/);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it("keeps at most `parallel` pulls running", async () => {
+    // The real docker CLI behind a wrapper that logs when each pull starts and ends.
+    const log = join(dir, "pulls.log");
+    const shim = join(dir, "docker-logged");
+    await writeFile(
+      shim,
+      `#!/bin/bash\nif [ "$1" = pull ]; then echo start >> ${log}; sleep 0.3; fi\n` +
+        `docker "$@"; rc=$?\nif [ "$1" = pull ]; then echo end >> ${log}; fi\nexit $rc\n`,
+    );
+    await chmod(shim, 0o755);
+    const names = Array.from({ length: 6 }, (_, i) => `${REFUSED}/none-${i}:never`);
+    const summary = await pullImages(names, { executable: shim, parallel: 2, retries: 0 });
+    expect(summary.failed.map((f) => f.name).sort()).toEqual([...names].sort());
+    let running = 0;
+    let most = 0;
+    for (const line of (await readFile(log, "utf8")).trim().split("\n")) {
+      running += line === "start" ? 1 : -1;
+      most = Math.max(most, running);
+    }
+    expect(running).toBe(0);
+    expect(most).toBe(2);
+  });
+});
+
+describeWithEngine("podman", "pullImages with podman", () => {
+  it("finds a present image by its short name and reports a failed pull", async () => {
+    const missing = `${REFUSED}/none:never`;
+    const summary = await pullImages([BASE_IMAGE, missing], {
+      executable: "podman",
+      retries: 0,
+    });
+    expect(summary.present).toEqual([BASE_IMAGE]);
+    expect(summary.failed).toEqual([{ name: missing, error: expect.stringMatching(/connection refused/) }]);
+  });
+});
