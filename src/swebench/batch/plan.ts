@@ -1,5 +1,6 @@
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { SwebenchInstance } from "../types.js";
+import { BatchInputError } from "./errors.js";
 import { needsRun, type PriorState, readPriorState } from "./resume.js";
 
 /** Which selected instances run now and what earlier runs left. */
@@ -11,21 +12,30 @@ export interface BatchPlan {
   priors: Map<string, PriorState>;
 }
 
-/** Throws when ids repeat or cannot name a folder (they become `DIR/<id>/`). */
+/** Throws `BatchInputError` when ids repeat or cannot name a folder (they become `DIR/<id>/`). */
 export function checkInstanceIds(rows: SwebenchInstance[]): void {
   const seen = new Set<string>();
   for (const row of rows) {
     const id = row.instance_id;
     if (typeof id !== "string" || id === "" || id === "." || id === ".." || /[/\\\0]/.test(id)) {
-      throw new Error(`instance id ${JSON.stringify(id)} cannot name a folder in the run directory (no /, \\ or empty ids)`);
+      throw new BatchInputError(
+        `instance id ${JSON.stringify(id)} cannot name a folder in the run directory (no /, \\ or empty ids)`,
+      );
     }
-    if (seen.has(id)) throw new Error(`instance id ${id} appears twice in the selection; each instance may run once`);
+    if (seen.has(id))
+      throw new BatchInputError(
+        `instance id ${id} appears twice in the selection; each instance may run once`,
+      );
     seen.add(id);
   }
 }
 
 /** Reads every selected instance's trajectory (a few at a time) and splits the selection. */
-export async function planBatch(rows: SwebenchInstance[], outputDir: string, redoExisting: boolean): Promise<BatchPlan> {
+export async function planBatch(
+  rows: SwebenchInstance[],
+  outputDir: string,
+  redoExisting: boolean,
+): Promise<BatchPlan> {
   checkInstanceIds(rows);
   const priors = new Map<string, PriorState>();
   let next = 0;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CoalescingWriter } from "./coalescing-writer.js";
+import { BatchInputError } from "./errors.js";
 
 /** One entry of preds.json (contract: DESIGN.md "Output layout"). */
 export interface PredEntry {
@@ -19,7 +20,7 @@ export class PredsFile {
   private readonly entries: Record<string, PredEntry>;
   private readonly writer: CoalescingWriter;
 
-  /** Throws when an existing preds.json cannot be read as a JSON object (it is never overwritten then). */
+  /** Throws `BatchInputError` when an existing preds.json cannot be read as a JSON object (it is never overwritten then). */
   constructor(outputDir: string) {
     this.path = join(outputDir, "preds.json");
     this.entries = existsSync(this.path) ? readExisting(this.path) : {};
@@ -51,13 +52,13 @@ function readExisting(path: string): Record<string, PredEntry> {
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new Error(
+    throw new BatchInputError(
       `${path} exists but is not valid JSON (${(err as Error).message}). patchloop will not overwrite it: ` +
         "move it away or repair it, then run again.",
     );
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new Error(
+    throw new BatchInputError(
       `${path} exists but is not an object keyed by instance id (got ${Array.isArray(parsed) ? "a list" : typeof parsed}). ` +
         "Move it away, then run again.",
     );

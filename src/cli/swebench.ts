@@ -1,0 +1,285 @@
+import { existsSync, statSync, writeSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { ConfigError } from "../config/errors.js";
+import type { Config } from "../config/schema.js";
+import { createModel } from "../models/create-model.js";
+import { BatchInputError } from "../swebench/batch/errors.js";
+import { createProgressDisplay } from "../swebench/batch/progress-display.js";
+import { runBatch } from "../swebench/batch/run-batch.js";
+import { summaryTable } from "../swebench/batch/summary-table.js";
+import type { BatchResult } from "../swebench/batch/types.js";
+import { DatasetError, loadDataset } from "../swebench/dataset.js";
+import { selectInstances } from "../swebench/select.js";
+import type { SwebenchInstance } from "../swebench/types.js";
+import { type AgentFlags, addAgentOptions, collect, guarded, loadAgentConfig } from "./common.js";
+
+/** The flags of `patchloop swebench` (DESIGN.md "CLI" plus the batch caps). */
+export interface SwebenchFlags extends AgentFlags {
+  subset: string;
+  split: string;
+  slice?: string;
+  filter?: string;
+  shuffle?: boolean;
+  instanceIds: string[];
+  workers: string;
+  output: string;
+  reposDir?: string;
+  redoExisting?: boolean;
+  costLimit?: string;
+  callLimit?: string;
+  evaluate?: boolean;
+}
+
+/** Where the command writes; tests pass their own. */
+export interface CommandIo {
+  /** The summary and results. */
+  out: (text: string) => void;
+  /** Progress, warnings, errors. */
+  err: (text: string) => void;
+  /** Whether `err` is a terminal (live redraw) or not (plain lines). */
+  tty: boolean;
+  columns?: number;
+  /** Milliseconds between plain progress lines (default 30 s) or redraws. */
+  progressIntervalMs?: number;
+}
+
+const processIo = (): CommandIo => ({
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  tty: process.stderr.isTTY === true,
+  columns: process.stderr.columns,
+});
+
+function number(
+  flag: string,
+  value: string | undefined,
+  opts: { integer?: boolean; min: number },
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || n < opts.min) {
+    const kind = opts.integer ? "an integer" : "a number";
+    throw new ConfigError(`${flag} needs ${kind} >= ${opts.min}; got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function checkModel(config: Config): void {
+  if (!config.model.model_name) {
+    throw new ConfigError(
+      "no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name",
+    );
+  }
+  try {
+    createModel(config.model, { warn: () => {} });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+function checkReposDir(config: Config, reposDir: string | undefined): void {
+  const kind = config.environment.environment_class;
+  if (kind !== "local" && kind !== "bwrap") return;
+  if (!reposDir) {
+    throw new ConfigError(
+      `environment ${kind} needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo ` +
+        "(e.g. DIR/django__django). Or use --environment docker|podman with the SWE-bench instance images.",
+    );
+  }
+  if (!existsSync(reposDir) || !statSync(reposDir).isDirectory())
+    throw new ConfigError(`--repos-dir ${reposDir}: not a directory`);
+}
+
+async function selectRows(flags: SwebenchFlags): Promise<SwebenchInstance[]> {
+  try {
+    const rows = await loadDataset({ subset: flags.subset, split: flags.split });
+    const ids = flags.instanceIds.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
+    const selected = selectInstances(rows, {
+      slice: flags.slice,
+      filter: flags.filter,
+      shuffle: flags.shuffle,
+      instanceIds: ids,
+    });
+    if (selected.length === 0) {
+      throw new ConfigError(
+        `the selection matched none of the ${rows.length} instances of ${flags.subset} (${flags.split}); check --slice, --filter and --instance-ids`,
+      );
+    }
+    return selected;
+  } catch (err) {
+    if (err instanceof DatasetError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/** First SIGINT/SIGTERM: abort (running instances save as Interrupted). Second: exit at once (files stay valid). */
+function trapSignals(abort: AbortController, io: CommandIo): () => void {
+  const handler = () => {
+    if (abort.signal.aborted) {
+      writeSync(
+        2,
+        "\nsecond interrupt: exiting now; finished files are intact, run the same command to resume\n",
+      );
+      process.exit(130);
+    }
+    io.err(
+      "\ninterrupted: no new instances start; the running ones stop and save as Interrupted (Ctrl-C again to quit at once)\n",
+    );
+    abort.abort();
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+
+async function evaluateAfter(
+  flags: SwebenchFlags,
+  config: Config,
+  rows: SwebenchInstance[],
+  io: CommandIo,
+  workers: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const [{ evaluateRun }, { PredsFile }, { formatRunReport }] = await Promise.all([
+    import("../swebench/batch/evaluate-run.js"),
+    import("../swebench/batch/preds-file.js"),
+    import("../swebench/eval/report-text.js"),
+  ]);
+  io.err("evaluating the predictions...\n");
+  const run = await evaluateRun({
+    config,
+    rows,
+    outputDir: flags.output,
+    preds: new PredsFile(resolve(flags.output)),
+    reposDir: flags.reposDir,
+    workers,
+    signal,
+    onResult: (r, done, total) => io.err(`[eval ${done}/${total}] ${r.instance_id} ${r.outcome}\n`),
+  });
+  io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
+}
+
+/**
+ * `patchloop swebench`: the agent on SWE-bench instances, `-w` at a time, into `-o DIR`.
+ * Exit 0 when every selected instance has a final exit status, 1 when some must run again
+ * (Interrupted, EnvironmentError, not started), 2 for usage, config and dataset errors.
+ */
+export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = processIo()): Promise<number> {
+  const workers = number("-w/--workers", flags.workers, { integer: true, min: 1 }) as number;
+  const costLimit = number("--cost-limit", flags.costLimit, { min: 0 });
+  const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 0 });
+  const loaded = loadAgentConfig(flags, "swebench");
+  const config = loaded.config;
+  checkModel(config);
+  checkReposDir(config, flags.reposDir);
+  const rows = await selectRows(flags);
+  const abort = new AbortController();
+  const untrap = trapSignals(abort, io);
+  try {
+    const result = await runWithProgress(flags, config, loaded.sources, rows, io, abort.signal, {
+      workers,
+      costLimit,
+      callLimit,
+    });
+    io.out(summaryTable(result, resolve(flags.output)));
+    if (flags.evaluate && !abort.signal.aborted)
+      await evaluateAfter(flags, config, rows, io, workers, abort.signal);
+    const complete =
+      result.stoppedBy === null &&
+      rows.every((r) => {
+        const st = result.statuses[r.instance_id];
+        return st !== undefined && st !== "Interrupted" && st !== "EnvironmentError";
+      });
+    return complete ? 0 : 1;
+  } finally {
+    untrap();
+  }
+}
+
+interface Numbers {
+  workers: number;
+  costLimit?: number;
+  callLimit?: number;
+}
+
+async function runWithProgress(
+  flags: SwebenchFlags,
+  config: Config,
+  sources: string[],
+  rows: SwebenchInstance[],
+  io: CommandIo,
+  signal: AbortSignal,
+  n: Numbers,
+): Promise<BatchResult> {
+  const display = createProgressDisplay({
+    write: io.err,
+    tty: io.tty,
+    columns: io.columns,
+    intervalMs: io.progressIntervalMs,
+  });
+  try {
+    return await runBatch({
+      config,
+      instances: rows,
+      outputDir: flags.output,
+      workers: n.workers,
+      reposDir: flags.reposDir ? resolve(flags.reposDir) : undefined,
+      redoExisting: flags.redoExisting,
+      costLimit: n.costLimit,
+      callLimit: n.callLimit,
+      signal,
+      onEvent: (e) => display.onEvent(e),
+      warn: (m) => io.err(`WARNING: ${m}\n`),
+      runInfo: {
+        argv: process.argv.slice(2),
+        config_sources: sources,
+        dataset: { subset: flags.subset, split: flags.split },
+        selection: {
+          slice: flags.slice,
+          filter: flags.filter,
+          shuffle: flags.shuffle ?? false,
+          instance_ids: flags.instanceIds,
+        },
+        limits: { cost_limit: n.costLimit ?? null, call_limit: n.callLimit ?? null },
+      },
+    });
+  } catch (err) {
+    if (err instanceof BatchInputError) throw new ConfigError(err.message);
+    throw err;
+  } finally {
+    display.stop();
+  }
+}
+
+/** Adds `swebench` to the program; `io` (default: the process's stdout/stderr) is for tests. */
+export function register(program: Command, io?: CommandIo): void {
+  addAgentOptions(
+    program
+      .command("swebench")
+      .description("run the agent on SWE-bench instances, many at once, into a resumable run folder")
+      .option(
+        "--subset <NAME>",
+        "lite, verified, full, a Hugging Face dataset (owner/name) or a .json/.jsonl/.parquet file",
+        "lite",
+      )
+      .option("--split <SPLIT>", "dataset split: test or dev", "test")
+      .option("--slice <A:B>", "Python-style slice of the instances, e.g. 0:10")
+      .option("--filter <REGEX>", "only instance ids matching this regex (at the start)")
+      .option("--shuffle", "shuffle the instances (seeded, the same order every time)")
+      .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, [])
+      .option("-w, --workers <N>", "instances run at once", "1")
+      .requiredOption("-o, --output <DIR>", "the run folder (created; an existing one is resumed)")
+      .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
+      .option("--redo-existing", "run every selected instance again, even those with a final exit status")
+      .option("--cost-limit <USD>", "stop starting instances once all instances together cost this much")
+      .option(
+        "--call-limit <N>",
+        "stop starting instances once all instances together made this many model calls",
+      )
+      .option("--evaluate", "grade the predictions after the batch (patchloop eval on this folder)"),
+  ).action((flags: SwebenchFlags) => guarded(() => runSwebenchCommand(flags, io ?? processIo())));
+}

@@ -1,0 +1,194 @@
+import { mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ExitStatus } from "../../agent/trajectory-types.js";
+import { createModel } from "../../models/create-model.js";
+import type { SwebenchInstance } from "../types.js";
+import { BatchBudget } from "./budget.js";
+import { openInstanceEnvironment } from "./instance-environment.js";
+import { planBatch } from "./plan.js";
+import { PredsFile } from "./preds-file.js";
+import { type InstanceContext, runInstance } from "./run-instance.js";
+import { RunLog } from "./run-log.js";
+import { RunRecord } from "./run-record.js";
+import type {
+  BatchEvent,
+  BatchOptions,
+  BatchResult,
+  EnvironmentOpener,
+  InstanceOutcome,
+  StopReason,
+} from "./types.js";
+import { usageOf } from "./usage.js";
+import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
+
+/** The default environment opener and what it leaves to remove at the end. */
+async function defaultOpener(
+  o: BatchOptions,
+  warn: (m: string) => void,
+): Promise<{ open: EnvironmentOpener; done: () => Promise<void> }> {
+  const kind = o.config.environment.environment_class;
+  const needsTree = kind === "local" || kind === "bwrap";
+  if (needsTree) await sweepStaleRoots();
+  const workRoot = needsTree ? await makeWorkspaceRoot() : "";
+  const runId = `swebench-${process.pid}-${Date.now().toString(36)}`;
+  return {
+    open: (row) => openInstanceEnvironment(o.config, row, { reposDir: o.reposDir, workRoot, runId, warn }),
+    done: async () => {
+      if (workRoot) await rm(workRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs the agent on every selected instance that has no final exit status yet (all of them with
+ * `redoExisting`), `workers` at a time in this process, writing the run folder of DESIGN.md's
+ * "Output layout": every file atomically, preds.json after every instance through one serialised
+ * writer, run.json / exit_statuses.yaml likewise, run.log appended. A later run of the same
+ * selection resumes: final statuses are skipped; `Interrupted`, `EnvironmentError`, missing and
+ * unfinished trajectories run again. Aborting `signal` starts nothing new and interrupts the
+ * running instances, which save as `Interrupted`. Rejects only when a file cannot be written
+ * (or an existing preds.json cannot be read), after the running instances have stopped.
+ */
+export async function runBatch(o: BatchOptions): Promise<BatchResult> {
+  const started = Date.now();
+  const outputDir = resolve(o.outputDir);
+  mkdirSync(outputDir, { recursive: true });
+  const preds = new PredsFile(outputDir);
+  const log = new RunLog(outputDir);
+  const warn = (m: string) => {
+    log.line(`WARNING: ${m}`);
+    o.warn?.(m);
+  };
+  const emit = (e: BatchEvent) => o.onEvent?.(e);
+  const workers = Math.max(1, Math.floor(o.workers ?? 1));
+  const record = new RunRecord(outputDir, o.config, { workers, ...o.runInfo });
+  const modelName = o.modelName ?? o.config.model.model_name;
+  const plan = await planBatch(o.instances, outputDir, o.redoExisting ?? false);
+  const statuses: Record<string, ExitStatus> = {};
+  const spent = { calls: 0, cost: 0 };
+  for (const p of plan.priors.values()) {
+    spent.calls += p.stats.api_calls;
+    spent.cost += p.stats.cost;
+  }
+  for (const { row, prior } of plan.skipped) {
+    statuses[row.instance_id] = prior.status;
+    const id = row.instance_id;
+    // A run killed between its last trajectory save and preds.json: the trajectory has the patch.
+    if (!preds.has(id))
+      void preds.set({ instance_id: id, model_name_or_path: modelName, model_patch: prior.submission });
+    const known = record.data.instances[id];
+    if (!known || known.exit_status !== prior.status)
+      record.set(id, { exit_status: prior.status, api_calls: prior.stats.api_calls, cost: prior.stats.cost });
+  }
+  for (const row of plan.todo) {
+    const problem = plan.priors.get(row.instance_id)?.problem;
+    if (problem) log.line(`${row.instance_id}: ${problem}; running it again`);
+  }
+  record.data.selected = o.instances.length;
+  record.data.skipped = plan.skipped.length;
+  await Promise.all([preds.flush(), record.save()]);
+  log.line(
+    `batch: ${o.instances.length} selected, ${plan.skipped.length} with a final status kept, ${plan.todo.length} to run, ` +
+      `${workers} workers, model ${modelName}, environment ${o.config.environment.environment_class}`,
+  );
+  emit({ type: "planned", total: o.instances.length, skipped: plan.skipped.length, todo: plan.todo.length });
+
+  const budget = new BatchBudget({ costLimit: o.costLimit, callLimit: o.callLimit }, spent);
+  const abort = new AbortController();
+  let stoppedBy: StopReason = null;
+  const stop = (reason: Exclude<StopReason, null>) => {
+    if (stoppedBy === "interrupted" || stoppedBy === reason) return;
+    stoppedBy = reason;
+    log.line(`stopping: ${reason}; no new instance starts`);
+    emit({ type: "stopping", reason });
+  };
+  const onAbort = () => {
+    stop("interrupted");
+    abort.abort();
+  };
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const opener = o.openEnvironment
+    ? { open: o.openEnvironment, done: async () => {} }
+    : await defaultOpener(o, warn);
+  const modelFor = o.modelFor ?? (() => createModel(o.config.model, { warn }));
+  const outcomes: InstanceOutcome[] = [];
+  let fatal: Error | null = null;
+  let next = 0;
+  const mayLaunch = (): boolean => {
+    if (abort.signal.aborted || fatal) return false;
+    const cap = budget.exhausted();
+    if (cap) stop(cap);
+    return cap === null;
+  };
+  const contextFor = (row: SwebenchInstance): InstanceContext => ({
+    config: o.config,
+    outputDir,
+    modelFor,
+    openEnvironment: opener.open,
+    preds,
+    modelName,
+    signal: abort.signal,
+    log: (line) => log.line(line),
+    onAgentEvent: (event) => {
+      const u = usageOf(event);
+      if (u) budget.add(u.calls, u.cost);
+      emit({ type: "agent", instance_id: row.instance_id, event });
+    },
+  });
+  const worker = async () => {
+    while (next < plan.todo.length && mayLaunch()) {
+      const row = plan.todo[next++];
+      log.line(`start ${row.instance_id}`);
+      emit({ type: "instance_start", instance_id: row.instance_id });
+      try {
+        const outcome = await runInstance(row, contextFor(row));
+        outcomes.push(outcome);
+        statuses[row.instance_id] = outcome.exit_status;
+        const { instance_id: _, ...entry } = outcome;
+        record.set(row.instance_id, entry);
+        await record.save();
+        log.line(
+          `end ${row.instance_id} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +
+            `${outcome.seconds}s, patch ${outcome.patch_bytes} bytes): ${outcome.exit_message}`,
+        );
+        emit({ type: "instance_end", outcome });
+      } catch (err) {
+        fatal = err as Error;
+        log.line(`FATAL ${row.instance_id}: ${fatal.message}`);
+        abort.abort();
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, plan.todo.length)) }, worker));
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
+    await opener.done().catch((err: Error) => warn(`could not remove the work trees: ${err.message}`));
+  }
+  const totals = { api_calls: 0, cost: 0, prompt_tokens: 0, completion_tokens: 0 };
+  for (const x of outcomes) {
+    totals.api_calls += x.api_calls;
+    totals.cost += x.cost;
+    totals.prompt_tokens += x.prompt_tokens;
+    totals.completion_tokens += x.completion_tokens;
+  }
+  const notStarted = plan.todo.slice(next).map((r) => r.instance_id);
+  await record.finish(stoppedBy);
+  log.line(
+    `batch ended: ${outcomes.length} run, ${notStarted.length} not started${stoppedBy ? `, stopped by ${stoppedBy}` : ""}`,
+  );
+  await log.close();
+  if (fatal) throw fatal;
+  return {
+    outcomes,
+    skipped: plan.skipped.map((s) => s.row.instance_id),
+    notStarted,
+    stoppedBy,
+    statuses,
+    totals,
+    wallSeconds: (Date.now() - started) / 1000,
+  };
+}
