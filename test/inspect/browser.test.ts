@@ -137,7 +137,7 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
   test("trajectory view: prompts with lengths, steps, flags, tokens, coloured patch, evaluation", async () => {
     await page.goto(url);
     await page.click('#instances tr[data-id="django__django-11099"] a');
-    await page.waitForSelector("section.step");
+    await page.waitForSelector('main h1:has-text("django__django-11099")');
     expect(await page.$$eval("section.step", (s) => s.length)).toBe(3);
     expect(await page.textContent('details.prompt[data-role="system"] summary')).toBe(
       `SYSTEM · ${SYSTEM_PROMPT.length} chars`,
@@ -177,7 +177,7 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
 
   test("trajectory view: the evaluation's failing tests", async () => {
     await page.goto(`${url}#/t/${encodeURIComponent("sympy__sympy-20590/sympy__sympy-20590.traj.json")}`);
-    await page.waitForSelector("#evaluation ul.failing");
+    await page.waitForSelector('main h1:has-text("sympy__sympy-20590")');
     expect(await page.$$eval("#evaluation ul.failing li", (li) => li.map((l) => l.textContent))).toEqual([
       "test_symbol_slots",
     ]);
@@ -186,7 +186,7 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
 
   test("model output with <script> is shown as text; nothing runs", async () => {
     await page.goto(`${url}#/t/${encodeURIComponent("psf__requests-2317/psf__requests-2317.traj.json")}`);
-    await page.waitForSelector("#step-1");
+    await page.waitForSelector('main h1:has-text("psf__requests-2317")');
     expect(await page.textContent("#step-1 .thought pre")).toBe(`The page prints ${XSS} verbatim.`);
     expect(await page.textContent("#step-1 .observation pre")).toBe(
       `<html><body>${XSS}<img src=x onerror=alert(2)></body></html>`,
@@ -198,37 +198,34 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
     expect(dialogs).toEqual([]);
   });
 
-  test("the page itself had no script errors", () => {
-    expect(pageErrors).toEqual([]);
-  });
-});
-
-describe.skipIf(missing)("web viewer on a single trajectory file", () => {
-  const dir = makeRunFolder();
-  let cli: ChildProcess;
-  let context: BrowserContext;
-  let profile: string;
-  afterAll(async () => {
-    await context?.close();
-    cli?.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-    if (profile) rmSync(profile, { recursive: true, force: true });
+  test("the back link returns to the overview", async () => {
+    await page.click("text=← run overview");
+    await page.waitForSelector("#instances tbody tr");
+    expect((await tableRows(page)).length).toBe(4);
   });
 
-  test("opens straight to the trajectory view", async () => {
-    cli = spawnCli([
+  test("a single trajectory PATH opens straight to its view", async () => {
+    const single = spawnCli([
       "inspect",
       join(dir, "sympy__sympy-20590", "sympy__sympy-20590.traj.json"),
       "--port",
       "0",
     ]);
-    const url = await waitForUrl(cli);
-    ({ context, profile } = await launch());
-    const page = await context.newPage();
-    await page.goto(url);
-    await page.waitForSelector("section.step");
-    expect(await page.$$eval("section.step", (s) => s.length)).toBe(5);
-    expect(await page.textContent("h1")).toContain("sympy__sympy-20590");
-    expect(await page.$$eval("main a[href='#/']", (a) => a.length)).toBe(0);
+    try {
+      const singleUrl = await waitForUrl(single);
+      const other = await context.newPage();
+      await other.goto(singleUrl);
+      await other.waitForSelector("section.step");
+      expect(await other.$$eval("section.step", (s) => s.length)).toBe(5);
+      expect(await other.textContent("main h1")).toContain("sympy__sympy-20590");
+      expect(await other.$$eval("main a[href='#/']", (a) => a.length)).toBe(0);
+      await other.close();
+    } finally {
+      single.kill("SIGTERM");
+    }
+  });
+
+  test("the page itself had no script errors", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

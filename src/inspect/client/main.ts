@@ -4,35 +4,48 @@ import { el, getJson, mount } from "./dom.js";
 import { renderOverview } from "./overview.js";
 import { renderTrajectory } from "./trajectory.js";
 
-/** Loads and shows the view the URL hash names; errors are shown as text on the page. */
-export async function showRoute(app: HTMLElement, overview: OverviewResponse, reuse: boolean): Promise<void> {
-  const hash = location.hash;
+/** A rendered view: its nodes and the document title to show with it. */
+export interface RouteView {
+  nodes: HTMLElement[];
+  title: string;
+}
+
+/** Loads the view the URL hash names (a run folder's overview is re-read each time: runs grow). */
+export async function loadRoute(overview: OverviewResponse, reuse: boolean): Promise<RouteView> {
   let file: string | null = null;
   if (overview.mode === "trajectory") file = overview.file;
-  else if (hash.startsWith("#/t/")) file = decodeURIComponent(hash.slice(4));
+  else if (location.hash.startsWith("#/t/")) file = decodeURIComponent(location.hash.slice(4));
   if (file === null) {
     const fresh = reuse ? overview : ((await getJson("/api/overview")) as OverviewResponse);
     const run = (fresh as { overview: RunOverview }).overview;
-    mount(app, renderOverview(run));
-    document.title = `${run.name} · patchloop inspect`;
-    return;
+    return { nodes: [renderOverview(run)], title: `${run.name} · patchloop inspect` };
   }
   const data = (await getJson(`/api/trajectory?path=${encodeURIComponent(file)}`)) as TrajectoryResponse;
-  const back = overview.mode === "run" ? el("p", null, el("a", { href: "#/" }, "← run overview")) : null;
-  mount(app, ...[back, renderTrajectory(data)].filter((n): n is HTMLElement => n !== null));
-  document.title = `${data.view.instanceId ?? file} · patchloop inspect`;
-  window.scrollTo(0, 0);
+  const nodes = [renderTrajectory(data)];
+  if (overview.mode === "run") nodes.unshift(el("p", null, el("a", { href: "#/" }, "← run overview")));
+  return { nodes, title: `${data.view.instanceId ?? file} · patchloop inspect` };
 }
 
+/** Entry point: shows the current route and follows hash changes; only the latest route is shown. */
 export async function plMain(): Promise<void> {
   const app = document.getElementById("app")!;
+  let latest = 0;
   const show = async (overview: OverviewResponse, reuse: boolean) => {
+    const mine = ++latest;
     app.setAttribute("aria-busy", "true");
+    let view: RouteView;
     try {
-      await showRoute(app, overview, reuse);
+      view = await loadRoute(overview, reuse);
     } catch (err) {
-      mount(app, el("div", { class: "error-box" }, `Could not load this view: ${(err as Error).message}`));
+      view = {
+        nodes: [el("div", { class: "error-box" }, `Could not load this view: ${(err as Error).message}`)],
+        title: "patchloop inspect",
+      };
     }
+    if (mine !== latest) return;
+    mount(app, ...view.nodes);
+    document.title = view.title;
+    window.scrollTo(0, 0);
     app.setAttribute("aria-busy", "false");
   };
   try {
