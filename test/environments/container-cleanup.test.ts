@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runEnvGc } from "../../src/cli/env-gc.js";
 import { ownerLabel } from "../../src/environments/container-registry.js";
 import { gcContainers } from "../../src/environments/gc.js";
 import { describeWithEngine, testImage } from "../support/engines.js";
@@ -54,6 +55,21 @@ function cleanupTests(engine: "docker" | "podman"): void {
     expect(containerGone(engine, name)).toBe(true);
   });
 
+  it("patchloop env gc removes what a SIGKILLed runner left", async () => {
+    const runId = `killed${process.pid}`;
+    const { name, exit } = await holdThenSignal(engine, runId, "SIGKILL");
+    expect(exit.signal).toBe("SIGKILL");
+    expect(containerGone(engine, name)).toBe(false);
+    const out: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(`ERR ${t}`) };
+    expect(await runEnvGc({ executable: engine, runId }, io)).toBe(0);
+    expect(out.join("")).toBe(`${engine}: removed ${name} (run ${runId})\n`);
+    expect(containerGone(engine, name)).toBe(true);
+    out.length = 0;
+    expect(await runEnvGc({ executable: engine, runId }, io)).toBe(0);
+    expect(out.join("")).toBe(`${engine}: no patchloop containers\n`);
+  });
+
   it("env gc removes a leftover of a dead run and keeps one of a live run", async () => {
     const image = testImage(engine);
     const runId = `gc-test-${process.pid}-${Date.now()}`;
@@ -91,6 +107,20 @@ function cleanupTests(engine: "docker" | "podman"): void {
     expect(cli(engine, ["ps", "-a", "-q", "--filter", `label=patchloop.run=${runId}`]).out).toBe("");
   });
 }
+
+describe("patchloop env gc (CLI body)", () => {
+  it("fails with status 1 when the named engine cannot be asked", async () => {
+    const err: string[] = [];
+    const code = await runEnvGc(
+      { executable: "/nonexistent/docker" },
+      { out: () => {}, err: (t) => void err.push(t) },
+    );
+    expect(code).toBe(1);
+    expect(err.join("")).toMatch(
+      /^error: \/nonexistent\/docker ps failed: \/nonexistent\/docker was not found on PATH/,
+    );
+  });
+});
 
 describe("container cleanup", () => {
   describeWithEngine("docker", "docker", () => cleanupTests("docker"));

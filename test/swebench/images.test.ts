@@ -6,10 +6,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ImagesPullFlags, register as registerImages, runImagesPull } from "../../src/cli/images.js";
 import { instanceImageName, type PullProgress, pullImages } from "../../src/swebench/images.js";
 import { BASE_IMAGE, describeWithEngine, testImage } from "../support/engines.js";
-import { HAVE_SHARED, readSharedRows } from "./shared-data.js";
+import { HAVE_SHARED, readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
 
 /** A registry address on loopback where nothing listens: pulls fail at once, without DNS. */
 const REFUSED = "127.0.0.1:9/patchloop-test";
@@ -202,5 +204,120 @@ describeWithEngine("podman", "pullImages with podman", () => {
     });
     expect(summary.present).toEqual([BASE_IMAGE]);
     expect(summary.failed).toEqual([{ name: missing, error: expect.stringMatching(/connection refused/) }]);
+  });
+});
+
+const flags = (over: Partial<ImagesPullFlags>): ImagesPullFlags => ({
+  subset: "lite",
+  split: "test",
+  parallel: "2",
+  pullTimeout: "600",
+  retries: "0",
+  executable: "docker",
+  ...over,
+});
+const io = (tty = false) => {
+  const seen = { out: "", err: "" };
+  return {
+    seen,
+    io: {
+      out: (t: string) => {
+        seen.out += t;
+      },
+      err: (t: string) => {
+        seen.err += t;
+      },
+      tty,
+    },
+  };
+};
+
+describe("patchloop images pull (CLI body)", () => {
+  const lite = join(SHARED_SWEBENCH, "swe-bench-lite.test.jsonl");
+
+  it.runIf(HAVE_SHARED)("lists the images of a selection with --dry-run", async () => {
+    const { seen, io: sink } = io();
+    const code = await runImagesPull(
+      flags({ subset: lite, slice: "0:3", filter: "astropy", dryRun: true }),
+      sink,
+    );
+    expect(code).toBe(0);
+    expect(seen.out).toBe(
+      [
+        "docker.io/swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest",
+        "docker.io/swebench/sweb.eval.x86_64.astropy_1776_astropy-14182:latest",
+        "docker.io/swebench/sweb.eval.x86_64.astropy_1776_astropy-14365:latest",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("rejects bad flags and an empty selection with status 2", async () => {
+    const bad = io();
+    expect(await runImagesPull(flags({ parallel: "0" }), bad.io)).toBe(2);
+    expect(bad.seen.err).toBe('error: -P needs a whole number of at least 1, got "0"\n');
+    const missing = io();
+    expect(await runImagesPull(flags({ subset: "/nonexistent/rows.jsonl" }), missing.io)).toBe(2);
+    expect(missing.seen.err).toMatch(/dataset file not found: \/nonexistent\/rows\.jsonl/);
+    if (HAVE_SHARED) {
+      const none = io();
+      expect(await runImagesPull(flags({ subset: lite, filter: "no-such-repo" }), none.io)).toBe(2);
+      expect(none.seen.err).toMatch(/no instances selected/);
+    }
+  });
+
+  it("registers `images pull` with its flags", () => {
+    const program = new Command("patchloop");
+    registerImages(program);
+    const pull = program.commands
+      .find((c) => c.name() === "images")
+      ?.commands.find((c) => c.name() === "pull");
+    expect(pull?.options.map((o) => o.long)).toEqual([
+      "--subset",
+      "--split",
+      "--slice",
+      "--filter",
+      "--parallel",
+      "--pull-timeout",
+      "--retries",
+      "--executable",
+      "--dry-run",
+    ]);
+  });
+});
+
+describeWithEngine("docker", "patchloop images pull with docker", () => {
+  it.runIf(HAVE_SHARED)("pulls per row image_name, shows progress, ends with the summary", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "patchloop-images-cli-"));
+    const present = "patchloop-test/cli-present:1";
+    docker(["tag", testImage("docker"), present]);
+    const rows = readSharedRows("swe-bench-lite.test.jsonl").slice(0, 2);
+    rows[0].image_name = present;
+    rows[1].image_name = `${REFUSED}/cli-missing:never`;
+    const file = join(dir, "rows.jsonl");
+    await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    try {
+      const plain = io();
+      expect(await runImagesPull(flags({ subset: file, parallel: "1" }), plain.io)).toBe(1);
+      expect(plain.seen.out).toMatch(
+        new RegExp(
+          `^pulled 0, present 1, failed 1\\n  failed ${REFUSED}/cli-missing:never: .*connection refused`,
+        ),
+      );
+      expect(plain.seen.err.split("\n").slice(0, 4)).toEqual([
+        "2 images with docker, 1 at a time",
+        `[1/2] present ${present}`,
+        `[1/2] pulling ${REFUSED}/cli-missing:never`,
+        expect.stringMatching(
+          new RegExp(`^\\[2/2\\] FAILED ${REFUSED}/cli-missing:never: .*connection refused`),
+        ),
+      ]);
+      const tty = io(true);
+      expect(await runImagesPull(flags({ subset: file, parallel: "1" }), tty.io)).toBe(1);
+      expect(tty.seen.err).toContain("\r\x1b[2K[2/2] pulled 0 present 1 failed 1");
+    } finally {
+      docker(["rmi", "-f", present]);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

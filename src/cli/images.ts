@@ -1,0 +1,142 @@
+import type { Command } from "commander";
+import { DatasetError, loadDataset } from "../swebench/dataset.js";
+import { instanceImageName, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
+import { selectInstances } from "../swebench/select.js";
+
+/** Flags of `patchloop images pull`, as commander hands them over. */
+export interface ImagesPullFlags {
+  subset: string;
+  split: string;
+  slice?: string;
+  filter?: string;
+  parallel: string;
+  pullTimeout: string;
+  retries: string;
+  executable: string;
+  dryRun?: boolean;
+}
+
+/** Where the command writes: the summary to `out`, progress and errors to `err`. */
+export interface ImagesIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Progress as one line redrawn in place (a terminal) instead of a line per event. */
+  tty: boolean;
+}
+
+class UsageError extends Error {}
+
+function wholeNumber(value: string, flag: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) {
+    throw new UsageError(`${flag} needs a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function plainLine(p: PullProgress): string | undefined {
+  const at = `[${p.done}/${p.total}]`;
+  if (p.event === "present") return `${at} present ${p.name}`;
+  if (p.event === "pulling")
+    return `${at} pulling ${p.name}${p.attempt && p.attempt > 1 ? ` (attempt ${p.attempt})` : ""}`;
+  if (p.event === "pulled") return `${at} pulled ${p.name}`;
+  if (p.event === "retry") return `${at} retrying ${p.name} after: ${p.error?.split("\n").pop()}`;
+  return `${at} FAILED ${p.name}: ${p.error?.split("\n").pop()}`;
+}
+
+/** The closing summary: counts, then each failure with its reason. */
+export function formatPullSummary(s: PullSummary): string {
+  const lines = [`pulled ${s.pulled.length}, present ${s.present.length}, failed ${s.failed.length}`];
+  for (const f of s.failed) lines.push(`  failed ${f.name}: ${f.error.split("\n").join("\n    ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The body of `patchloop images pull`; returns the exit status: 0 every image is present or was
+ * pulled, 1 some pull failed, 2 usage or dataset error.
+ */
+export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promise<number> {
+  try {
+    const parallel = wholeNumber(flags.parallel, "-P", 1);
+    const pullTimeout = wholeNumber(flags.pullTimeout, "--pull-timeout", 1);
+    const retries = wholeNumber(flags.retries, "--retries", 0);
+    const rows = selectInstances(await loadDataset({ subset: flags.subset, split: flags.split }), {
+      slice: flags.slice,
+      filter: flags.filter,
+    });
+    const names = [...new Set(rows.map((r) => r.image_name ?? instanceImageName(r.instance_id)))];
+    if (names.length === 0) {
+      io.err("no instances selected: check --subset, --slice and --filter\n");
+      return 2;
+    }
+    if (flags.dryRun) {
+      io.out(`${names.join("\n")}\n`);
+      return 0;
+    }
+    io.err(`${names.length} images with ${flags.executable}, ${parallel} at a time\n`);
+    const active = new Set<string>();
+    const counts = { pulled: 0, present: 0, failed: 0 };
+    const summary = await pullImages(names, {
+      executable: flags.executable,
+      parallel,
+      pullTimeout,
+      retries,
+      onProgress: (p) => {
+        if (p.event === "pulling") active.add(p.name);
+        else if (p.event !== "retry") active.delete(p.name);
+        if (p.event === "pulled" || p.event === "present" || p.event === "failed") counts[p.event]++;
+        if (!io.tty) {
+          const line = plainLine(p);
+          if (line) io.err(`${line}\n`);
+          return;
+        }
+        const now = [...active].map((n) => n.replace(/^docker\.io\/swebench\/sweb\.eval\.x86_64\./, ""));
+        const status =
+          `[${p.done}/${p.total}] pulled ${counts.pulled} present ${counts.present} failed ${counts.failed}` +
+          (now.length > 0 ? ` | pulling ${now.join(", ")}` : "");
+        io.err(`\r\x1b[2K${status.slice(0, 160)}`);
+        if (p.event === "failed") io.err(`\n${plainLine(p)}\n`);
+      },
+    });
+    if (io.tty) io.err("\n");
+    io.out(formatPullSummary(summary));
+    return summary.failed.length > 0 ? 1 : 0;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof DatasetError) {
+      io.err(`error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+/** Adds `patchloop images pull` to the program. */
+export function register(program: Command): void {
+  const images = program.command("images").description("Container images of SWE-bench instances");
+  images
+    .command("pull")
+    .description("Pull the instance images of a dataset selection ahead of a run")
+    .option(
+      "--subset <NAME|PATH>",
+      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file",
+      "lite",
+    )
+    .option("--split <SPLIT>", "dataset split (test or dev)", "test")
+    .option("--slice <A:B>", "Python-style slice of the selected rows")
+    .option("--filter <REGEX>", "only instance ids matching REGEX (at the start)")
+    .option("-P, --parallel <N>", "pulls at the same time", "2")
+    .option("--pull-timeout <S>", "seconds one pull may take", "600")
+    .option("--retries <N>", "extra attempts after a failed pull", "2")
+    .option("--executable <CLI>", "docker or podman", "docker")
+    .option("--dry-run", "print the image names and pull nothing")
+    .addHelpText(
+      "after",
+      "\nExit status: 0 all images present or pulled; 1 some pull failed; 2 usage or dataset error.",
+    )
+    .action(async (flags: ImagesPullFlags) => {
+      process.exitCode = await runImagesPull(flags, {
+        out: (t) => process.stdout.write(t),
+        err: (t) => process.stderr.write(t),
+        tty: process.stderr.isTTY === true,
+      });
+    });
+}
