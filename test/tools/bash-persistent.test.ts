@@ -60,6 +60,10 @@ describe("bash, persistent mode", () => {
     expect(await run("echo still here")).toEqual(done("still here\n"));
   });
 
+  test("a timeout of 0 means no limit", async () => {
+    expect(await run("sleep 0.3; echo waited", 0)).toEqual(done("waited\n"));
+  });
+
   test("a syntax error is reported and the shell lives on", async () => {
     await run("export KEEP=yes");
     const r = await run("if then");

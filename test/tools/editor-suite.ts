@@ -2,7 +2,7 @@
  * The editor's behaviour, written once and run through both fronts (str_replace_editor and the
  * heredoc edit-tool): exact outputs for every command and every error, and the files' exact bytes.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { EditorFront, EditorOps } from "./editor-fronts.js";
 import { makeSandbox, type Sandbox } from "./helpers.js";
@@ -134,6 +134,10 @@ export function editorSuite(front: EditorFront): void {
         returncode: 0,
       });
       expect((await ed.view(box.ctx, `${p}/`)).output.split("\n")[1]).toBe("README.md");
+      symlinkSync(box.path("proj/src"), box.path("link"));
+      expect((await ed.view(box.ctx, box.path("link"))).output).toBe(
+        `${box.path("link")}, entries up to 2 levels deep (hidden ones left out):\nmain.py\nutil/\nutil/deep.py`,
+      );
       expect((await ed.view(box.ctx, box.path("proj/empty"))).output).toBe(
         `${box.path("proj/empty")} is an empty directory (or holds only hidden entries).`,
       );

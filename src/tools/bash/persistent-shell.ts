@@ -112,7 +112,7 @@ export class PersistentShell {
         resolve(value);
       };
       const onAbort = () => finish("timeout");
-      const timer = setTimeout(() => finish("timeout"), ms);
+      const timer = Number.isFinite(ms) ? setTimeout(() => finish("timeout"), ms) : undefined;
       pending.wake = () => finish(outcome() ?? "timeout");
       if (signal?.aborted) finish("timeout");
       else signal?.addEventListener("abort", onAbort, { once: true });
@@ -120,7 +120,7 @@ export class PersistentShell {
   }
 
   /**
-   * Runs one command, waiting up to `timeoutSec`; on timeout or abort it is interrupted (twice at
+   * Runs one command, waiting up to `timeoutSec` (0: no limit); on timeout or abort it is interrupted (twice at
    * most), and a shell that still does not come back is killed and replaced.
    */
   async run(command: string, timeoutSec: number, signal?: AbortSignal): Promise<ShellRun> {
@@ -144,7 +144,11 @@ export class PersistentShell {
       `trap 'return 130' INT; source /dev/fd/3 3<<'__PL_END_${id}' </dev/null; ` +
         `printf '%s%s:%d\\n' '__PL_DONE_' '${id}' "$?"\n${body}__PL_END_${id}\n`,
     );
-    let outcome = await this.wait(pending, timeoutSec * 1000, signal);
+    let outcome = await this.wait(
+      pending,
+      timeoutSec > 0 ? timeoutSec * 1000 : Number.POSITIVE_INFINITY,
+      signal,
+    );
     let timedOut = false;
     for (let attempt = 0; outcome === "timeout" && attempt < 2; attempt++) {
       timedOut = true;

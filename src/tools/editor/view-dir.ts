@@ -24,12 +24,13 @@ function compareEntries(a: Entry, b: Entry): number {
  */
 export async function renderDirView(ctx: ToolContext, path: string, limit: number): Promise<string> {
   const root = path.length > 1 ? path.replace(/\/+$/, "") : path;
-  const q = shellQuote(root);
+  // Listing `DIR/.` makes find enter DIR even when DIR is a symbolic link to a directory.
+  const start = root === "/" ? "/." : `${root}/.`;
   const command =
-    `find ${q} -mindepth 1 -maxdepth 2 -name '.*' -prune ` +
+    `find ${shellQuote(start)} -mindepth 1 -maxdepth 2 -name '.*' -prune ` +
     `-o -type d -exec printf 'd %s\\n' {} + -o -exec printf 'f %s\\n' {} +`;
   const result = await ctx.env.exec(command, { timeout: ctx.timeout });
-  const prefix = root === "/" ? "/" : `${root}/`;
+  const prefix = `${start}/`;
   const entries: Entry[] = [];
   const problems: string[] = [];
   for (const line of result.output.split("\n")) {
