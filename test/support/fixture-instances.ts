@@ -40,7 +40,13 @@ export const STEPWISE_CALLS = 3;
 
 export const PYTEST_CMD = "/usr/bin/python3 -m pytest -rA -p no:cacheprovider";
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "Fixture", GIT_AUTHOR_EMAIL: "f@example.invalid", GIT_COMMITTER_NAME: "Fixture", GIT_COMMITTER_EMAIL: "f@example.invalid" };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "Fixture",
+  GIT_AUTHOR_EMAIL: "f@example.invalid",
+  GIT_COMMITTER_NAME: "Fixture",
+  GIT_COMMITTER_EMAIL: "f@example.invalid",
+};
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", env: GIT_ENV });
@@ -72,7 +78,10 @@ function testSource(pkg: string, n: number, withNew: boolean): string {
 }
 
 /** Builds `count` instances spread over `repos` repositories under `root`. */
-export function buildFixtureInstances(root: string, opts: { count?: number; repos?: number } = {}): FixtureInstances {
+export function buildFixtureInstances(
+  root: string,
+  opts: { count?: number; repos?: number } = {},
+): FixtureInstances {
   const count = opts.count ?? 4;
   const repoCount = Math.max(1, Math.min(opts.repos ?? 2, count));
   const reposDir = join(root, "repos");
@@ -91,7 +100,10 @@ export function buildFixtureInstances(root: string, opts: { count?: number; repo
     const repo = join(reposDir, `acme__lib${r}`);
     const pkg = `pkg${r}`;
     git(repo, "checkout", "-q", "--detach", roots[r]);
-    write(repo, { [`${pkg}/op${n}.py`]: opSource(n, false), [`tests/test_op${n}.py`]: testSource(pkg, n, false) });
+    write(repo, {
+      [`${pkg}/op${n}.py`]: opSource(n, false),
+      [`tests/test_op${n}.py`]: testSource(pkg, n, false),
+    });
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", `add${n} (with a bug)`);
     const base = git(repo, "rev-parse", "HEAD").trim();

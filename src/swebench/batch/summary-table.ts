@@ -35,7 +35,10 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
   if (result.notStarted.length > 0) rows.push(["not started", String(result.notStarted.length), "", ""]);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const fmt = (r: string[]) =>
-    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join("  ")
+      .trimEnd();
   const lines = [fmt(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(fmt)];
   const t = result.totals;
   const perHour = result.wallSeconds > 0 ? (result.outcomes.length / result.wallSeconds) * 3600 : 0;

@@ -1,0 +1,266 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { register } from "../../../src/cli/swebench.js";
+import { selectInstances } from "../../../src/swebench/select.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
+import {
+  buildFixtureInstances,
+  type FixtureInstances,
+  STEPWISE_CALLS,
+  STEPWISE_COMMAND,
+} from "../../support/fixture-instances.js";
+import { tempDir } from "../../support/tmp.js";
+import { readJson, trajectory } from "./helpers.js";
+
+interface CliRun {
+  code: number | undefined;
+  out: string;
+  err: string;
+  /** What went to process.stderr (config and usage errors). */
+  stderr: string;
+}
+
+/** `patchloop swebench ARGS` in this process, through commander, with its output captured. */
+async function cli(args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const program = new Command("patchloop").exitOverride();
+  register(program, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    tty: false,
+    progressIntervalMs: 600_000,
+  });
+  const stderr: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((t: string) => stderr.push(String(t)) > 0) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync(["node", "patchloop", "swebench", ...args]);
+    return {
+      code: process.exitCode as number | undefined,
+      out: out.join(""),
+      err: err.join(""),
+      stderr: stderr.join(""),
+    };
+  } finally {
+    process.stderr.write = write;
+    process.exitCode = undefined;
+  }
+}
+
+const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
+const predIds = (out: string) => Object.keys(readJson<object>(join(out, "preds.json")));
+
+describe("patchloop swebench against the fake OpenAI-compatible server, local environment", () => {
+  let f: FixtureInstances;
+  let server: FakeLlmServer;
+  let root: string;
+  const base = () => [
+    "--subset",
+    f.datasetPath,
+    "-m",
+    "openai/fake",
+    "--base-url",
+    `${server.url}/v1`,
+    "--environment",
+    "local",
+    "--repos-dir",
+    f.reposDir,
+  ];
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "patchloop-batch-cli-"));
+    f = buildFixtureInstances(root, { count: 6, repos: 2 });
+    server = await startFakeLlmServer({
+      defaultBehaviour: {
+        type: "reply",
+        content: "step",
+        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("runs the whole dataset with 3 workers: gold patches in preds.json, summary table, exit 0", async () => {
+    const out = join(tempDir(), "run");
+    const before = server.requests.length;
+    const r = await cli([...base(), "-w", "3", "-o", out]);
+    expect(r.code).toBe(0);
+    expect(server.requests.length - before).toBe(6 * STEPWISE_CALLS);
+    const preds = readJson<Record<string, { model_patch: string; model_name_or_path: string }>>(
+      join(out, "preds.json"),
+    );
+    for (const row of f.rows)
+      expect(preds[row.instance_id]).toEqual({
+        instance_id: row.instance_id,
+        model_name_or_path: "openai/fake",
+        model_patch: row.patch,
+      });
+    expect(r.out.split("\n").slice(0, 5)).toEqual([
+      "exit status  this run  earlier  total",
+      "-----------  --------  -------  -----",
+      "Submitted           6        0      6",
+      "total               6        0      6",
+      "",
+    ]);
+    expect(r.out).toMatch(
+      /^model calls 18, tokens 1\.8k in \/ 180 out, cost \$0\.00, wall \d+s, [\d.]+ instances\/hour$/m,
+    );
+    const ends = r.err.split("\n").filter((l) => /^\[\d\/6\] /.test(l));
+    expect(ends).toHaveLength(6);
+    expect(ends[5]).toMatch(/^\[6\/6\] acme__lib\d-\d Submitted \(3 steps, \$0\.00, \d+s\)$/);
+    const run = readJson<{ info: { argv: string[]; dataset: unknown; config_sources: string[] } }>(
+      join(out, "run.json"),
+    );
+    expect(run.info.dataset).toEqual({ subset: f.datasetPath, split: "test" });
+    expect(run.info.config_sources).toEqual([
+      "configs/base.yaml",
+      'built-in config "swebench"',
+      "-m openai/fake",
+      `--base-url ${server.url}/v1`,
+      "--environment local",
+    ]);
+
+    // Resumed with nothing left: no request, exit 0, the table counts them as earlier.
+    const again = await cli([...base(), "-w", "3", "-o", out]);
+    expect(again.code).toBe(0);
+    expect(again.out.split("\n")[2]).toBe("Submitted           0        6      6");
+    expect(server.requests.length - before).toBe(18);
+  });
+
+  it("selection flags: --slice, --filter, --instance-ids (spaces or commas), --shuffle", async () => {
+    const ids = f.rows.map((r) => r.instance_id);
+    const run = async (...flags: string[]) => {
+      const out = join(tempDir(), "run");
+      const r = await cli([...base(), "-w", "2", "-o", out, ...flags]);
+      expect(r.code).toBe(0);
+      return predIds(out).sort();
+    };
+    expect(await run("--slice", "1:3")).toEqual([ids[1], ids[2]].sort());
+    expect(await run("--filter", "acme__lib1-[46]")).toEqual([ids[3], ids[5]].sort());
+    expect(await run("--instance-ids", ids[4], ids[0])).toEqual([ids[0], ids[4]].sort());
+    expect(await run("--instance-ids", `${ids[2]},${ids[3]}`)).toEqual([ids[2], ids[3]].sort());
+    const shuffled = selectInstances(f.rows, { shuffle: true, slice: "0:2" }).map((r) => r.instance_id);
+    expect(await run("--shuffle", "--slice", "0:2")).toEqual(shuffled.sort());
+  });
+
+  it("usage errors exit 2 with a message saying what to do", async () => {
+    const out = join(tempDir(), "run");
+    const failing = async (args: string[]) => {
+      const r = await cli(args);
+      expect(r.code).toBe(2);
+      return r.stderr;
+    };
+    expect(await failing([...base(), "-o", out, "--instance-ids", "acme__nope-1"])).toBe(
+      "error: unknown instance id (not in the dataset): acme__nope-1. Check the spelling and the dataset/split.\n",
+    );
+    const noReposDir = [
+      "--subset",
+      f.datasetPath,
+      "-m",
+      "openai/fake",
+      "--base-url",
+      `${server.url}/v1`,
+      "--environment",
+      "local",
+    ];
+    expect(await failing([...noReposDir, "-o", out])).toMatch(
+      /^error: environment local needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo/,
+    );
+    expect(await failing([...base(), "-o", out, "-w", "0"])).toBe(
+      'error: -w/--workers needs an integer >= 1; got "0"\n',
+    );
+    expect(await failing([...base(), "-o", out, "--cost-limit", "lots"])).toBe(
+      'error: --cost-limit needs a number >= 0; got "lots"\n',
+    );
+    expect(await failing([...base(), "-o", out, "--filter", "zzz"])).toBe(
+      `error: the selection matched none of the 6 instances of ${f.datasetPath} (test); check --slice, --filter and --instance-ids\n`,
+    );
+    expect(
+      await failing([
+        "--subset",
+        f.datasetPath,
+        "--environment",
+        "local",
+        "--repos-dir",
+        f.reposDir,
+        "-o",
+        out,
+      ]),
+    ).toMatch(/^error: no model: pass -m/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a dataset file with a broken line: exit 2, the error names the file and the line", async () => {
+    const bad = join(tempDir(), "broken.jsonl");
+    const lines = readFileSync(f.datasetPath, "utf8").trimEnd().split("\n");
+    lines.splice(2, 0, '{"instance_id": "acme__lib0-9", ');
+    writeFileSync(bad, `${lines.join("\n")}\n`);
+    const r = await cli([
+      "--subset",
+      bad,
+      "-m",
+      "openai/fake",
+      "--base-url",
+      `${server.url}/v1`,
+      "--environment",
+      "local",
+      "--repos-dir",
+      f.reposDir,
+      "-o",
+      join(tempDir(), "run"),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: line 3 is not valid JSON \\(`),
+    );
+  });
+
+  it("--cost-limit and --call-limit stop launching instances; the rest run on the next invocation", async () => {
+    const priced = ["-c", "model.price={input_per_mtok: 10000, output_per_mtok: 0}"];
+    const out = join(tempDir(), "run");
+    const r = await cli([...base(), ...priced, "-w", "1", "-o", out, "--cost-limit", "5"]);
+    expect(r.code).toBe(1);
+    expect(predIds(out)).toEqual([f.rows[0].instance_id, f.rows[1].instance_id]);
+    expect(r.out).toContain("\nnot started         4\n");
+    expect(r.out).toContain("cost $6.00");
+    expect(r.out).toContain(
+      "stopped early: the global cost limit was reached. Run the same command again to continue",
+    );
+    expect(readJson<{ stopped_by: string; state: string }>(join(out, "run.json"))).toMatchObject({
+      stopped_by: "cost_limit",
+      state: "stopped",
+    });
+    // The cap counts what earlier runs of the folder spent: at 6 of 7 USD, one more instance starts.
+    const more = await cli([...base(), ...priced, "-w", "1", "-o", out, "--cost-limit", "7"]);
+    expect(more.code).toBe(1);
+    expect(predIds(out)).toHaveLength(3);
+
+    const out2 = join(tempDir(), "run");
+    const calls = await cli([...base(), "-w", "1", "-o", out2, "--call-limit", "4"]);
+    expect(calls.code).toBe(1);
+    expect(predIds(out2)).toHaveLength(2);
+    expect(calls.out).toContain("stopped early: the global call limit was reached.");
+    expect(trajectory(out2, f.rows[1].instance_id).info.exit_status).toBe("Submitted");
+  });
+
+  it.skipIf(!havePytest())("--evaluate grades the predictions in work trees of --repos-dir", async () => {
+    const out = join(tempDir(), "run");
+    const r = await cli([...base(), "-w", "2", "-o", out, "--slice", "0:2", "--evaluate"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Resolved 2/2 (100.0%)");
+    expect(r.out).toMatch(
+      new RegExp(`evaluation summary: ${out}/eval/patchloop-run/openai__fake\\.patchloop-run\\.json`),
+    );
+    expect(r.err).toMatch(/\[eval 2\/2\] acme__lib\d-\d resolved/);
+  });
+});
