@@ -76,6 +76,22 @@ describe("agent loop", () => {
     expect(appliesOnBase(s)).toBe("def add(a, b):\n    return a + b\n");
   });
 
+  it("the 26B recipe: edit-tool blocks edit through the editor, mixed blocks are rejected, the budget shows", async () => {
+    let repoDir = "";
+    const edit = (req: { messages: { content: unknown }[] }): ScriptedResponse => {
+      repoDir = /at (\S+)\. Change/.exec(String(req.messages[1].content))![1];
+      return block(`edit-tool str_replace --file ${repoDir}/app.py << 'PATCH'\n---OLD---\n    return a - b\n---NEW---\n    return a + b\nPATCH`);
+    };
+    const s = await run([edit, block("edit-tool view --file /x && ls"), block(SUBMIT)], ["swebench_edittool_budget", "environment.environment_class=local", "environment.cwd=''"]);
+    expect(s.result.exitStatus).toBe("Submitted");
+    expect(appliesOnBase(s)).toBe("def add(a, b):\n    return a + b\n");
+    const observations = s.result.trajectory.messages.filter((m) => m.role === "user" && m.extra?.step);
+    expect(textOf(observations[0])).toMatch(/^<returncode>0<\/returncode>\n<output>\n[^]*return a \+ b[^]*<\/output>\n\[step 1 of 100: 99 left\]$/);
+    expect(textOf(observations[1])).toContain("<returncode>1</returncode>");
+    expect(textOf(observations[1])).toContain("edit-tool");
+    expect(s.model.calls[0].messages[0].content).toContain("BUDGET: you have 100 steps.");
+  });
+
   it("a submit command must exit 0 and print the marker as its whole first line", async () => {
     const s = await run([bash("echo ' COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'"), bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; false")], ["agent.step_limit=2"]);
     expect(s.result.exitStatus).toBe("LimitsExceeded");
