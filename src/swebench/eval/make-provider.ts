@@ -36,7 +36,7 @@ export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
     if (o.kind === "local") return worktreeProvider({ reposDir: o.reposDir, env: configEnv(base) });
     return worktreeProvider({
       reposDir: o.reposDir,
-      mode: "shared-clone",
+      mode: "clone",
       open: async (worktree) => ({
         env: await createEnvironment(
           { ...base, environment_class: "bwrap", cwd: "" },

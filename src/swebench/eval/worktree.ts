@@ -48,10 +48,11 @@ export interface WorktreeProviderOptions {
   workRoot?: string;
   /**
    * `worktree` (default): `git worktree add --detach`, cheap, metadata in the clone's .git.
-   * `shared-clone`: `git clone --shared` + checkout, the .git inside the copy: for sandboxes
-   * (bwrap) where only the copy is writable, so git can still update its index there.
+   * `clone`: a local `git clone` (objects hard-linked, so cheap on one filesystem) + checkout:
+   * everything git needs is inside the copy, for sandboxes (bwrap) that see and may write only
+   * the copy (not the clone under --repos-dir, nor anything else under /tmp).
    */
-  mode?: "worktree" | "shared-clone";
+  mode?: "worktree" | "clone";
   /**
    * Opens the environment on the worktree and says where its scratch folder is; default: the
    * local environment, scratch in a host temp folder beside the worktree.
@@ -83,9 +84,9 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
     const worktree = join(base, "repo");
     const scratch = join(base, "scratch");
     await mkdir(scratch);
-    const shared = options.mode === "shared-clone";
+    const copy = options.mode === "clone";
     const remove = async () => {
-      if (shared) {
+      if (copy) {
         await rm(base, { recursive: true, force: true });
         return;
       }
@@ -96,8 +97,8 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
       });
     };
     try {
-      if (shared) {
-        await git(base, ["clone", "-q", "--shared", "--no-checkout", clone, worktree]);
+      if (copy) {
+        await git(base, ["clone", "-q", "--no-checkout", clone, worktree]);
         await git(worktree, ["checkout", "-q", "--detach", instance.base_commit]);
       } else {
         await serialized(clone, () =>
