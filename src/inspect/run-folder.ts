@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { computeCharts, repoOf } from "./charts.js";
 import { type EvalIndex, readEvalReports } from "./eval-reports.js";
-import { loadTrajectoryFile } from "./normalize.js";
+import { idFromFileName, loadTrajectoryFile } from "./normalize.js";
 import { readRunFiles } from "./run-files.js";
 import { type FoundFile, isTrajectoryName, scanFiles } from "./scan-files.js";
 import type { EvalResult, InstanceRow, RunOverview, TrajectoryView } from "./view-model.js";
@@ -10,7 +10,12 @@ const SCAN = { maxDepth: 6, maxEntries: 200_000 };
 /** Trajectories are looked for this many folders deep (`<id>/<id>.traj.json` is depth 1). */
 const TRAJECTORY_DEPTH = 3;
 
-type Loaded = { view: TrajectoryView; error: null } | { view: null; error: string };
+/** What the overview keeps of a trajectory (not the whole view: a run may hold thousands). */
+type RowFacts = Pick<
+  InstanceRow,
+  "exitStatus" | "steps" | "promptTokens" | "completionTokens" | "cost" | "wallSeconds" | "patchChars"
+>;
+type Loaded = { id: string; facts: RowFacts | null; error: string | null };
 
 function emptyRow(id: string): InstanceRow {
   return {
@@ -31,7 +36,7 @@ function emptyRow(id: string): InstanceRow {
 
 /**
  * A run folder as the viewer sees it. Every call re-reads the folder (a run may still be going);
- * normalised trajectories are cached by path, size and modification time.
+ * what the overview needs from each trajectory is cached by path, size and modification time.
  */
 export class RunFolder {
   private readonly cache = new Map<string, { key: string; loaded: Loaded }>();
@@ -45,9 +50,14 @@ export class RunFolder {
     if (hit?.key === key) return hit.loaded;
     let loaded: Loaded;
     try {
-      loaded = { view: await loadTrajectoryFile(file.abs), error: null };
+      const view = await loadTrajectoryFile(file.abs);
+      loaded = { id: view.instanceId ?? idFromFileName(file.rel), facts: rowFacts(view), error: null };
     } catch (err) {
-      loaded = { view: null, error: (err as Error).message.replace(this.root, ".") };
+      loaded = {
+        id: idFromFileName(file.rel),
+        facts: null,
+        error: (err as Error).message.replace(this.root, "."),
+      };
     }
     this.cache.set(file.abs, { key, loaded });
     return loaded;
@@ -67,20 +77,15 @@ export class RunFolder {
     for (const file of files) {
       if (!isTrajectoryName(file.rel) || file.depth > TRAJECTORY_DEPTH) continue;
       const loaded = await this.load(file);
-      const id =
-        loaded.view?.instanceId ??
-        file.rel
-          .split("/")
-          .at(-1)!
-          .replace(/\.traj(\.json)?$/, "");
+      const id = loaded.id;
       if (rows.has(id)) {
         problems.push(`${file.rel}: a second trajectory for ${id} (showing ${rows.get(id)!.trajectory})`);
         continue;
       }
       const row = emptyRow(id);
       row.trajectory = file.rel;
-      if (loaded.view) fillFromView(row, loaded.view);
-      else row.error = loaded.error;
+      Object.assign(row, loaded.facts ?? {});
+      row.error = loaded.error;
       rows.set(id, row);
     }
     for (const id of [...run.patches.keys(), ...run.exitStatuses.keys()]) {
@@ -104,14 +109,16 @@ export class RunFolder {
   }
 }
 
-function fillFromView(row: InstanceRow, view: TrajectoryView): void {
-  row.exitStatus = view.exitStatus;
-  row.steps = view.steps.length;
-  row.promptTokens = view.promptTokens;
-  row.completionTokens = view.completionTokens;
-  row.cost = view.cost;
-  row.wallSeconds = view.wallSeconds;
-  row.patchChars = view.submission.length;
+function rowFacts(view: TrajectoryView): RowFacts {
+  return {
+    exitStatus: view.exitStatus,
+    steps: view.steps.length,
+    promptTokens: view.promptTokens,
+    completionTokens: view.completionTokens,
+    cost: view.cost,
+    wallSeconds: view.wallSeconds,
+    patchChars: view.submission.length,
+  };
 }
 
 /** The evaluation result for a trajectory's instance, if any report covers it. */

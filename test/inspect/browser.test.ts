@@ -80,10 +80,10 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
     await page.goto(url);
     await page.waitForSelector("#instances tbody tr");
     expect(await tableRows(page)).toEqual([
-      ["django__django-11099", "Submitted", "resolved", "3", "3,390", "$0.2500", "42.5 s"],
-      ["django__django-12345", "Submitted", "unresolved", "2", "2,100", "$0.2500", "12.0 s"],
-      ["psf__requests-2317", "Submitted", "resolved", "2", "2,100", "$0.2500", "30.0 s"],
-      ["sympy__sympy-20590", "LimitsExceeded", "unresolved", "5", "5,250", "$0.2500", "1m 35s"],
+      ["django__django-11099", "Submitted", "resolved", "3", "3,390", "$0.2500", "42.5 s", "77"],
+      ["django__django-12345", "Submitted", "unresolved", "2", "2,100", "$0.2500", "12.0 s", "65"],
+      ["psf__requests-2317", "Submitted", "resolved", "2", "2,100", "$0.2500", "30.0 s", "98"],
+      ["sympy__sympy-20590", "LimitsExceeded", "unresolved", "5", "5,250", "$0.2500", "1m 35s", "empty"],
     ]);
     const bars = (chart: string) =>
       page.$$eval(`figure[data-chart="${chart}"] svg rect.bar`, (rects) =>

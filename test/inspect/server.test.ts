@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { inspectHint } from "../../src/cli/inspect.js";
 import { safeSegments } from "../../src/inspect/safe-path.js";
 import { type InspectServer, startInspectServer } from "../../src/inspect/server.js";
-import { runCli } from "./cli-driver.js";
+import { runCli, spawnCli, waitForUrl } from "./cli-driver.js";
 import { makeRunFolder } from "./run-fixture.js";
 
 interface Answer {
@@ -174,4 +175,39 @@ test("patchloop inspect --port rejects a non-number", async () => {
   const res = await runCli(["inspect", ".", "--port", "http"]);
   expect(res.code).not.toBe(0);
   expect(res.stderr).toContain("expected a number from 0 to 65535 (0: any free port)");
+});
+
+test("patchloop inspect on a port in use: exit 2 naming the port", async () => {
+  const blocker = createServer();
+  await new Promise<void>((done) => blocker.listen(0, "127.0.0.1", done));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const res = await runCli(["inspect", ".", "--port", String(port)]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `port ${port} on 127.0.0.1 is in use; choose another with --port (0: any free)`,
+    );
+  } finally {
+    blocker.close();
+  }
+});
+
+test("patchloop inspect prints its URL, serves, and stops cleanly on SIGTERM", async () => {
+  const dir = makeRunFolder();
+  const child = spawnCli(["inspect", dir, "--port", "0"]);
+  try {
+    const url = await waitForUrl(child);
+    expect((await get(url, "/api/overview")).status).toBe(200);
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("inspectHint: the line the demo prints, quoted for the shell when needed", () => {
+  expect(inspectHint("runs/demo")).toBe("open this run with: patchloop inspect runs/demo");
+  expect(inspectHint("/tmp/my run's")).toBe("open this run with: patchloop inspect '/tmp/my run'\\''s'");
 });

@@ -3,7 +3,7 @@ import type { InstanceRow, RunOverview } from "../view-model.js";
 import { barChart, columnChart } from "./charts.js";
 import { el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";
 
-type SortKey = "id" | "exitStatus" | "resolved" | "steps" | "tokens" | "cost" | "wallSeconds";
+type SortKey = "id" | "exitStatus" | "resolved" | "steps" | "tokens" | "cost" | "wallSeconds" | "patchChars";
 
 /** The value a column sorts by; null sorts last in both directions. */
 export function sortValue(row: InstanceRow, key: SortKey): string | number | null {
@@ -48,6 +48,7 @@ export function overviewRow(row: InstanceRow): HTMLElement {
     ),
     el("td", { class: "num" }, fmtCost(row.cost)),
     el("td", { class: "num" }, fmtSeconds(row.wallSeconds)),
+    el("td", { class: "num" }, row.patchChars === 0 ? "empty" : fmtNum(row.patchChars)),
   );
 }
 
@@ -111,6 +112,7 @@ export function renderOverview(data: RunOverview): HTMLElement {
     ["tokens", "tokens"],
     ["cost", "cost"],
     ["wallSeconds", "wall time"],
+    ["patchChars", "patch chars"],
   ];
   let sortKey: SortKey = "id";
   let ascending = true;
