@@ -45,6 +45,7 @@ async function start(path: string, opts: InspectOptions): Promise<InspectServer>
         `port ${port} on ${opts.host} is in use; choose another with --port (0: any free)`,
       );
     }
+    console.error(`port ${port} is in use; using a free port instead`);
     return startInspectServer({ path, host: opts.host, port: 0 });
   }
 }
