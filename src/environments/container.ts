@@ -83,8 +83,12 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
   runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "sleep");
   runArgs.push("-e", `BASH_ENV=${BASH_ENV_PATH}`);
+  // Forwarded names pass no value on the command line (the CLI reads it from its own environment);
+  // a name also set in `env` takes the `env` value.
+  for (const k of options.forwardEnv ?? []) {
+    if (process.env[k] !== undefined && options.env?.[k] === undefined) runArgs.push("-e", k);
+  }
   for (const [k, v] of Object.entries(options.env ?? {})) runArgs.push("-e", `${k}=${v}`);
-  for (const k of options.forwardEnv ?? []) if (process.env[k] !== undefined) runArgs.push("-e", k);
   if (options.network) runArgs.push("--network", options.network);
   if (options.memory) runArgs.push("--memory", options.memory);
   if (options.cpus) runArgs.push("--cpus", String(options.cpus));

@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EnvironmentConfig } from "../../src/config/schema.js";
+import { createEnvironment } from "../../src/environments/index.js";
+import { LOCAL_NOT_ISOLATED_WARNING } from "../../src/environments/local.js";
+import { describeWithEngine, testImage } from "../support/engines.js";
+
+function config(over: Partial<EnvironmentConfig>): EnvironmentConfig {
+  return {
+    environment_class: "local",
+    cwd: "",
+    timeout: 30,
+    env: { FROM_CONFIG: "config-value", SHARED: "env wins" },
+    forward_env: ["PATCHLOOP_FORWARDED", "SHARED", "PATCHLOOP_NOT_SET_ANYWHERE"],
+    image: null,
+    executable: null,
+    pull_timeout: 60,
+    container_timeout: 600,
+    run_args: [],
+    memory: null,
+    cpus: null,
+    pids_limit: null,
+    network: "none",
+    capture_limit: 1000,
+    ...over,
+  };
+}
+
+const PROBE =
+  'echo "$FROM_CONFIG|$PATCHLOOP_FORWARDED|$SHARED|$(printenv PATCHLOOP_NOT_SET_ANYWHERE || echo unset)|$(pwd)"';
+
+describe("createEnvironment", () => {
+  let repo = "";
+  beforeAll(async () => {
+    repo = await mkdtemp(join(tmpdir(), "patchloop-create-"));
+    process.env.PATCHLOOP_FORWARDED = "forwarded-value";
+    process.env.SHARED = "host";
+  });
+  afterAll(async () => {
+    delete process.env.PATCHLOOP_FORWARDED;
+    delete process.env.SHARED;
+    await rm(repo, { recursive: true, force: true });
+  });
+
+  it("local: config env and forwarded variables, repo as cwd, capture limit, the warning", async () => {
+    const warnings: string[] = [];
+    const env = await createEnvironment(config({}), { repoDir: repo, warn: (m) => warnings.push(m) });
+    expect(env.kind).toBe("local");
+    expect((await env.exec(PROBE)).output).toBe(`config-value|forwarded-value|env wins|unset|${repo}\n`);
+    expect((await env.exec("yes | head -c 100000")).truncated).toBe(true);
+    expect(warnings).toEqual([LOCAL_NOT_ISOLATED_WARNING]);
+    await env.close();
+  });
+
+  it("says what is missing", async () => {
+    await expect(createEnvironment(config({}))).rejects.toThrow(
+      "environment local needs a working directory; got none. Pass --repo DIR, or set environment.cwd in the config.",
+    );
+    await expect(createEnvironment(config({ environment_class: "docker" }))).rejects.toThrow(
+      "environment docker needs an image (environment.image or --image); got none",
+    );
+    await expect(
+      createEnvironment(config({ environment_class: "bwrap", network: "bridge" }), { repoDir: repo }),
+    ).rejects.toThrow('environment.network for bwrap must be "none" or "host", got "bridge"');
+  });
+
+  describeWithEngine("bwrap", "bwrap", () => {
+    it("bwrap: same variables, repo as cwd", async () => {
+      const env = await createEnvironment(config({ environment_class: "bwrap" }), { repoDir: repo });
+      expect(env.kind).toBe("bwrap");
+      expect((await env.exec(PROBE)).output).toBe(`config-value|forwarded-value|env wins|unset|${repo}\n`);
+      await env.close();
+    });
+  });
+
+  for (const engine of ["docker", "podman"] as const) {
+    describeWithEngine(engine, engine, () => {
+      it(`${engine}: config and forwarded variables, configured cwd`, async () => {
+        const env = await createEnvironment(
+          config({ environment_class: engine, image: testImage(engine), cwd: "/var" }),
+          { runId: "create-test" },
+        );
+        expect(env.kind).toBe(engine);
+        expect(env.cwd).toBe("/var");
+        expect((await env.exec(PROBE)).output).toBe("config-value|forwarded-value|env wins|unset|/var\n");
+        await env.close();
+      });
+    });
+  }
+});
