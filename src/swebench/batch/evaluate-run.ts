@@ -1,11 +1,9 @@
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
-import { createEnvironment } from "../../environments/index.js";
-import { containerProvider, type EnvironmentProvider } from "../eval/eval-environment.js";
 import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
+import { makeEvalProvider } from "../eval/make-provider.js";
 import type { Prediction } from "../eval/predictions.js";
 import type { InstanceResult } from "../eval/run-instance.js";
-import { worktreeProvider } from "../eval/worktree.js";
 import type { SwebenchInstance } from "../types.js";
 import type { PredsFile } from "./preds-file.js";
 
@@ -22,29 +20,12 @@ export interface EvaluateRunOptions {
   onResult?: (result: InstanceResult, done: number, total: number) => void;
 }
 
-/** Where the grading environments come from: the instance images, or work trees of `--repos-dir`. */
-function providerFor(o: EvaluateRunOptions, runId: string): EnvironmentProvider {
-  const e = o.config.environment;
-  if (e.environment_class === "docker" || e.environment_class === "podman") {
-    return containerProvider({
-      open: (image) => createEnvironment({ ...e, image, cwd: "" }, { runId }),
-      imageFor: e.image ? () => e.image as string : undefined,
-    });
-  }
-  if (!o.reposDir) throw new Error(`--evaluate with environment ${e.environment_class} needs --repos-dir`);
-  if (e.environment_class === "local") return worktreeProvider({ reposDir: o.reposDir });
-  return worktreeProvider({
-    reposDir: o.reposDir,
-    open: async (worktree) => ({
-      env: await createEnvironment({ ...e, cwd: "" }, { repoDir: worktree }),
-      scratchDir: "/tmp",
-    }),
-  });
-}
+/** Seconds eval.sh may run per instance (the harness's default). */
+const EVAL_TIMEOUT = 1800;
 
 /**
  * Grades the batch's predictions with `evaluatePredictions`: reports under `DIR/eval/<run id>/`
- * where the run id is `patchloop-<folder name>`, in the environment kind the batch used.
+ * where the run id is `patchloop-<folder name>`, in the environment kind the batch used (`makeEvalProvider`).
  */
 export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
   const outputDir = resolve(o.outputDir);
@@ -59,7 +40,14 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
     predictions,
     runId,
     outputDir: join(outputDir, "eval"),
-    provider: providerFor(o, runId),
+    provider: makeEvalProvider({
+      kind: o.config.environment.environment_class,
+      environment: o.config.environment,
+      reposDir: o.reposDir,
+      runId,
+      timeout: EVAL_TIMEOUT,
+    }),
+    timeout: EVAL_TIMEOUT,
     workers: o.workers,
     signal: o.signal,
     onResult: o.onResult,

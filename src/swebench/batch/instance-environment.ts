@@ -1,6 +1,6 @@
 import type { Config, EnvironmentConfig } from "../../config/schema.js";
 import { createEnvironment } from "../../environments/index.js";
-import { instanceImageName } from "../eval/eval-environment.js";
+import { instanceImageName } from "../images.js";
 import type { SwebenchInstance } from "../types.js";
 import type { InstanceEnvironment } from "./types.js";
 import { createWorkspace } from "./workspace.js";

@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { createProgressDisplay } from "../../../src/swebench/batch/progress-display.js";
+import { formatCount, formatDuration, liveLines, plainLine } from "../../../src/swebench/batch/progress-render.js";
+import { type ProgressSnapshot, ProgressState } from "../../../src/swebench/batch/progress-state.js";
+import { summaryTable } from "../../../src/swebench/batch/summary-table.js";
+import type { BatchEvent, InstanceOutcome } from "../../../src/swebench/batch/types.js";
+
+function outcome(id: string, exit_status: InstanceOutcome["exit_status"], extra: Partial<InstanceOutcome> = {}): InstanceOutcome {
+  return {
+    instance_id: id,
+    exit_status,
+    exit_message: "",
+    patch_bytes: 10,
+    api_calls: 3,
+    cost: 0.5,
+    prompt_tokens: 1000,
+    completion_tokens: 100,
+    started_at: "",
+    ended_at: "",
+    environment_seconds: 1,
+    agent_seconds: 60,
+    seconds: 61,
+    ...extra,
+  };
+}
+
+const assistant = (id: string, step: number, cost: number): BatchEvent => ({
+  type: "agent",
+  instance_id: id,
+  event: { type: "message", step, message: { role: "assistant", content: "x", extra: { cost, usage: { prompt_tokens: 1500, completion_tokens: 20 } } } },
+});
+
+const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
+  total: 300,
+  skipped: 10,
+  doneNow: 20,
+  running: [],
+  counts: {},
+  calls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cost: 0,
+  elapsedSeconds: 600,
+  perHour: 120,
+  etaSeconds: 8100,
+  stopping: null,
+  ...over,
+});
+
+describe("progress", () => {
+  it("formats durations and counts", () => {
+    expect([formatDuration(0), formatDuration(59.4), formatDuration(61), formatDuration(3599), formatDuration(7380)]).toEqual(["0s", "59s", "1m01s", "59m59s", "2h03m"]);
+    expect([formatCount(999), formatCount(1234), formatCount(4_560_000)]).toEqual(["999", "1.2k", "4.56M"]);
+  });
+
+  it("folds events: running instances with their step, counts per exit status, tokens, cost, rate and ETA", () => {
+    const t0 = Date.now();
+    const s = new ProgressState(t0);
+    s.apply({ type: "planned", total: 5, skipped: 1, todo: 4 });
+    s.apply({ type: "instance_start", instance_id: "a" });
+    s.apply({ type: "instance_start", instance_id: "b" });
+    s.apply(assistant("a", 1, 0.25));
+    s.apply(assistant("a", 2, 0.25));
+    s.apply(assistant("b", 1, 0.5));
+    s.apply({ type: "agent", instance_id: "a", event: { type: "message", step: 2, message: { role: "tool", content: "ok" } } });
+    s.apply({ type: "instance_end", outcome: outcome("b", "LimitsExceeded") });
+    const snapshot = s.snapshot(t0 + 3600_000);
+    expect(snapshot).toMatchObject({
+      total: 5,
+      skipped: 1,
+      doneNow: 1,
+      counts: { LimitsExceeded: 1 },
+      calls: 3,
+      promptTokens: 4500,
+      completionTokens: 60,
+      cost: 1,
+      perHour: 1,
+      etaSeconds: 3 * 3600,
+    });
+    expect(snapshot.running.map((r) => [r.id, r.step])).toEqual([["a", 2]]);
+  });
+
+  it("the live block: totals, statuses, usage, running instances (capped), and a stop notice", () => {
+    const now = 1_000_000;
+    const running = ["django__django-11099", "sympy__sympy-20590", "a", "b"].map((id, i) => ({ id, step: 3 * i, startedAt: now - 1000 * (65 + i) }));
+    const lines = liveLines(
+      snap({ running, counts: { Submitted: 18, LimitsExceeded: 1, EnvironmentError: 1 }, calls: 812, promptTokens: 2_500_000, completionTokens: 41_000, cost: 3.214, stopping: "cost_limit" }),
+      { now, maxRunning: 3 },
+    );
+    expect(lines).toEqual([
+      "30/300 done (10 from earlier runs)  4 running  120.0 inst/h  ETA 2h15m  elapsed 10m00s",
+      "Submitted 18  LimitsExceeded 1  EnvironmentError 1",
+      "tokens 2.50M in / 41.0k out  812 calls  $3.21",
+      "stopping (cost_limit): no new instances; waiting for the running ones",
+      "  django__django-11099  step   0  1m05s",
+      "  sympy__sympy-20590    step   3  1m06s",
+      "  a                     step   6  1m07s",
+      "  ... and 1 more",
+    ]);
+    expect(plainLine(snap({ counts: { Submitted: 2 } }))).toBe(
+      "[progress] 30/300 done (10 from earlier runs)  0 running  120.0 inst/h  ETA 2h15m  elapsed 10m00s | Submitted=2 | tokens 0 in / 0 out  0 calls  $0.00",
+    );
+    expect(liveLines(snap({ perHour: 0, etaSeconds: null }))[0]).toBe("30/300 done (10 from earlier runs)  0 running  - inst/h  ETA -  elapsed 10m00s");
+  });
+
+  it("on a terminal, redraws the block in place and scrolls a line per finished instance above it", () => {
+    const written: string[] = [];
+    const d = createProgressDisplay({ write: (t) => written.push(t), tty: true, columns: 40, intervalMs: 3_600_000 });
+    d.onEvent({ type: "planned", total: 2, skipped: 0, todo: 2 });
+    d.onEvent({ type: "instance_start", instance_id: "x__y-1" });
+    d.onEvent({ type: "instance_end", outcome: outcome("x__y-1", "Submitted") });
+    d.onEvent({ type: "instance_end", outcome: outcome("x__y-2", "ModelError", { api_calls: 7, cost: 0.125, seconds: 5 }) });
+    d.stop();
+    expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 steps, $0.50, 1m01s)\n");
+    const block = written[1].split("\n");
+    expect(block).toHaveLength(4); // three lines and the final newline
+    expect(block.every((l) => l.replace(/\x1b\[[0-9;]*m/g, "").length <= 39)).toBe(true);
+    expect(written[2]).toBe("\x1b[3F\x1b[J");
+    expect(written[3]).toBe("[2/2] x__y-2 ModelError (7 steps, $0.13, 5s)\n");
+    expect(written[written.length - 1]).toBe("\x1b[3F\x1b[J");
+  });
+
+  it("elsewhere, prints plain progress lines on a timer", async () => {
+    const written: string[] = [];
+    const d = createProgressDisplay({ write: (t) => written.push(t), tty: false, intervalMs: 20 });
+    d.onEvent({ type: "planned", total: 1, skipped: 0, todo: 1 });
+    await new Promise((r) => setTimeout(r, 120));
+    d.stop();
+    const count = written.length;
+    expect(count).toBeGreaterThanOrEqual(2);
+    expect(written.every((l) => l.startsWith("[progress] 0/1 done  0 running") && !l.includes("\x1b"))).toBe(true);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(written).toHaveLength(count);
+  });
+
+  it("the summary table", () => {
+    const text = summaryTable(
+      {
+        outcomes: [outcome("a", "Submitted"), outcome("b", "Submitted"), outcome("c", "Interrupted")],
+        skipped: ["d", "e"],
+        notStarted: ["f"],
+        stoppedBy: "interrupted",
+        statuses: { a: "Submitted", b: "Submitted", c: "Interrupted", d: "Submitted", e: "ContextExceeded" },
+        totals: { api_calls: 9, cost: 1.5, prompt_tokens: 3000, completion_tokens: 300 },
+        wallSeconds: 120,
+      },
+      "/runs/x",
+    );
+    expect(text).toBe(
+      [
+        "exit status      this run  earlier  total",
+        "---------------  --------  -------  -----",
+        "Submitted               2        1      3",
+        "ContextExceeded         0        1      1",
+        "Interrupted             1        0      1",
+        "total                   3        2      5",
+        "not started             1",
+        "",
+        "model calls 9, tokens 3.0k in / 300 out, cost $1.50, wall 2m00s, 90.0 instances/hour",
+        "results in /runs/x (preds.json, exit_statuses.yaml, run.json, run.log)",
+        "stopped early: interrupted. Run the same command again to continue (finished instances are kept; Interrupted and EnvironmentError ones run again).",
+        "",
+      ].join("\n"),
+    );
+  });
+});
