@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import {
   loadTrajectoryFile,
   normalizeTrajectory,
@@ -201,6 +201,7 @@ describe("patchloop-1", () => {
 
 describe("bad input gets a clear error", () => {
   const dir = mkdtempSync(join(tmpdir(), "patchloop-inspect-bad-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   test.each([
     ["not JSON", "{oops", /bad\.json is not valid JSON \(.+\); 5 characters were read/],
     ["empty list", "[]", /the message list is empty; expected a patchloop trajectory/],

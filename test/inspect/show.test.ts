@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -121,9 +121,11 @@ describe("patchloop show (CLI from dist/)", () => {
   });
 
   test("a file that is not a trajectory: exit 2 and a message naming it", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "patchloop-show-")), "notes.json");
+    const dir = mkdtempSync(join(tmpdir(), "patchloop-show-"));
+    const file = join(dir, "notes.json");
     writeFileSync(file, '{"hello": "world"}');
     const res = await runCli(["show", file]);
+    rmSync(dir, { recursive: true, force: true });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(
       `patchloop show: ${file}: got an object with keys hello; expected a patchloop trajectory`,

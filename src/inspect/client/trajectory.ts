@@ -136,8 +136,8 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
     facts,
     jump,
   );
-  if (v.system) page.append(promptBlock(v.system, false));
-  if (v.firstUser) page.append(promptBlock(v.firstUser, false));
+  if (v.system) page.append(promptBlock(v.system, true));
+  if (v.firstUser) page.append(promptBlock(v.firstUser, true));
   for (const p of v.preamble) page.append(promptBlock(p, false));
   for (const s of v.steps) page.append(stepBlock(s));
   page.append(
