@@ -30,9 +30,17 @@ export function isGiven(args: Record<string, unknown>, name: string): boolean {
   return args[name] !== undefined && args[name] !== null;
 }
 
-/** Rejects argument names the tool does not know, naming the ones it does. */
-export function rejectUnknown(args: Record<string, unknown>, known: readonly string[], tool: string): void {
-  const unknown = Object.keys(args).filter((k) => !known.includes(k) && isGiven(args, k));
+/** Rejects arguments that are not a JSON object, and names the tool does not know (naming the ones it does). */
+export function rejectUnknown(
+  args: unknown,
+  known: readonly string[],
+  tool: string,
+): asserts args is Record<string, unknown> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new ArgumentError(`${tool} takes its arguments as a JSON object; got ${describeValue(args)}.`);
+  }
+  const record = args as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((k) => !known.includes(k) && isGiven(record, k));
   if (unknown.length === 0) return;
   const list = unknown.map((k) => `"${k}"`).join(", ");
   throw new ArgumentError(

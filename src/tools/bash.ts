@@ -123,7 +123,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       return mode === "persistent" ? await runPersistent(command, ctx) : await runFresh(command, ctx, "");
     } catch (err) {
       if (err instanceof ArgumentError) return errorResult(err.message);
-      return errorResult(`The bash tool failed unexpectedly: ${(err as Error).message}`);
+      throw err;
     }
   }
 
@@ -137,7 +137,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       additionalProperties: false,
     },
     execute(args, ctx) {
-      const next = queue.then(() => execute(args ?? {}, ctx));
+      const next = queue.then(() => execute(args, ctx));
       queue = next.catch(() => undefined);
       return next;
     },

@@ -138,10 +138,10 @@ export function createStrReplaceEditorTool(options: Omit<EditorOptions, "words">
     parameters: PARAMETERS,
     async execute(args, ctx) {
       try {
-        return await run(editor, args ?? {}, ctx);
+        return await run(editor, args, ctx);
       } catch (err) {
         if (err instanceof ArgumentError) return errorResult(err.message);
-        return errorResult(`str_replace_editor failed unexpectedly: ${(err as Error).message}`);
+        throw err;
       }
     },
   };

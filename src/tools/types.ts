@@ -31,6 +31,11 @@ export interface Tool {
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /**
+   * Runs the tool. Bad arguments and problems the model can fix (a missing file, a text not found)
+   * resolve to a result with `returncode: 1`; the promise rejects only when the environment itself
+   * fails (for instance an `exec` that rejects), so the agent can end the task with EnvironmentError.
+   */
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
   /**
    * Ends what the tool keeps running (the persistent bash shell). Optional; safe to call twice and

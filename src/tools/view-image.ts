@@ -33,7 +33,7 @@ export function createViewImageTool(options: ViewImageOptions = {}): Tool {
         return await editor.viewImage(ctx, requireString(args, "path", "the absolute path of the image"));
       } catch (err) {
         if (err instanceof ArgumentError) return errorResult(err.message);
-        return errorResult(`view_image failed unexpectedly: ${(err as Error).message}`);
+        throw err;
       }
     },
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Environment } from "../../src/environments/types.js";
 import { createTools, EDIT_TOOL_USAGE, type ToolName, toolSpecs } from "../../src/tools/index.js";
 import { makeSandbox, type Sandbox } from "./helpers.js";
 
@@ -51,6 +52,43 @@ describe("createTools", () => {
     expect((await edit.execute({ block }, box.ctx)).output).toBe(
       'edit_tool does not know the argument "block". Its arguments are: command.',
     );
+  });
+
+  test("arguments that are not a JSON object are an error result for every tool", async () => {
+    const tools = createTools(["bash", "str_replace_editor", "edit_tool", "view_image"]);
+    for (const tool of tools) {
+      for (const [bad, shown] of [
+        [null, "null"],
+        ["ls", '"ls" (a string)'],
+        [["ls"], '["ls"] (an array)'],
+      ] as const) {
+        const args = bad as unknown as Record<string, unknown>;
+        expect(await tool.execute(args, box.ctx)).toEqual({
+          output: `${tool.name} takes its arguments as a JSON object; got ${shown}.`,
+          returncode: 1,
+        });
+      }
+    }
+  });
+
+  test("a failing environment is not disguised as a tool error: the promise rejects", async () => {
+    // The one stand-in here: an environment whose exec rejects, as a vanished container's would.
+    const broken: Environment = { ...box.env, exec: () => Promise.reject(new Error("container is gone")) };
+    const ctx = { ...box.ctx, env: broken };
+    const [bash, editor, edit, image] = createTools([
+      "bash",
+      "str_replace_editor",
+      "edit_tool",
+      "view_image",
+    ]);
+    await expect(bash.execute({ command: "ls" }, ctx)).rejects.toThrow("container is gone");
+    await expect(editor.execute({ command: "view", path: box.dir }, ctx)).rejects.toThrow(
+      "container is gone",
+    );
+    await expect(edit.execute({ command: `edit-tool view --file ${box.dir}` }, ctx)).rejects.toThrow(
+      "container is gone",
+    );
+    await expect(image.execute({ path: box.path("x.png") }, ctx)).rejects.toThrow("container is gone");
   });
 
   test("an unknown name is a configuration error", () => {

@@ -66,7 +66,7 @@ export function createEditTool(options: Omit<EditorOptions, "words"> = {}): Tool
         return await runner.execute(requireString(args, "command", "the edit-tool block"), ctx);
       } catch (err) {
         if (err instanceof ArgumentError) return errorResult(err.message);
-        return errorResult(`edit-tool failed unexpectedly: ${(err as Error).message}`);
+        throw err;
       }
     },
   };

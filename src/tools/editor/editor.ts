@@ -49,7 +49,8 @@ export interface EditorOptions {
  * The editor core behind str_replace_editor and the heredoc edit-tool. It reaches files only through
  * the environment (`readFile`, `writeFile`, `exec`), works on the raw text (line endings, tabs, a
  * missing final newline and non-ASCII text are written back exactly as they were), and keeps its own
- * undo history. Every method resolves to a ToolResult; problems are `returncode: 1` results.
+ * undo history. Every method resolves to a ToolResult; problems with the request or the file are
+ * `returncode: 1` results. Only a failing environment (an `exec` that rejects) makes a method reject.
  */
 export class Editor {
   private readonly words: EditorWords;
@@ -77,10 +78,7 @@ export class Editor {
       return await work();
     } catch (err) {
       if (err instanceof EditorError) return { output: err.message, returncode: 1 };
-      return {
-        output: `The editor failed unexpectedly on ${path}: ${(err as Error).message}`,
-        returncode: 1,
-      };
+      throw err;
     }
   }
 
