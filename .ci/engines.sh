@@ -116,12 +116,30 @@ engines_start() {
   _engines_log "dockerd at $DOCKER_HOST; base image $PATCHLOOP_TEST_IMAGE (docker) and localhost/$PATCHLOOP_TEST_IMAGE (podman)"
 }
 
+# Removes podman containers labelled patchloop=1 whose owner (label patchloop.owner,
+# host:pid:start-time) is not a running process of this host.
+engines_gc_podman() {
+  command -v podman >/dev/null || return 0
+  local id owner host pid start now
+  for id in $(podman ps -aq --filter label=patchloop=1 2>/dev/null); do
+    owner=$(podman inspect --format '{{index .Config.Labels "patchloop.owner"}}' "$id" 2>/dev/null)
+    IFS=: read -r host pid start <<<"$owner"
+    now=""
+    if [ "$host" = "$(hostname)" ] && [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+      now=$(sed 's/^.*) //' "/proc/$pid/stat" | cut -d' ' -f20)
+    fi
+    if [ -n "$now" ] && { [ "$start" = "?" ] || [ "$now" = "$start" ]; }; then continue; fi
+    podman rm -f --time 0 "$id" >/dev/null 2>&1
+  done
+}
+
 engines_stop() {
   local dir="${PATCHLOOP_ENGINES_DIR:-}"
   [ -n "$dir" ] && [ -d "$dir" ] || return 0
-  # Containers that tests left behind (a failing test may not reach its cleanup).
+  # Containers that tests left behind (a failing test may not reach its cleanup). The dockerd is
+  # this run's own; podman is shared by the machine, so only containers of dead owners go.
   docker ps -aq --filter label=patchloop=1 2>/dev/null | xargs -r docker rm -f >/dev/null 2>&1
-  podman ps -aq --filter label=patchloop=1 2>/dev/null | xargs -r podman rm -f >/dev/null 2>&1
+  engines_gc_podman
   local pid
   for f in "$dir/dockerd.pid" "$dir/dockerd.launcher.pid"; do
     [ -f "$f" ] || continue
