@@ -44,7 +44,8 @@ export interface AgentResult {
 }
 
 function modelFailure(r: Extract<ModelResult, { ok: false }>): LimitHit {
-  const status: ExitStatus = r.kind === "context_exceeded" ? "ContextExceeded" : r.kind === "aborted" ? "Interrupted" : "ModelError";
+  const status: ExitStatus =
+    r.kind === "context_exceeded" ? "ContextExceeded" : r.kind === "aborted" ? "Interrupted" : "ModelError";
   return { status, message: r.message };
 }
 
@@ -53,7 +54,11 @@ function submissionOf(action: Action, output: string, returncode: number): strin
   const isBash = action.kind === "command" || action.name === "bash";
   const newline = output.indexOf("\n");
   const first = newline < 0 ? output : output.slice(0, newline);
-  return isBash && returncode === 0 && first === SUBMIT_MARKER ? (newline < 0 ? "" : output.slice(newline + 1)) : null;
+  return isBash && returncode === 0 && first === SUBMIT_MARKER
+    ? newline < 0
+      ? ""
+      : output.slice(newline + 1)
+    : null;
 }
 
 /** Runs one task: query → parse → execute → observe until an exit. Never throws for task failures. */
@@ -87,18 +92,36 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     base = await headCommit(env);
     if (config.run.env_startup_command) {
       const r = await env.exec(config.run.env_startup_command, { timeout: config.environment.timeout });
-      if (r.returncode !== 0) throw new Error(`run.env_startup_command failed (exit ${r.returncode}): ${r.output.slice(-2000)}`);
+      if (r.returncode !== 0)
+        throw new Error(`run.env_startup_command failed (exit ${r.returncode}): ${r.output.slice(-2000)}`);
     }
-    add({ role: "system", content: templates.system(vars()), extra: { timestamp: new Date().toISOString() } }, 0);
-    add({ role: "user", content: templates.instance(vars()), extra: { timestamp: new Date().toISOString() } }, 0);
+    add(
+      { role: "system", content: templates.system(vars()), extra: { timestamp: new Date().toISOString() } },
+      0,
+    );
+    add(
+      { role: "user", content: templates.instance(vars()), extra: { timestamp: new Date().toISOString() } },
+      0,
+    );
     await rec.save();
 
     while (!exit) {
-      const progress = { steps: stats.api_calls, cost: stats.cost, elapsedSeconds: (Date.now() - started) / 1000, lastPromptTokens };
-      exit = o.signal?.aborted ? { status: "Interrupted", message: "interrupted" } : (limits.map((l) => l(progress)).find((h) => h) ?? null);
+      const progress = {
+        steps: stats.api_calls,
+        cost: stats.cost,
+        elapsedSeconds: (Date.now() - started) / 1000,
+        lastPromptTokens,
+      };
+      exit = o.signal?.aborted
+        ? { status: "Interrupted", message: "interrupted" }
+        : (limits.map((l) => l(progress)).find((h) => h) ?? null);
       if (exit) break;
 
-      const res = await model.query({ messages: rec.messages.map(({ extra: _, ...m }) => m), tools: protocol.toolSpecs, signal: o.signal });
+      const res = await model.query({
+        messages: rec.messages.map(({ extra: _, ...m }) => m),
+        tools: protocol.toolSpecs,
+        signal: o.signal,
+      });
       if (!res.ok) {
         exit = modelFailure(res);
         break;
@@ -126,17 +149,35 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       const parsed = res.finishReason === "length" ? templates.cutOff(reply, vars()) : protocol.parse(reply);
       if (!parsed.ok) {
         formatErrors++;
-        const text = res.finishReason === "length" ? parsed.error : templates.formatError(parsed.error, reply, res.finishReason, vars());
-        const extra = { format_error: true, kind: res.finishReason === "length" ? "length" : "format_error", step, timestamp: new Date().toISOString() };
-        if (parsed.toolReplies) for (const t of parsed.toolReplies) add({ role: "tool", tool_call_id: t.id, content: t.text, extra }, step);
+        const text =
+          res.finishReason === "length"
+            ? parsed.error
+            : templates.formatError(parsed.error, reply, res.finishReason, vars());
+        const extra = {
+          format_error: true,
+          kind: res.finishReason === "length" ? "length" : "format_error",
+          step,
+          timestamp: new Date().toISOString(),
+        };
+        if (parsed.toolReplies)
+          for (const t of parsed.toolReplies)
+            add({ role: "tool", tool_call_id: t.id, content: t.text, extra }, step);
         add({ role: "user", content: text, extra }, step);
         if (formatErrors >= config.agent.max_format_errors)
-          exit = { status: "RepeatedFormatError", message: `${formatErrors} replies in a row could not be parsed; last: ${parsed.error}` };
+          exit = {
+            status: "RepeatedFormatError",
+            message: `${formatErrors} replies in a row could not be parsed; last: ${parsed.error}`,
+          };
         await rec.save();
         continue;
       }
       formatErrors = 0;
-      reply.extra = { ...reply.extra, actions: parsed.actions.map((a) => (a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command })) };
+      reply.extra = {
+        ...reply.extra,
+        actions: parsed.actions.map((a) =>
+          a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command },
+        ),
+      };
 
       for (const action of parsed.actions) {
         if (o.signal?.aborted) {
@@ -145,13 +186,19 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         }
         const t0 = Date.now();
         const result = await runner.run(action, ctx);
-        const observed = observationMessages(action, result, {
-          template: templates.observation,
-          vars: vars(),
-          outputLimit: config.agent.output_limit,
-          timeout: config.environment.timeout,
-          step,
-        }, Date.now() - t0);
+        const observed = observationMessages(
+          action,
+          result,
+          {
+            template: templates.observation,
+            vars: vars(),
+            // tools clip at output_limit with their own note; this is a safety net for any longer text
+          outputLimit: config.agent.output_limit + 1000,
+            timeout: config.environment.timeout,
+            step,
+          },
+          Date.now() - t0,
+        );
         for (const m of observed) add(m, step);
         submission = submissionOf(action, result.output, result.returncode);
         if (submission !== null) {
@@ -162,7 +209,10 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       await rec.save();
     }
   } catch (err) {
-    exit = { status: o.signal?.aborted ? "Interrupted" : "EnvironmentError", message: (err as Error).message };
+    exit = {
+      status: o.signal?.aborted ? "Interrupted" : "EnvironmentError",
+      message: (err as Error).message,
+    };
   } finally {
     await runner.close().catch(() => {});
   }
@@ -173,12 +223,20 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       return "";
     });
   }
-  const final = exit ?? { status: "EnvironmentError" as const, message: "the loop ended without an exit status" };
+  const final = exit ?? {
+    status: "EnvironmentError" as const,
+    message: "the loop ended without an exit status",
+  };
   rec.info.exit_status = final.status;
   rec.info.exit_message = final.message;
   rec.info.submission = submission ?? "";
   rec.info.timing.ended_at = new Date().toISOString();
   await rec.save();
   o.onEvent?.({ type: "exit", status: final.status, message: final.message });
-  return { exitStatus: final.status, exitMessage: final.message, submission: rec.info.submission, trajectory: rec.trajectory };
+  return {
+    exitStatus: final.status,
+    exitMessage: final.message,
+    submission: rec.info.submission,
+    trajectory: rec.trajectory,
+  };
 }

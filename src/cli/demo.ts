@@ -1,11 +1,12 @@
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { createModel } from "../models/create-model.js";
 import { loadConfig } from "../config/load.js";
-import { packageRoot } from "../package-root.js";
 import { gradeDemoPatch, runDemoAgent } from "../demo/run-demo.js";
+import { createModel } from "../models/create-model.js";
+import { packageRoot } from "../package-root.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { guarded } from "./common.js";
+import { inspectHint } from "./inspect.js";
 import { createPrinter } from "./printer.js";
 
 interface DemoFlags {
@@ -17,23 +18,36 @@ interface DemoFlags {
 export async function demoCommand(flags: DemoFlags): Promise<number> {
   const out = (s: string) => process.stdout.write(s);
   const recording = join(packageRoot(), "assets", "demo", "demo.traj.json");
-  const { config } = loadConfig({ configArgs: [`model.model_name=replay:${recording}`], defaultConfig: "default" });
+  const { config } = loadConfig({
+    configArgs: [`model.model_name=replay:${recording}`],
+    defaultConfig: "default",
+  });
   const model = createModel(config.model);
   const runDir = resolve(flags.output ?? join("patchloop-runs", "demo"));
   const trajPath = join(runDir, "textstats-1", "textstats-1.traj.json");
-  out(`patchloop demo: a bug in a small JavaScript library, fixed offline by a recorded model (${recording})\n\n`);
-  const result = await runDemoAgent(model, trajPath, flags.quiet ? undefined : createPrinter(out, process.stdout.isTTY === true));
+  out(
+    `patchloop demo: a bug in a small JavaScript library, fixed offline by a recorded model (${recording})\n\n`,
+  );
+  const result = await runDemoAgent(
+    model,
+    trajPath,
+    flags.quiet ? undefined : createPrinter(out, process.stdout.isTTY === true),
+  );
   await writeFileAtomic(
     join(runDir, "preds.json"),
     `${JSON.stringify({ "textstats-1": { instance_id: "textstats-1", model_name_or_path: model.name, model_patch: result.submission } }, null, 2)}\n`,
   );
   const before = gradeDemoPatch("", false);
   const after = gradeDemoPatch(result.submission);
-  out(`\nexit status: ${result.exitStatus}\npatch (${result.submission.length} bytes):\n${result.submission}\n`);
+  out(
+    `\nexit status: ${result.exitStatus}\npatch (${result.submission.length} bytes):\n${result.submission}\n`,
+  );
   out(`hidden test before the patch: ${before.passed ? "PASS" : "FAIL"}\n`);
-  out(`hidden test after the patch:  ${!after.applied ? "PATCH DID NOT APPLY" : after.passed ? "PASS" : "FAIL"}\n`);
+  out(
+    `hidden test after the patch:  ${!after.applied ? "PATCH DID NOT APPLY" : after.passed ? "PASS" : "FAIL"}\n`,
+  );
   if (!after.passed) out(after.output);
-  out(`\ntrajectory: ${trajPath}\nopen this run in the viewer: patchloop inspect ${runDir}\n`);
+  out(`\ntrajectory: ${trajPath}\n${inspectHint(runDir)}\n`);
   return result.exitStatus === "Submitted" && after.passed && !before.passed ? 0 : 1;
 }
 

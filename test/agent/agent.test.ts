@@ -7,17 +7,23 @@ import { createActionRunner } from "../../src/agent/create-runner.js";
 import { textOf } from "../../src/agent/protocols/types.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
-import { ScriptedModel, type ScriptedResponse } from "../../src/models/scripted.js";
+import { ScriptedModel, type ScriptedReply, type ScriptedResponse } from "../../src/models/scripted.js";
+import type { ModelRequest } from "../../src/models/types.js";
 import { git, makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
 
 const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached";
-const bash = (command: string, extra: Partial<{ usage: { promptTokens: number; completionTokens: number }; cost: number }> = {}): ScriptedResponse => ({
+const bash = (
+  command: string,
+  extra: Partial<{ usage: { promptTokens: number; completionTokens: number }; cost: number }> = {},
+): ScriptedResponse => ({
   content: "thought",
   toolCalls: [{ name: "bash", arguments: { command } }],
   ...extra,
 });
-const block = (command: string): ScriptedResponse => ({ content: `THOUGHT: go\n\`\`\`mswea_bash_command\n${command}\n\`\`\`` });
+const block = (command: string): ScriptedReply => ({
+  content: `THOUGHT: go\n\`\`\`mswea_bash_command\n${command}\n\`\`\``,
+});
 
 interface Setup {
   result: AgentResult;
@@ -27,15 +33,31 @@ interface Setup {
   trajPath: string;
 }
 
-async function run(responses: ScriptedResponse[], configArgs: string[] = [], opts: { signal?: AbortSignal } = {}): Promise<Setup> {
+async function run(
+  responses: ScriptedResponse[],
+  configArgs: string[] = [],
+  opts: { signal?: AbortSignal } = {},
+): Promise<Setup> {
   const dir = tempDir();
   const repo = join(dir, "repo");
   const base = makeRepo(repo, { "app.py": "def add(a, b):\n    return a - b\n" });
-  const { config } = loadConfig({ configArgs: ["default", "model.model_name=scripted", ...configArgs], defaultConfig: "default" });
+  const { config } = loadConfig({
+    configArgs: ["default", "model.model_name=scripted", ...configArgs],
+    defaultConfig: "default",
+  });
   const model = new ScriptedModel(responses);
   const env = createLocalEnvironment({ cwd: repo, timeout: config.environment.timeout });
   const trajPath = join(dir, "out", "t.traj.json");
-  const result = await runAgent({ config, model, env, runner: createActionRunner(config), task: "Fix add()", instance: { repo: "acme/app" }, trajectoryPath: trajPath, signal: opts.signal });
+  const result = await runAgent({
+    config,
+    model,
+    env,
+    runner: createActionRunner(config),
+    task: "Fix add()",
+    instance: { repo: "acme/app" },
+    trajectoryPath: trajPath,
+    signal: opts.signal,
+  });
   await env.close();
   return { result, model, repo, base, trajPath };
 }
@@ -52,7 +74,13 @@ function appliesOnBase(s: Setup): string {
 
 describe("agent loop", () => {
   it("Submitted: edits, submits, and the submission is a patch git apply takes on the base", async () => {
-    const s = await run([bash("sed -i 's/a - b/a + b/' app.py && echo 'x = 1' > new_file.py", { usage: { promptTokens: 100, completionTokens: 10 }, cost: 0.01 }), bash(SUBMIT)]);
+    const s = await run([
+      bash("sed -i 's/a - b/a + b/' app.py && echo 'x = 1' > new_file.py", {
+        usage: { promptTokens: 100, completionTokens: 10 },
+        cost: 0.01,
+      }),
+      bash(SUBMIT),
+    ]);
     s.model.assertAllUsed();
     expect(s.result.exitStatus).toBe("Submitted");
     expect(s.result.submission).toContain("+++ b/new_file.py");
@@ -61,44 +89,80 @@ describe("agent loop", () => {
     expect(onDisk).toEqual(JSON.parse(JSON.stringify(s.result.trajectory)));
     expect(onDisk.trajectory_format).toBe("patchloop-1");
     expect(onDisk.info.exit_status).toBe("Submitted");
-    expect(onDisk.info.model_stats).toEqual({ api_calls: 2, prompt_tokens: 100, completion_tokens: 10, cost: 0.01 });
+    expect(onDisk.info.model_stats).toEqual({
+      api_calls: 2,
+      prompt_tokens: 100,
+      completion_tokens: 10,
+      cost: 0.01,
+    });
     expect(onDisk.info.config.agent.protocol).toBe("tool_calls");
-    expect(onDisk.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
-    expect(onDisk.messages[2].extra.actions).toEqual([{ tool: "bash", args: { command: "sed -i 's/a - b/a + b/' app.py && echo 'x = 1' > new_file.py" } }]);
+    expect(onDisk.messages.map((m: { role: string }) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+    ]);
+    expect(onDisk.messages[2].extra.actions).toEqual([
+      { tool: "bash", args: { command: "sed -i 's/a - b/a + b/' app.py && echo 'x = 1' > new_file.py" } },
+    ]);
     expect(s.model.calls[0].tools?.map((t) => t.name)).toEqual(["bash", "str_replace_editor"]);
     expect(s.model.calls[0].messages.every((m) => m.extra === undefined)).toBe(true);
   });
 
   it("Submitted in the backticks protocol", async () => {
-    const s = await run([block("sed -i 's/a - b/a + b/' app.py"), block(SUBMIT)], ["swebench_backticks", "environment.environment_class=local", "environment.cwd=''"]);
-    expect([s.result.exitStatus, s.result.exitMessage]).toEqual(["Submitted", "the agent submitted its work"]);
+    const s = await run(
+      [block("sed -i 's/a - b/a + b/' app.py"), block(SUBMIT)],
+      ["swebench_backticks", "environment.environment_class=local", "environment.cwd=''"],
+    );
+    expect([s.result.exitStatus, s.result.exitMessage]).toEqual([
+      "Submitted",
+      "the agent submitted its work",
+    ]);
     expect(s.model.calls[0].tools).toBeUndefined();
     expect(appliesOnBase(s)).toBe("def add(a, b):\n    return a + b\n");
   });
 
   it("the 26B recipe: edit-tool blocks edit through the editor, mixed blocks are rejected, the budget shows", async () => {
     let repoDir = "";
-    const edit = (req: { messages: { content: unknown }[] }): ScriptedResponse => {
+    const edit = (req: ModelRequest): ScriptedReply => {
       repoDir = /at (\S+)\. Change/.exec(String(req.messages[1].content))![1];
-      return block(`edit-tool str_replace --file ${repoDir}/app.py << 'PATCH'\n---OLD---\n    return a - b\n---NEW---\n    return a + b\nPATCH`);
+      return block(
+        `edit-tool str_replace --file ${repoDir}/app.py << 'PATCH'\n---OLD---\n    return a - b\n---NEW---\n    return a + b\nPATCH`,
+      );
     };
-    const s = await run([edit, block("edit-tool view --file /x && ls"), block(SUBMIT)], ["swebench_edittool_budget", "environment.environment_class=local", "environment.cwd=''"]);
+    const s = await run(
+      [edit, block("edit-tool view --file /x && ls"), block(SUBMIT)],
+      ["swebench_edittool_budget", "environment.environment_class=local", "environment.cwd=''"],
+    );
     expect(s.result.exitStatus).toBe("Submitted");
     expect(appliesOnBase(s)).toBe("def add(a, b):\n    return a + b\n");
     const observations = s.result.trajectory.messages.filter((m) => m.role === "user" && m.extra?.step);
-    expect(textOf(observations[0])).toMatch(/^<returncode>0<\/returncode>\n<output>\n[^]*return a \+ b[^]*<\/output>\n\[step 1 of 100: 99 left\]$/);
+    expect(textOf(observations[0])).toMatch(
+      /^<returncode>0<\/returncode>\n<output>\n[\s\S]*return a \+ b[\s\S]*<\/output>\n\[step 1 of 100: 99 left\]$/,
+    );
     expect(textOf(observations[1])).toContain("<returncode>1</returncode>");
     expect(textOf(observations[1])).toContain("edit-tool");
     expect(s.model.calls[0].messages[0].content).toContain("BUDGET: you have 100 steps.");
   });
 
   it("a submit command must exit 0 and print the marker as its whole first line", async () => {
-    const s = await run([bash("echo ' COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'"), bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; false")], ["agent.step_limit=2"]);
+    const s = await run(
+      [
+        bash("echo ' COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'"),
+        bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; false"),
+      ],
+      ["agent.step_limit=2"],
+    );
     expect(s.result.exitStatus).toBe("LimitsExceeded");
   });
 
   it("LimitsExceeded by steps keeps the work tree's diff, new files included", async () => {
-    const s = await run([bash("sed -i 's/a - b/a + b/' app.py"), bash("printf 'print(1)\\n' > extra.py")], ["agent.step_limit=2"]);
+    const s = await run(
+      [bash("sed -i 's/a - b/a + b/' app.py"), bash("printf 'print(1)\\n' > extra.py")],
+      ["agent.step_limit=2"],
+    );
     expect(s.result.exitStatus).toBe("LimitsExceeded");
     expect(s.result.exitMessage).toBe("step limit reached: 2 of 2 model calls used");
     expect(s.result.submission).toContain("+++ b/extra.py");
@@ -107,13 +171,19 @@ describe("agent loop", () => {
   });
 
   it("diff_on_exit off leaves the submission empty", async () => {
-    const s = await run([bash("sed -i 's/a - b/a + b/' app.py")], ["agent.step_limit=1", "agent.diff_on_exit=false"]);
+    const s = await run(
+      [bash("sed -i 's/a - b/a + b/' app.py")],
+      ["agent.step_limit=1", "agent.diff_on_exit=false"],
+    );
     expect([s.result.exitStatus, s.result.submission]).toEqual(["LimitsExceeded", ""]);
   });
 
   it("LimitsExceeded by cost", async () => {
     const s = await run([bash("true", { cost: 0.3 }), bash("true", { cost: 0.3 })], ["agent.cost_limit=0.5"]);
-    expect([s.result.exitStatus, s.result.exitMessage]).toEqual(["LimitsExceeded", "cost limit reached: $0.6000 of $0.5"]);
+    expect([s.result.exitStatus, s.result.exitMessage]).toEqual([
+      "LimitsExceeded",
+      "cost limit reached: $0.6000 of $0.5",
+    ]);
   });
 
   it("TimeExceeded", async () => {
@@ -123,9 +193,18 @@ describe("agent loop", () => {
 
   it("ContextExceeded from the model and from context_limit", async () => {
     const a = await run([{ error: "context_exceeded", message: "maximum context length is 32768 tokens" }]);
-    expect([a.result.exitStatus, a.result.exitMessage]).toEqual(["ContextExceeded", "maximum context length is 32768 tokens"]);
-    const b = await run([bash("true", { usage: { promptTokens: 1500, completionTokens: 5 } })], ["agent.context_limit=1000"]);
-    expect([b.result.exitStatus, b.result.exitMessage]).toEqual(["ContextExceeded", "context limit reached: the last prompt had 1500 tokens, the limit is 1000"]);
+    expect([a.result.exitStatus, a.result.exitMessage]).toEqual([
+      "ContextExceeded",
+      "maximum context length is 32768 tokens",
+    ]);
+    const b = await run(
+      [bash("true", { usage: { promptTokens: 1500, completionTokens: 5 } })],
+      ["agent.context_limit=1000"],
+    );
+    expect([b.result.exitStatus, b.result.exitMessage]).toEqual([
+      "ContextExceeded",
+      "context limit reached: the last prompt had 1500 tokens, the limit is 1000",
+    ]);
   });
 
   it("ModelError when retries are exhausted", async () => {
@@ -155,12 +234,22 @@ describe("agent loop", () => {
   });
 
   it("a reply cut off by the token limit runs nothing and says so; its tool calls get replies", async () => {
-    const s = await run([{ content: "x", toolCalls: [{ name: "bash", arguments: '{"command": "touch cut', id: "c1" }], finishReason: "length" }, bash(SUBMIT)]);
+    const s = await run([
+      {
+        content: "x",
+        toolCalls: [{ name: "bash", arguments: '{"command": "touch cut', id: "c1" }],
+        finishReason: "length",
+      },
+      bash(SUBMIT),
+    ]);
     expect(s.result.exitStatus).toBe("Submitted");
     const msgs = s.model.calls[1].messages;
     expect(msgs.slice(3).map((m) => [m.role, textOf(m)])).toEqual([
       ["tool", "Not run: your reply was cut off by the output token limit."],
-      ["user", "Your last reply was cut off because it reached the output token limit, so none of it ran.\nSend a shorter reply: less explanation, one action."],
+      [
+        "user",
+        "Your last reply was cut off because it reached the output token limit, so none of it ran.\nSend a shorter reply: less explanation, one action.",
+      ],
     ]);
     expect(s.result.submission).toBe("");
   });
@@ -182,18 +271,24 @@ describe("agent loop", () => {
     expect(JSON.parse(readFileSync(s.trajPath, "utf8")).info.exit_status).toBe("Interrupted");
   });
 
-  it("observations are truncated head+tail and say how much was left out", async () => {
+  it("observations are clipped head+tail at output_limit and say how much was left out", async () => {
     const s = await run([bash("python3 -c \"print('a'*600 + 'b'*600)\"")], ["agent.step_limit=1", "agent.output_limit=200"]);
     const obs = textOf(s.result.trajectory.messages[3]);
-    expect(obs).toContain(`${"a".repeat(100)}\n[... 1001 characters omitted: the output was 1201 characters, over the 200-character limit;`);
-    expect(obs).toContain(`...]\n${"b".repeat(99)}\n\n</output>`);
+    expect(obs).toContain(`${"a".repeat(100)}\n[... 1001 characters left out of the middle of this output (1201 in all).`);
+    expect(obs).toContain(`...]\n${"a".repeat(0)}${"b".repeat(99)}\n\n</output>`);
+    expect(obs.length).toBeLessThan(600);
   });
 
   it("a command that times out shows its partial output and says it timed out", async () => {
-    const s = await run([bash("echo started; sleep 5; echo never")], ["agent.step_limit=1", "environment.timeout=1"]);
+    const s = await run(
+      [bash("echo started; sleep 5; echo never")],
+      ["agent.step_limit=1", "environment.timeout=1"],
+    );
     const obs = s.result.trajectory.messages[3];
     expect(obs.extra?.timed_out).toBe(true);
-    expect(textOf(obs)).toContain("The command was stopped after 1 seconds; this is what it printed until then:");
+    expect(textOf(obs)).toContain(
+      "The command was stopped after 1 seconds; this is what it printed until then:",
+    );
     expect(textOf(obs)).toContain("started");
     expect(textOf(obs)).not.toContain("never");
   });

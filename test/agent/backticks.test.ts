@@ -21,7 +21,10 @@ describe("backticks protocol", () => {
   });
 
   it("accepts spaces and tabs after the opening and the closing fence", () => {
-    expect(parse(`${F}mswea_bash_command  \t\necho hi\n${F}   \n`)).toEqual({ ok: true, actions: [{ kind: "command", command: "echo hi" }] });
+    expect(parse(`${F}mswea_bash_command  \t\necho hi\n${F}   \n`)).toEqual({
+      ok: true,
+      actions: [{ kind: "command", command: "echo hi" }],
+    });
   });
 
   it("keeps a heredoc body that contains a line of three backticks", () => {
@@ -34,16 +37,25 @@ describe("backticks protocol", () => {
       "EOF",
       "echo written",
     ].join("\n");
-    expect(parse(`Writing docs.\n${F}mswea_bash_command\n${command}\n${F}\n`)).toEqual({ ok: true, actions: [{ kind: "command", command }] });
+    expect(parse(`Writing docs.\n${F}mswea_bash_command\n${command}\n${F}\n`)).toEqual({
+      ok: true,
+      actions: [{ kind: "command", command }],
+    });
   });
 
   it("handles <<- heredocs with tab-indented terminators and ignores <<< here-strings", () => {
     const command = ["cat <<-END > a.md", `\t${F}`, "\tEND", 'grep -c x <<< "$v"'].join("\n");
-    expect(parse(`${F}mswea_bash_command\n${command}\n${F}`)).toEqual({ ok: true, actions: [{ kind: "command", command }] });
+    expect(parse(`${F}mswea_bash_command\n${command}\n${F}`)).toEqual({
+      ok: true,
+      actions: [{ kind: "command", command }],
+    });
   });
 
   it("says when there is no block, and names blocks with other tags", () => {
-    expect(parse("I think the bug is in parse().")).toEqual({ ok: false, error: "found no ```mswea_bash_command block in your reply." });
+    expect(parse("I think the bug is in parse().")).toEqual({
+      ok: false,
+      error: "found no ```mswea_bash_command block in your reply.",
+    });
     expect(parse(`${F}bash\nls\n${F}\n${F}\nx\n${F}`)).toEqual({
       ok: false,
       error:
@@ -54,14 +66,16 @@ describe("backticks protocol", () => {
   it("says how many blocks were found when there are several", () => {
     expect(parse(`${F}mswea_bash_command\nls\n${F}\ntext\n${F}mswea_bash_command\npwd\n${F}\n`)).toEqual({
       ok: false,
-      error: "found 2 ```mswea_bash_command blocks (opening on lines 1, 5); put exactly one in each reply, joining commands with && if needed.",
+      error:
+        "found 2 ```mswea_bash_command blocks (opening on lines 1, 5); put exactly one in each reply, joining commands with && if needed.",
     });
   });
 
   it("reports a block that is never closed", () => {
     expect(parse(`a\n${F}mswea_bash_command\nls\n`)).toEqual({
       ok: false,
-      error: "the ```mswea_bash_command block opened on line 2 is never closed with a line of three backticks.",
+      error:
+        "the ```mswea_bash_command block opened on line 2 is never closed with a line of three backticks.",
     });
   });
 
@@ -71,12 +85,18 @@ describe("backticks protocol", () => {
 
   it("uses a custom tag", () => {
     const p = createBackticksProtocol("bash", null);
-    expect(p.parse({ role: "assistant", content: `${F}bash\npwd\n${F}` })).toEqual({ ok: true, actions: [{ kind: "command", command: "pwd" }] });
+    expect(p.parse({ role: "assistant", content: `${F}bash\npwd\n${F}` })).toEqual({
+      ok: true,
+      actions: [{ kind: "command", command: "pwd" }],
+    });
   });
 
   it("uses model.action_regex when set (mini-swe-agent style)", () => {
     const p = createBackticksProtocol("ignored", "```bash\\s*\\n(.*?)\\n```");
-    expect(p.parse({ role: "assistant", content: `x\n${F}bash\nls\n${F}` })).toEqual({ ok: true, actions: [{ kind: "command", command: "ls" }] });
+    expect(p.parse({ role: "assistant", content: `x\n${F}bash\nls\n${F}` })).toEqual({
+      ok: true,
+      actions: [{ kind: "command", command: "ls" }],
+    });
     expect(p.parse({ role: "assistant", content: "none" })).toEqual({
       ok: false,
       error: "expected exactly one action matching ```bash\\s*\\n(.*?)\\n```, found 0.",

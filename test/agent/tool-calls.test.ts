@@ -3,16 +3,39 @@ import { createToolCallsProtocol } from "../../src/agent/protocols/tool-calls.js
 import type { ChatMessage, ToolCall } from "../../src/models/types.js";
 
 const specs = [
-  { name: "bash", description: "run", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
-  { name: "str_replace_editor", description: "edit", parameters: { type: "object", properties: {}, required: ["command", "path"] } },
+  {
+    name: "bash",
+    description: "run",
+    parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  },
+  {
+    name: "str_replace_editor",
+    description: "edit",
+    parameters: { type: "object", properties: {}, required: ["command", "path"] },
+  },
 ];
 const proto = createToolCallsProtocol(specs);
-const call = (id: string, name: string, args: string): ToolCall => ({ id, type: "function", function: { name, arguments: args } });
-const reply = (tool_calls?: ToolCall[]): ChatMessage => ({ role: "assistant", content: "thinking", tool_calls });
+const call = (id: string, name: string, args: string): ToolCall => ({
+  id,
+  type: "function",
+  function: { name, arguments: args },
+});
+const reply = (tool_calls?: ToolCall[]): ChatMessage => ({
+  role: "assistant",
+  content: "thinking",
+  tool_calls,
+});
 
 describe("tool_calls protocol", () => {
   it("runs several calls in order", () => {
-    expect(proto.parse(reply([call("a", "bash", '{"command":"ls"}'), call("b", "str_replace_editor", '{"command":"view","path":"/x"}')]))).toEqual({
+    expect(
+      proto.parse(
+        reply([
+          call("a", "bash", '{"command":"ls"}'),
+          call("b", "str_replace_editor", '{"command":"view","path":"/x"}'),
+        ]),
+      ),
+    ).toEqual({
       ok: true,
       actions: [
         { kind: "tool", id: "a", name: "bash", args: { command: "ls" } },
@@ -24,16 +47,25 @@ describe("tool_calls protocol", () => {
   it("rejects a reply without tool calls and an empty list, differently", () => {
     expect(proto.parse(reply(undefined))).toEqual({
       ok: false,
-      error: "your reply had no tool call. Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.",
+      error:
+        "your reply had no tool call. Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.",
     });
     expect(proto.parse(reply([]))).toEqual({
       ok: false,
-      error: "your reply had an empty tool_calls list. Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.",
+      error:
+        "your reply had an empty tool_calls list. Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.",
     });
   });
 
   it("names an unknown tool, unparseable arguments and a missing argument, and answers every call id", () => {
-    const r = proto.parse(reply([call("a", "python", "{}"), call("b", "bash", "{command: ls}"), call("c", "bash", '{"cmd":"ls"}'), call("d", "bash", '{"command":"ls"}')]));
+    const r = proto.parse(
+      reply([
+        call("a", "python", "{}"),
+        call("b", "bash", "{command: ls}"),
+        call("c", "bash", '{"cmd":"ls"}'),
+        call("d", "bash", '{"command":"ls"}'),
+      ]),
+    );
     expect(r).toEqual({
       ok: false,
       error:
@@ -50,6 +82,9 @@ describe("tool_calls protocol", () => {
   });
 
   it("rejects arguments that are JSON but not an object", () => {
-    expect(proto.parse(reply([call("a", "bash", '["ls"]')]))).toMatchObject({ ok: false, error: 'the arguments of bash must be a JSON object; received: ["ls"]' });
+    expect(proto.parse(reply([call("a", "bash", '["ls"]')]))).toMatchObject({
+      ok: false,
+      error: 'the arguments of bash must be a JSON object; received: ["ls"]',
+    });
   });
 });

@@ -19,7 +19,10 @@ interface Ran {
 /** Runs the built CLI as a user would (asynchronously, so an in-process fake server can answer). */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -41,57 +44,153 @@ describe("patchloop run", () => {
     makeRepo(repo, { "calc.py": "def add(a, b):\n    return a - b\n" });
     server = await startFakeLlmServer();
     server.enqueue(
-      { type: "reply", content: "Fix the sign.", toolCalls: [{ name: "str_replace_editor", arguments: { command: "str_replace", path: `${repo}/calc.py`, old_str: "a - b", new_str: "a + b" } }], usage: { promptTokens: 300, completionTokens: 30 } },
-      { type: "reply", content: "Submit.", toolCalls: [{ name: "bash", arguments: { command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached" } }], usage: { promptTokens: 400, completionTokens: 20 } },
+      {
+        type: "reply",
+        content: "Fix the sign.",
+        toolCalls: [
+          {
+            name: "str_replace_editor",
+            arguments: {
+              command: "str_replace",
+              path: `${repo}/calc.py`,
+              old_str: "a - b",
+              new_str: "a + b",
+            },
+          },
+        ],
+        usage: { promptTokens: 300, completionTokens: 30 },
+      },
+      {
+        type: "reply",
+        content: "Submit.",
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: {
+              command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached",
+            },
+          },
+        ],
+        usage: { promptTokens: 400, completionTokens: 20 },
+      },
     );
     const out = join(dir, "out");
-    const r = await cli(["run", "--repo", repo, "--task", "add() subtracts", "-m", "openai/local-model", "--base-url", `${server.url}/v1`, "-c", "model.model_kwargs={temperature: 0.3, top_k: 20}", "-o", out]);
+    const r = await cli([
+      "run",
+      "--repo",
+      repo,
+      "--task",
+      "add() subtracts",
+      "-m",
+      "openai/local-model",
+      "--base-url",
+      `${server.url}/v1`,
+      "-c",
+      "model.model_kwargs={temperature: 0.3, top_k: 20}",
+      "-o",
+      out,
+    ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("THOUGHT\nFix the sign.\nACTION str_replace_editor");
-    expect(r.stdout).toContain(`exit status: Submitted (the agent submitted its work)\ntrajectory: ${out}/calc/calc.traj.json\npatch:      ${out}/calc/calc.patch`);
+    expect(r.stdout).toContain(
+      `exit status: Submitted (the agent submitted its work)\ntrajectory: ${out}/calc/calc.traj.json\npatch:      ${out}/calc/calc.patch`,
+    );
     const patch = readFileSync(join(out, "calc", "calc.patch"), "utf8");
     expect(patch).toContain("-    return a - b\n+    return a + b\n");
     const preds = JSON.parse(readFileSync(join(out, "preds.json"), "utf8"));
-    expect(preds).toEqual({ calc: { instance_id: "calc", model_name_or_path: "openai/local-model", model_patch: patch } });
+    expect(preds).toEqual({
+      calc: { instance_id: "calc", model_name_or_path: "openai/local-model", model_patch: patch },
+    });
     const body = server.requests[0].body as Record<string, unknown>;
     expect([body.model, body.temperature, body.top_k]).toEqual(["local-model", 0.3, 20]);
     const traj = JSON.parse(readFileSync(join(out, "calc", "calc.traj.json"), "utf8"));
-    expect(traj.info.model_stats).toEqual({ api_calls: 2, prompt_tokens: 700, completion_tokens: 50, cost: 0 });
+    expect(traj.info.model_stats).toEqual({
+      api_calls: 2,
+      prompt_tokens: 700,
+      completion_tokens: 50,
+      cost: 0,
+    });
   });
 
   it("ends with ModelError, exit 1 and a saved trajectory when the server keeps failing", async () => {
     const dir = tempDir();
     const repo = join(dir, "calc");
     makeRepo(repo, { "calc.py": "x = 1\n" });
-    server = await startFakeLlmServer({ defaultBehaviour: { type: "error", status: 500, body: { error: { message: "boom" } } } });
-    const r = await cli(["run", "--repo", repo, "--task", "t", "-m", "openai/m", "--base-url", `${server.url}/v1`, "-c", "model.retry={max_attempts: 2, initial_delay: 0, max_delay: 0}", "-o", join(dir, "o"), "--quiet"]);
+    server = await startFakeLlmServer({
+      defaultBehaviour: { type: "error", status: 500, body: { error: { message: "boom" } } },
+    });
+    const r = await cli([
+      "run",
+      "--repo",
+      repo,
+      "--task",
+      "t",
+      "-m",
+      "openai/m",
+      "--base-url",
+      `${server.url}/v1`,
+      "-c",
+      "model.retry={max_attempts: 2, initial_delay: 0, max_delay: 0}",
+      "-o",
+      join(dir, "o"),
+      "--quiet",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^exit status: ModelError \(/);
-    expect(JSON.parse(readFileSync(join(dir, "o", "calc", "calc.traj.json"), "utf8")).info.exit_status).toBe("ModelError");
+    expect(JSON.parse(readFileSync(join(dir, "o", "calc", "calc.traj.json"), "utf8")).info.exit_status).toBe(
+      "ModelError",
+    );
   });
 
   it("config errors exit 2 before any model call", async () => {
     const dir = tempDir();
     const repo = join(dir, "r");
-    makeRepo(repo, { "a": "a\n" });
-    const bad = await cli(["run", "--repo", repo, "--task", "t", "-m", "openai/m", "-c", "agent.step_limt=3"]);
+    makeRepo(repo, { a: "a\n" });
+    const bad = await cli([
+      "run",
+      "--repo",
+      repo,
+      "--task",
+      "t",
+      "-m",
+      "openai/m",
+      "-c",
+      "agent.step_limt=3",
+    ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: invalid config:\n {2}- unknown key agent\.step_limt \(from -c agent\.step_limt=3\): did you mean agent\.step_limit\?/);
+    expect(bad.stderr).toMatch(
+      /^error: invalid config:\n {2}- unknown key agent\.step_limt \(from -c agent\.step_limt=3\): did you mean agent\.step_limit\?/,
+    );
     const noModel = await cli(["run", "--repo", repo, "--task", "t"]);
-    expect([noModel.code, noModel.stderr]).toEqual([2, "error: no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name\n"]);
+    expect([noModel.code, noModel.stderr]).toEqual([
+      2,
+      "error: no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name\n",
+    ]);
     const notRepo = await cli(["run", "--repo", dir, "--task", "t", "-m", "openai/m"]);
-    expect([notRepo.code, notRepo.stderr]).toEqual([2, `error: --repo ${dir}: not a git repository (no .git); patchloop needs git to record the patch\n`]);
+    expect([notRepo.code, notRepo.stderr]).toEqual([
+      2,
+      `error: --repo ${dir}: not a git repository (no .git); patchloop needs git to record the patch\n`,
+    ]);
   });
 });
 
 describe("patchloop config show", () => {
   it("prints the resolved config and the rendered messages with their sizes, never a secret", async () => {
-    const r = await cli(["config", "show", "-c", "swebench_edittool_budget", "-c", "model.model_kwargs.api_key=sk-secret"]);
+    const r = await cli([
+      "config",
+      "show",
+      "-c",
+      "swebench_edittool_budget",
+      "-c",
+      "model.model_kwargs.api_key=sk-secret",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("sk-secret");
     expect(r.stdout).toContain('    api_key: "***"');
-    expect(r.stdout).toMatch(/^# patchloop resolved config \(layers: configs\/base\.yaml -> built-in config "swebench_edittool_budget" -> -c model\.model_kwargs\.api_key=\*\*\*\)\nagent:\n/);
+    expect(r.stdout).toMatch(
+      /^# patchloop resolved config \(layers: configs\/base\.yaml -> built-in config "swebench_edittool_budget" -> -c model\.model_kwargs\.api_key=\*\*\*\)\nagent:\n/,
+    );
     const sys = /# --- system message: (\d+) characters, ~(\d+) tokens ---\n/.exec(r.stdout)!;
     const start = sys.index + sys[0].length;
     const user = r.stdout.indexOf("# --- first user message");
@@ -112,12 +211,26 @@ describe("patchloop config show", () => {
 describe("patchloop config show --instance", () => {
   it("renders the first user message for a real SWE-bench Lite row", async () => {
     const lite = join(SHARED, "swebench", "swe-bench-lite.test.jsonl");
-    const r = await cli(["config", "show", "-c", "swebench", "--instance", "django__django-11099", "--subset", lite]);
+    const r = await cli([
+      "config",
+      "show",
+      "-c",
+      "swebench",
+      "--instance",
+      "django__django-11099",
+      "--subset",
+      lite,
+    ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/# --- first user message \(django__django-11099\): \d+ characters, ~\d+ tokens ---\n<issue>\nUsernameValidator allows trailing newline in usernames/);
+    expect(r.stdout).toMatch(
+      /# --- first user message \(django__django-11099\): \d+ characters, ~\d+ tokens ---\n<issue>\nUsernameValidator allows trailing newline in usernames/,
+    );
     expect(r.stdout).toContain("The repository django/django is checked out at /testbed");
     const missing = await cli(["config", "show", "--instance", "nope", "--subset", lite]);
-    expect([missing.code, missing.stderr]).toEqual([2, `error: --instance nope: no such instance in ${lite} (test), which has 300 rows\n`]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      `error: --instance nope: no such instance in ${lite} (test), which has 300 rows\n`,
+    ]);
   });
 });
 
@@ -128,7 +241,7 @@ describe("patchloop demo", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("hidden test before the patch: FAIL\nhidden test after the patch:  PASS\n");
-    expect(r.stdout).toContain(`open this run in the viewer: patchloop inspect ${out}\n`);
+    expect(r.stdout).toContain(`open this run with: patchloop inspect ${out}\n`);
     expect(r.stdout).toContain("STEP 4\nTHOUGHT\nConfirmed: it prints 2.");
   });
 });
