@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runAgent } from "../src/agent/agent.js";
@@ -15,10 +15,14 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 function rawRoundTrip(url: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve());
-    });
+    const req = request(
+      `${url}/v1/chat/completions`,
+      { method: "POST", headers: { "content-type": "application/json" } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve());
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -41,11 +45,22 @@ export async function benchAgentOverhead(steps = 200): Promise<Record<string, nu
   const repo = makeBenchRepo(join(dir, "repo"));
   const server = await startFakeLlmServer({
     record: false,
-    defaultBehaviour: { type: "reply", content: "step", toolCalls: [{ name: "bash", arguments: { command: "true" } }], usage: { promptTokens: 1000, completionTokens: 20 } },
+    defaultBehaviour: {
+      type: "reply",
+      content: "step",
+      toolCalls: [{ name: "bash", arguments: { command: "true" } }],
+      usage: { promptTokens: 1000, completionTokens: 20 },
+    },
   });
   try {
     const { config } = loadConfig({
-      configArgs: ["default", "model.model_name=openai/bench", `model.base_url=${server.url}/v1`, `agent.step_limit=${steps}`, "agent.cost_limit=0"],
+      configArgs: [
+        "default",
+        "model.model_name=openai/bench",
+        `model.base_url=${server.url}/v1`,
+        `agent.step_limit=${steps}`,
+        "agent.cost_limit=0",
+      ],
       defaultConfig: "default",
     });
     const floorBody = JSON.stringify({ model: "bench", messages: [{ role: "user", content: "x" }] });
@@ -61,10 +76,18 @@ export async function benchAgentOverhead(steps = 200): Promise<Record<string, nu
     const env = createLocalEnvironment({ cwd: repo, timeout: 60 });
     const model = createModel(config.model, { env: {} });
     t = now();
-    const result = await runAgent({ config, model, env, runner: createActionRunner(config), task: "bench", trajectoryPath: join(dir, "t.traj.json") });
+    const result = await runAgent({
+      config,
+      model,
+      env,
+      runner: createActionRunner(config),
+      task: "bench",
+      trajectoryPath: join(dir, "t.traj.json"),
+    });
     const agentMs = (now() - t) / steps;
     await env.close();
-    if (result.exitStatus !== "LimitsExceeded") throw new Error(`bench agent ended with ${result.exitStatus}: ${result.exitMessage}`);
+    if (result.exitStatus !== "LimitsExceeded")
+      throw new Error(`bench agent ended with ${result.exitStatus}: ${result.exitMessage}`);
     const floor = httpMs + bashMs;
     return {
       steps,

@@ -28,7 +28,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\n== ${s.name} ==\n`);
     const t0 = Date.now();
     const figures = await s.run();
-    process.stdout.write(`${JSON.stringify(figures, null, 2)}\n(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+    process.stdout.write(
+      `${JSON.stringify(figures, null, 2)}\n(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+    );
   }
 }
 

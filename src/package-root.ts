@@ -9,13 +9,15 @@ export function packageRoot(): string {
     const candidate = join(dir, "package.json");
     if (existsSync(candidate)) {
       try {
-        if ((JSON.parse(readFileSync(candidate, "utf8")) as { name?: string }).name === "patchloop") return dir;
+        if ((JSON.parse(readFileSync(candidate, "utf8")) as { name?: string }).name === "patchloop")
+          return dir;
       } catch {
         // not ours, keep walking up
       }
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find patchloop's package.json above " + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error(`cannot find patchloop's package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

@@ -3,5 +3,6 @@ import { join } from "node:path";
 import { packageRoot } from "./package-root.js";
 
 /** patchloop's version from package.json. */
-export const VERSION = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string })
-  .version;
+export const VERSION = (
+  JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }
+).version;

@@ -10,7 +10,10 @@ import type { ActionRunner } from "./action-runner.js";
  * Thrown errors from the environment propagate (they end the task with EnvironmentError).
  */
 export function createActionRunner(config: Config): ActionRunner {
-  const tools = createTools(config.agent.tools, { bashMode: config.agent.bash_mode, outputLimit: config.agent.output_limit });
+  const tools = createTools(config.agent.tools, {
+    bashMode: config.agent.bash_mode,
+    outputLimit: config.agent.output_limit,
+  });
   const byName = new Map(tools.map((t) => [t.name, t]));
   const bash = byName.get("bash")!;
   const editTool = byName.get("edit_tool");

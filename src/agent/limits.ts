@@ -36,18 +36,29 @@ export function costLimit(limit: number): StopCondition {
 export function timeLimit(seconds: number): StopCondition {
   return (p) =>
     seconds > 0 && p.elapsedSeconds >= seconds
-      ? { status: "TimeExceeded", message: `time limit reached: ${Math.round(p.elapsedSeconds)} s of ${seconds} s` }
+      ? {
+          status: "TimeExceeded",
+          message: `time limit reached: ${Math.round(p.elapsedSeconds)} s of ${seconds} s`,
+        }
       : null;
 }
 
 export function contextLimit(tokens: number): StopCondition {
   return (p) =>
     tokens > 0 && p.lastPromptTokens >= tokens
-      ? { status: "ContextExceeded", message: `context limit reached: the last prompt had ${p.lastPromptTokens} tokens, the limit is ${tokens}` }
+      ? {
+          status: "ContextExceeded",
+          message: `context limit reached: the last prompt had ${p.lastPromptTokens} tokens, the limit is ${tokens}`,
+        }
       : null;
 }
 
 /** The stop conditions a config asks for. */
 export function limitsFor(agent: AgentConfig): StopCondition[] {
-  return [stepLimit(agent.step_limit), costLimit(agent.cost_limit), timeLimit(agent.time_limit), contextLimit(agent.context_limit)];
+  return [
+    stepLimit(agent.step_limit),
+    costLimit(agent.cost_limit),
+    timeLimit(agent.time_limit),
+    contextLimit(agent.context_limit),
+  ];
 }

@@ -29,7 +29,12 @@ export function outputVars(result: ToolResult, outputLimit: number, timeout: num
  * message carrying images, since tool messages cannot hold images on every API), or a `user`
  * message for a text-protocol command.
  */
-export function observationMessages(action: Action, result: ToolResult, o: ObserveOptions, durationMs: number): ChatMessage[] {
+export function observationMessages(
+  action: Action,
+  result: ToolResult,
+  o: ObserveOptions,
+  durationMs: number,
+): ChatMessage[] {
   const text = o.template.render({ ...o.vars, output: outputVars(result, o.outputLimit, o.timeout) });
   const extra = {
     returncode: result.returncode,
@@ -43,8 +48,11 @@ export function observationMessages(action: Action, result: ToolResult, o: Obser
       ? [{ role: "tool", tool_call_id: action.id, name: action.name, content: text, extra }]
       : [{ role: "user", content: text, extra }];
   if (result.images && result.images.length > 0) {
-    const parts: ContentPart[] = [{ type: "text", text: `Image(s) produced by the last action (${result.images.length}):` }];
-    for (const img of result.images) parts.push({ type: "image_url", image_url: { url: `data:${img.mediaType};base64,${img.data}` } });
+    const parts: ContentPart[] = [
+      { type: "text", text: `Image(s) produced by the last action (${result.images.length}):` },
+    ];
+    for (const img of result.images)
+      parts.push({ type: "image_url", image_url: { url: `data:${img.mediaType};base64,${img.data}` } });
     messages.push({ role: "user", content: parts, extra: { step: o.step, kind: "images" } });
   }
   return messages;

@@ -26,7 +26,13 @@ export class AgentTemplates {
   }
 
   vars(step: number, cost: number, elapsed: number): Record<string, unknown> {
-    return baseContext(this.config, this.task, this.row, this.cwd, stepVars(this.config, step, cost, elapsed));
+    return baseContext(
+      this.config,
+      this.task,
+      this.row,
+      this.cwd,
+      stepVars(this.config, step, cost, elapsed),
+    );
   }
 
   system(vars: Record<string, unknown>): string {
@@ -38,7 +44,12 @@ export class AgentTemplates {
     return this.instanceT.render(vars);
   }
 
-  formatError(error: string, reply: ChatMessage, finishReason: string | null, vars: Record<string, unknown>): string {
+  formatError(
+    error: string,
+    reply: ChatMessage,
+    finishReason: string | null,
+    vars: Record<string, unknown>,
+  ): string {
     return this.formatErrorT.render({
       ...vars,
       error,
@@ -51,7 +62,10 @@ export class AgentTemplates {
   /** A reply cut off by the token limit: nothing runs, every tool call id gets a reply. */
   cutOff(reply: ChatMessage, vars: Record<string, unknown>): Extract<ParseResult, { ok: false }> {
     const error = this.lengthT.render({ ...vars, finish_reason: "length" });
-    const toolReplies = (reply.tool_calls ?? []).map((c) => ({ id: c.id, text: "Not run: your reply was cut off by the output token limit." }));
+    const toolReplies = (reply.tool_calls ?? []).map((c) => ({
+      id: c.id,
+      text: "Not run: your reply was cut off by the output token limit.",
+    }));
     return { ok: false, error, toolReplies: toolReplies.length > 0 ? toolReplies : undefined };
   }
 }

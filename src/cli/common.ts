@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
-import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
 import type { ConfigLayer } from "../config/layers.js";
+import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
 
 /** commander collector for repeatable options such as `-c`. */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -11,7 +11,12 @@ export function collect(value: string, previous: string[] = []): string[] {
 /** The options every agent-running command shares. */
 export function addAgentOptions(cmd: Command): Command {
   return cmd
-    .option("-c, --config <CONFIG>", "built-in config name, YAML file, or dotted.key=value (repeatable, later wins)", collect, [])
+    .option(
+      "-c, --config <CONFIG>",
+      "built-in config name, YAML file, or dotted.key=value (repeatable, later wins)",
+      collect,
+      [],
+    )
     .option("-m, --model <MODEL>", "openai/<name>, anthropic/<name> or replay:<trajectory file>")
     .option("--base-url <URL>", "base URL of an OpenAI-compatible server (vLLM, llama.cpp, SGLang, Ollama)")
     .option("--environment <KIND>", "local, bwrap, docker or podman")
@@ -31,7 +36,10 @@ export function loadAgentConfig(flags: AgentFlags, defaultConfig: string): Loade
   const layers: ConfigLayer[] = [];
   if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
   if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
-  if (flags.environment) layers.push(flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment));
+  if (flags.environment)
+    layers.push(
+      flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment),
+    );
   if (flags.image) layers.push(flagLayer(`--image ${flags.image}`, "environment.image", flags.image));
   const loaded = loadConfig({ configArgs: flags.config, defaultConfig, flagLayers: layers });
   for (const w of loaded.warnings) process.stderr.write(`WARNING: ${w}\n`);

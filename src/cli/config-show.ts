@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
+import { AgentTemplates } from "../agent/templates.js";
 import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
-import { AgentTemplates } from "../agent/templates.js";
-import { addAgentOptions, type AgentFlags, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
@@ -24,7 +24,10 @@ async function findInstance(flags: ShowFlags): Promise<Record<string, unknown>> 
   const { loadDataset } = await import("../swebench/dataset.js");
   const rows = await loadDataset({ subset: flags.subset, split: flags.split });
   const row = rows.find((r) => r.instance_id === flags.instance);
-  if (!row) throw new ConfigError(`--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${rows.length} rows`);
+  if (!row)
+    throw new ConfigError(
+      `--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${rows.length} rows`,
+    );
   return row;
 }
 
@@ -42,7 +45,9 @@ export function register(program: Command): void {
     guarded(async () => {
       const { config: cfg, sources } = loadAgentConfig(flags, "default");
       const instance = flags.instance ? await findInstance(flags) : SAMPLE_INSTANCE;
-      const task = flags.instance ? String(instance.problem_statement) : (flags.task ?? "(the task text goes here)");
+      const task = flags.instance
+        ? String(instance.problem_statement)
+        : (flags.task ?? "(the task text goes here)");
       const cwd = cfg.environment.cwd || "<the repository directory>";
       const templates = new AgentTemplates(cfg, task, instance, cwd);
       const vars = templates.vars(0, 0, 0);
@@ -51,7 +56,10 @@ export function register(program: Command): void {
         stringify(redactSecrets(cfg), { lineWidth: 0 }).trimEnd(),
         "",
         section("system message", templates.system(vars)),
-        section(flags.instance ? `first user message (${flags.instance})` : "first user message", templates.instance(vars)),
+        section(
+          flags.instance ? `first user message (${flags.instance})` : "first user message",
+          templates.instance(vars),
+        ),
       ];
       process.stdout.write(`${out.join("\n")}`);
       return 0;

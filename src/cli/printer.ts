@@ -2,14 +2,17 @@ import pc from "picocolors";
 import type { AgentEvent } from "../agent/agent.js";
 import { textOf } from "../agent/protocols/types.js";
 
-const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s);
+const clip = (s: string, max: number) =>
+  s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s;
 
 /** Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). */
 export function createPrinter(write: (s: string) => void, color: boolean): (e: AgentEvent) => void {
   const c = pc.createColors(color);
   return (e) => {
     if (e.type === "exit") {
-      write(`${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${e.message}\n`);
+      write(
+        `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${e.message}\n`,
+      );
       return;
     }
     const m = e.message;
@@ -22,10 +25,15 @@ export function createPrinter(write: (s: string) => void, color: boolean): (e: A
       write(`${c.bold(c.magenta(`STEP ${e.step}`))}\n`);
       const thought = textOf(m).trim();
       if (thought) write(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
-      for (const call of m.tool_calls ?? []) write(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
+      for (const call of m.tool_calls ?? [])
+        write(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
       return;
     }
-    const label = m.extra?.format_error ? c.red("FORMAT ERROR") : m.extra?.timed_out ? c.red("OBSERVATION (timed out)") : c.bold("OBSERVATION");
+    const label = m.extra?.format_error
+      ? c.red("FORMAT ERROR")
+      : m.extra?.timed_out
+        ? c.red("OBSERVATION (timed out)")
+        : c.bold("OBSERVATION");
     write(`${label}\n${clip(textOf(m).trimEnd(), 2000)}\n\n`);
   };
 }

@@ -5,8 +5,9 @@ import { runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
 import { ConfigError } from "../config/errors.js";
 import { createModel } from "../models/create-model.js";
+import type { Model } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { addAgentOptions, type AgentFlags, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 import { openTaskEnvironment } from "./open-environment.js";
 import { createPrinter } from "./printer.js";
 
@@ -35,12 +36,19 @@ function readTask(flags: RunFlags): string {
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const repo = resolve(flags.repo);
-  if (!existsSync(repo) || !statSync(repo).isDirectory()) throw new ConfigError(`--repo ${flags.repo}: not a directory`);
-  if (!existsSync(join(repo, ".git"))) throw new ConfigError(`--repo ${flags.repo}: not a git repository (no .git); patchloop needs git to record the patch`);
+  if (!existsSync(repo) || !statSync(repo).isDirectory())
+    throw new ConfigError(`--repo ${flags.repo}: not a directory`);
+  if (!existsSync(join(repo, ".git")))
+    throw new ConfigError(
+      `--repo ${flags.repo}: not a git repository (no .git); patchloop needs git to record the patch`,
+    );
   const task = readTask(flags);
   const { config } = loadAgentConfig(flags, "default");
-  if (!config.model.model_name) throw new ConfigError("no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name");
-  let model;
+  if (!config.model.model_name)
+    throw new ConfigError(
+      "no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name",
+    );
+  let model: Model;
   try {
     model = createModel(config.model);
   } catch (err) {
@@ -59,7 +67,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const print = flags.quiet ? undefined : createPrinter((s) => process.stdout.write(s), process.stdout.isTTY === true);
+  const print = flags.quiet
+    ? undefined
+    : createPrinter((s) => process.stdout.write(s), process.stdout.isTTY === true);
   try {
     const result = await runAgent({
       config,
@@ -78,7 +88,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       join(outDir, "preds.json"),
       `${JSON.stringify({ [name]: { instance_id: name, model_name_or_path: config.model.model_name, model_patch: result.submission } }, null, 2)}\n`,
     );
-    process.stdout.write(`exit status: ${result.exitStatus} (${result.exitMessage})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${result.submission.length} bytes)\n`);
+    process.stdout.write(
+      `exit status: ${result.exitStatus} (${result.exitMessage})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${result.submission.length} bytes)\n`,
+    );
     return result.exitStatus === "Submitted" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);
@@ -95,7 +107,10 @@ export function register(program: Command): void {
       .requiredOption("--repo <DIR>", "the git repository to work in")
       .option("--task <TEXT>", "the task (issue text)")
       .option("--task-file <FILE>", "read the task from a file")
-      .option("-o, --output <DIR>", "where to write the trajectory and patch (default: patchloop-runs/run-<time>)")
+      .option(
+        "-o, --output <DIR>",
+        "where to write the trajectory and patch (default: patchloop-runs/run-<time>)",
+      )
       .option("--quiet", "do not print the steps"),
   ).action((flags: RunFlags) => guarded(() => runCommand(flags)));
 }

@@ -7,16 +7,23 @@ import { baseContext, stepVars } from "./template-vars.js";
 export function checkProtocolOptions(config: Config): void {
   const problems: string[] = [];
   const { protocol, tools } = config.agent;
-  if (!tools.includes("bash")) problems.push(`agent.tools must include bash (it runs the submit command), got [${tools.join(", ")}]`);
+  if (!tools.includes("bash"))
+    problems.push(`agent.tools must include bash (it runs the submit command), got [${tools.join(", ")}]`);
   if (protocol === "tool_calls") {
     if (config.model.action_regex !== null)
-      problems.push("model.action_regex only applies to agent.protocol=backticks; remove it or switch protocol");
+      problems.push(
+        "model.action_regex only applies to agent.protocol=backticks; remove it or switch protocol",
+      );
     if (tools.includes("edit_tool"))
-      problems.push("agent.tools has edit_tool, the heredoc front of the backticks protocol; with tool_calls use str_replace_editor");
+      problems.push(
+        "agent.tools has edit_tool, the heredoc front of the backticks protocol; with tool_calls use str_replace_editor",
+      );
   } else {
     for (const t of ["str_replace_editor", "view_image"] as const)
       if (tools.includes(t))
-        problems.push(`agent.tools has ${t}, a JSON tool of the tool_calls protocol; with backticks use edit_tool`);
+        problems.push(
+          `agent.tools has ${t}, a JSON tool of the tool_calls protocol; with backticks use edit_tool`,
+        );
     if (config.model.action_regex !== null) {
       let re: RegExp | undefined;
       try {
@@ -25,10 +32,13 @@ export function checkProtocolOptions(config: Config): void {
         problems.push(`model.action_regex is not a valid regular expression: ${(err as Error).message}`);
       }
       if (re && new RegExp(`${re.source}|`).exec("")!.length - 1 !== 1)
-        problems.push(`model.action_regex must have exactly one capturing group (the command), got ${JSON.stringify(config.model.action_regex)}`);
+        problems.push(
+          `model.action_regex must have exactly one capturing group (the command), got ${JSON.stringify(config.model.action_regex)}`,
+        );
     }
   }
-  if (problems.length > 0) throw new ConfigError(`invalid config:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  if (problems.length > 0)
+    throw new ConfigError(`invalid config:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
 }
 
 /** A SWE-bench-shaped row for checking templates before a real instance is known. */
@@ -49,10 +59,19 @@ export const SAMPLE_INSTANCE: Record<string, unknown> = {
 
 /** Parses every template and renders the per-step ones with sample values: errors surface before any work starts. */
 export function checkTemplates(config: Config, instance: Record<string, unknown> = SAMPLE_INSTANCE): void {
-  const base = baseContext(config, "(task)", instance, config.environment.cwd || "/repo", stepVars(config, 1, 0, 0));
+  const base = baseContext(
+    config,
+    "(task)",
+    instance,
+    config.environment.cwd || "/repo",
+    stepVars(config, 1, 0, 0),
+  );
   new StrictTemplate(config.agent.system_template, "agent.system_template").render(base);
   new StrictTemplate(config.agent.instance_template, "agent.instance_template").render(base);
-  new StrictTemplate(config.agent.length_template, "agent.length_template").render({ ...base, finish_reason: "length" });
+  new StrictTemplate(config.agent.length_template, "agent.length_template").render({
+    ...base,
+    finish_reason: "length",
+  });
   new StrictTemplate(config.model.observation_template, "model.observation_template").render({
     ...base,
     output: { output: "", returncode: 0, exception_info: "", timed_out: false },

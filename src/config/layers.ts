@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { builtinNames, builtinPath } from "./builtin.js";
 import { closest } from "./closest.js";
-import { isSecretKey } from "./redact.js";
 import { ConfigError } from "./errors.js";
 import type { Plain } from "./merge.js";
+import { isSecretKey } from "./redact.js";
 import { parseYaml, readYamlConfigFile } from "./yaml-file.js";
 
 /** One `-c` argument turned into data, with a label saying where it came from. */
@@ -52,5 +52,8 @@ export function resolveLayer(arg: string): ConfigLayer {
         `Built-in configs: ${names.join(", ")}`,
     );
   }
-  return { source: `built-in config "${arg}"`, data: readYamlConfigFile(builtinPath(arg), `configs/${arg}.yaml`) };
+  return {
+    source: `built-in config "${arg}"`,
+    data: readYamlConfigFile(builtinPath(arg), `configs/${arg}.yaml`),
+  };
 }

@@ -32,10 +32,15 @@ export interface LoadedConfig {
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const layers = options.configArgs.map(resolveLayer);
   const namesWhole = layers.some((l) => !l.source.startsWith("-c "));
-  const all: ConfigLayer[] = [{ source: "configs/base.yaml", data: readYamlConfigFile(builtinPath("base"), "configs/base.yaml") }];
+  const all: ConfigLayer[] = [
+    { source: "configs/base.yaml", data: readYamlConfigFile(builtinPath("base"), "configs/base.yaml") },
+  ];
   if (!namesWhole) {
     const name = options.defaultConfig;
-    all.push({ source: `built-in config "${name}"`, data: readYamlConfigFile(builtinPath(name), `configs/${name}.yaml`) });
+    all.push({
+      source: `built-in config "${name}"`,
+      data: readYamlConfigFile(builtinPath(name), `configs/${name}.yaml`),
+    });
   }
   all.push(...layers, ...(options.flagLayers ?? []));
   const merged: Plain = {};

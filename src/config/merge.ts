@@ -9,7 +9,13 @@ export function isPlain(value: unknown): value is Plain {
  * Deep-merges `layer` into `target` in place: maps merge, everything else (lists included)
  * replaces. Records in `origin` which source last set each dotted leaf path.
  */
-export function mergeInto(target: Plain, layer: Plain, source: string, origin: Map<string, string>, prefix = ""): void {
+export function mergeInto(
+  target: Plain,
+  layer: Plain,
+  source: string,
+  origin: Map<string, string>,
+  prefix = "",
+): void {
   for (const [key, value] of Object.entries(layer)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const existing = target[key];

@@ -11,12 +11,14 @@ export const IGNORED_MINI_KEYS: Record<string, string> = {
   "agent.whitelist_actions": "patchloop runs without interactive confirmation",
   "agent.confirm_exit": "patchloop runs without interactive confirmation",
   "agent.output_path": "use -o on the command line",
-  "model.model_class": "set agent.protocol (tool_calls or backticks) and the provider prefix of model.model_name",
+  "model.model_class":
+    "set agent.protocol (tool_calls or backticks) and the provider prefix of model.model_name",
   "model.litellm_model_registry": "prices are set with model.price",
   "model.litellm_model_name_override": "set model.model_name",
   "model.set_cache_control": "prompt caching is not managed by patchloop",
   "model.multimodal_regex": "images are sent by the editor's view command when model.vision is true",
-  "model.model_kwargs.drop_params": "a litellm option; patchloop sends model_kwargs unchanged and never sends this one",
+  "model.model_kwargs.drop_params":
+    "a litellm option; patchloop sends model_kwargs unchanged and never sends this one",
   "environment.interpreter": "commands always run with bash -c",
   "environment.remove_container": "containers are always removed",
 };
@@ -26,7 +28,8 @@ export const MOVED_KEYS: Record<string, string> = {
   "agent.action_observation_template": "model.observation_template",
   "agent.observation_template": "model.observation_template",
   "agent.format_error_template": "model.format_error_template",
-  "agent.timeout_template": "model.observation_template (it receives output.timed_out and output.exception_info)",
+  "agent.timeout_template":
+    "model.observation_template (it receives output.timed_out and output.exception_info)",
   "agent.action_regex": "model.action_regex",
   "model.step_limit": "agent.step_limit",
   "model.cost_limit": "agent.cost_limit",
@@ -49,7 +52,9 @@ export function stripIgnoredMiniKeys(config: Plain, origin: Map<string, string>)
       }
       delete node[last];
       const from = originOf(path, origin) ?? "config";
-      warnings.push(`config key ${path} (from ${from}) is a mini-swe-agent key that patchloop ignores: ${why}`);
+      warnings.push(
+        `config key ${path} (from ${from}) is a mini-swe-agent key that patchloop ignores: ${why}`,
+      );
     }
   }
   return warnings;

@@ -1,4 +1,4 @@
-import { arch, release, type as osType, version as osVersion } from "node:os";
+import { arch, type as osType, version as osVersion, release } from "node:os";
 import type { Config } from "./schema.js";
 
 /** The command whose output's first line submits the task (contract: DESIGN.md). */
@@ -23,7 +23,13 @@ export interface StepVars {
  * (platform facts, as mini-swe-agent gives them), step_limit, cost_limit, time_limit, context_limit,
  * timeout (seconds per command), protocol, action_tag, submit_command, and the StepVars.
  */
-export function baseContext(config: Config, task: string, instance: Record<string, unknown>, cwd: string, step: StepVars): Record<string, unknown> {
+export function baseContext(
+  config: Config,
+  task: string,
+  instance: Record<string, unknown>,
+  cwd: string,
+  step: StepVars,
+): Record<string, unknown> {
   return {
     task,
     instance,

@@ -10,7 +10,20 @@ import { ConfigError } from "./errors.js";
  */
 export class TemplateError extends ConfigError {}
 
-const GLOBALS = new Set(["true", "false", "none", "True", "False", "None", "range", "raise_exception", "strftime_now", "namespace", "loop", "caller"]);
+const GLOBALS = new Set([
+  "true",
+  "false",
+  "none",
+  "True",
+  "False",
+  "None",
+  "range",
+  "raise_exception",
+  "strftime_now",
+  "namespace",
+  "loop",
+  "caller",
+]);
 
 interface Node {
   type: string;
@@ -26,7 +39,11 @@ function children(node: Node): Node[] {
   const add = (v: unknown) => {
     if (isNode(v)) out.push(v);
     else if (Array.isArray(v)) v.forEach(add);
-    else if (v instanceof Map) for (const [k, val] of v) { add(k); add(val); }
+    else if (v instanceof Map)
+      for (const [k, val] of v) {
+        add(k);
+        add(val);
+      }
   };
   for (const [k, v] of Object.entries(node)) if (k !== "type" && k !== "operator") add(v);
   return out;
@@ -38,7 +55,8 @@ function boundNames(root: Node): Set<string> {
   const bindTarget = (t: unknown) => {
     if (!isNode(t)) return;
     if (t.type === "Identifier") names.add(t.value as string);
-    else if (t.type === "TupleLiteral" || t.type === "ArrayLiteral") (t.value as unknown[]).forEach(bindTarget);
+    else if (t.type === "TupleLiteral" || t.type === "ArrayLiteral")
+      (t.value as unknown[]).forEach(bindTarget);
     else if (t.type === "KeywordArgumentExpression") bindTarget(t.key);
   };
   const visit = (n: Node) => {
@@ -68,7 +86,12 @@ export function findUndefined(root: Node, context: Record<string, unknown>): str
   const checkMember = (n: Node, isCallee: boolean) => {
     const props: string[] = [];
     let cur: Node = n;
-    while (cur.type === "MemberExpression" && !cur.computed && isNode(cur.property) && cur.property.type === "Identifier") {
+    while (
+      cur.type === "MemberExpression" &&
+      !cur.computed &&
+      isNode(cur.property) &&
+      cur.property.type === "Identifier"
+    ) {
       props.unshift(cur.property.value as string);
       cur = cur.object as Node;
     }
@@ -88,6 +111,9 @@ export function findUndefined(root: Node, context: Record<string, unknown>): str
     return false;
   };
 
+  const visitAll = (nodes: Node[], lenient: boolean): void => {
+    for (const n of nodes) visit(n, lenient);
+  };
   const visit = (n: Node, lenient: boolean, isCallee = false): void => {
     switch (n.type) {
       case "Identifier":
@@ -107,38 +133,40 @@ export function findUndefined(root: Node, context: Record<string, unknown>): str
         const f = n.filter as Node;
         const name = (f.type === "CallExpression" ? (f.callee as Node).value : f.value) as string;
         visit(n.operand as Node, lenient || name === "default" || name === "d");
-        if (f.type === "CallExpression") (f.args as Node[]).forEach((a) => visit(a, lenient));
+        if (f.type === "CallExpression") visitAll(f.args as Node[], lenient);
         return;
       }
       case "FilterStatement": {
         const f = n.filter as Node;
-        if (f.type === "CallExpression") (f.args as Node[]).forEach((a) => visit(a, lenient));
-        (n.body as Node[]).forEach((b) => visit(b, lenient));
+        if (f.type === "CallExpression") visitAll(f.args as Node[], lenient);
+        visitAll(n.body as Node[], lenient);
         return;
       }
       case "CallExpression":
         visit(n.callee as Node, lenient, true);
-        (n.args as Node[]).forEach((a) => visit(a, lenient));
+        visitAll(n.args as Node[], lenient);
         return;
       case "KeywordArgumentExpression":
         visit(n.value as Node, lenient);
         return;
       case "Set":
-        if (isNode(n.assignee) && n.assignee.type !== "Identifier" && n.assignee.type !== "TupleLiteral") visit(n.assignee, lenient);
+        if (isNode(n.assignee) && n.assignee.type !== "Identifier" && n.assignee.type !== "TupleLiteral")
+          visit(n.assignee, lenient);
         if (isNode(n.value)) visit(n.value, lenient);
-        (n.body as Node[]).forEach((b) => visit(b, lenient));
+        visitAll(n.body as Node[], lenient);
         return;
       case "For":
         visit(n.iterable as Node, lenient);
-        (n.body as Node[]).forEach((b) => visit(b, lenient));
-        (n.defaultBlock as Node[]).forEach((b) => visit(b, lenient));
+        visitAll(n.body as Node[], lenient);
+        visitAll(n.defaultBlock as Node[], lenient);
         return;
       case "Macro":
-        for (const a of n.args as Node[]) if (a.type === "KeywordArgumentExpression") visit(a.value as Node, lenient);
-        (n.body as Node[]).forEach((b) => visit(b, lenient));
+        for (const a of n.args as Node[])
+          if (a.type === "KeywordArgumentExpression") visit(a.value as Node, lenient);
+        visitAll(n.body as Node[], lenient);
         return;
       default:
-        for (const c of children(n)) visit(c, lenient);
+        visitAll(children(n), lenient);
     }
   };
   visit(root, false);

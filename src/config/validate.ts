@@ -11,14 +11,16 @@ function describe(value: unknown): string {
   if (value === undefined) return "nothing (the key is missing)";
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   if (typeof value === "object") return "a mapping";
   return `${typeof value} ${String(value)}`;
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let node = root;
-  for (const p of path) node = isPlain(node) || Array.isArray(node) ? (node as Plain)[p as string] : undefined;
+  for (const p of path)
+    node = isPlain(node) || Array.isArray(node) ? (node as Plain)[p as string] : undefined;
   return node;
 }
 
@@ -59,7 +61,9 @@ function formatIssue(issue: Issue, data: Plain, origin: Map<string, string>): st
     return [`${path}${suffix}: expected ${issue.expected}, got ${received}`];
   }
   if (issue.code === "invalid_value") {
-    return [`${path}${suffix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${received}`];
+    return [
+      `${path}${suffix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${received}`,
+    ];
   }
   return [`${path}${suffix}: ${issue.message}, got ${received}`];
 }

@@ -53,7 +53,17 @@ test("median sorts numerically", () => {
 `;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "demo", GIT_AUTHOR_EMAIL: "demo@example.com", GIT_COMMITTER_NAME: "demo", GIT_COMMITTER_EMAIL: "demo@example.com" } });
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "demo",
+      GIT_AUTHOR_EMAIL: "demo@example.com",
+      GIT_COMMITTER_NAME: "demo",
+      GIT_COMMITTER_EMAIL: "demo@example.com",
+    },
+  });
 }
 
 /** Writes the demo repository afresh at `dir` as one commit; returns the commit id. */

@@ -9,10 +9,21 @@ import type { Model } from "../models/types.js";
 import { DEMO_REPO, DEMO_ROOT, DEMO_TASK, HIDDEN_TEST, writeDemoRepo } from "./repo.js";
 
 /** Runs the bundled task with `model` (the replay model in `patchloop demo`). */
-export async function runDemoAgent(model: Model, trajectoryPath: string, onEvent?: (e: AgentEvent) => void): Promise<AgentResult> {
+export async function runDemoAgent(
+  model: Model,
+  trajectoryPath: string,
+  onEvent?: (e: AgentEvent) => void,
+): Promise<AgentResult> {
   writeDemoRepo();
-  const { config } = loadConfig({ configArgs: ["default", `model.model_name=${model.name}`, "agent.step_limit=20"], defaultConfig: "default" });
-  const env = createLocalEnvironment({ cwd: DEMO_REPO, env: config.environment.env, timeout: config.environment.timeout });
+  const { config } = loadConfig({
+    configArgs: ["default", `model.model_name=${model.name}`, "agent.step_limit=20"],
+    defaultConfig: "default",
+  });
+  const env = createLocalEnvironment({
+    cwd: DEMO_REPO,
+    env: config.environment.env,
+    timeout: config.environment.timeout,
+  });
   try {
     return await runAgent({
       config,
@@ -44,11 +55,18 @@ export function gradeDemoPatch(patch: string, applyPatch = true): HiddenTestResu
   execFileSync("git", ["checkout", "-q", base], { cwd: dir });
   if (applyPatch) {
     writeFileSync(join(DEMO_ROOT, "model.patch"), patch);
-    const r = spawnSync("git", ["apply", "--verbose", join(DEMO_ROOT, "model.patch")], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync("git", ["apply", "--verbose", join(DEMO_ROOT, "model.patch")], {
+      cwd: dir,
+      encoding: "utf8",
+    });
     if (r.status !== 0) return { applied: false, passed: false, output: `${r.stdout}${r.stderr}` };
   }
   mkdirSync(join(dir, "hidden"), { recursive: true });
   writeFileSync(join(dir, "hidden", "median.test.js"), HIDDEN_TEST);
-  const t = spawnSync(process.execPath, ["--test", "hidden/"], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  const t = spawnSync(process.execPath, ["--test", "hidden/"], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { applied: true, passed: t.status === 0, output: `${t.stdout}${t.stderr}` };
 }

@@ -6,22 +6,46 @@ const editor = (args: Record<string, unknown>) => ({ name: "str_replace_editor",
 
 /** The replies recorded in assets/demo/demo.traj.json (regenerate with `node dist/src/demo/record.js`). */
 export const DEMO_REPLIES: ScriptedResponse[] = [
-  { content: "I'll start by looking at the layout of the repository.", toolCalls: [bash("ls -R src test && cat package.json")], usage: { promptTokens: 612, completionTokens: 41 } },
-  { content: "The statistics live in src/stats.js. Let me read it.", toolCalls: [editor({ command: "view", path: `${DEMO_REPO}/src/stats.js` })], usage: { promptTokens: 790, completionTokens: 52 } },
   {
-    content: "median() copies and sorts with the default comparator, which compares numbers as strings. Let me confirm with the example from the issue.",
+    content: "I'll start by looking at the layout of the repository.",
+    toolCalls: [bash("ls -R src test && cat package.json")],
+    usage: { promptTokens: 612, completionTokens: 41 },
+  },
+  {
+    content: "The statistics live in src/stats.js. Let me read it.",
+    toolCalls: [editor({ command: "view", path: `${DEMO_REPO}/src/stats.js` })],
+    usage: { promptTokens: 790, completionTokens: 52 },
+  },
+  {
+    content:
+      "median() copies and sorts with the default comparator, which compares numbers as strings. Let me confirm with the example from the issue.",
     toolCalls: [bash(`node -e 'import("./src/stats.js").then((m) => console.log(m.median([2, 10, 3])))'`)],
     usage: { promptTokens: 1104, completionTokens: 77 },
   },
   {
     content: "Confirmed: it prints 2. The fix is a numeric comparator.",
-    toolCalls: [editor({ command: "str_replace", path: `${DEMO_REPO}/src/stats.js`, old_str: "const sorted = [...values].sort();", new_str: "const sorted = [...values].sort((a, b) => a - b);" })],
+    toolCalls: [
+      editor({
+        command: "str_replace",
+        path: `${DEMO_REPO}/src/stats.js`,
+        old_str: "const sorted = [...values].sort();",
+        new_str: "const sorted = [...values].sort((a, b) => a - b);",
+      }),
+    ],
     usage: { promptTokens: 1230, completionTokens: 88 },
   },
   {
     content: "Now the example, an even-length case with negatives, and the existing tests.",
-    toolCalls: [bash(`node -e 'import("./src/stats.js").then((m) => console.log(m.median([2, 10, 3]), m.median([100, 9, 20, -1])))' && npm test --silent 2>&1 | tail -n 8`)],
+    toolCalls: [
+      bash(
+        `node -e 'import("./src/stats.js").then((m) => console.log(m.median([2, 10, 3]), m.median([100, 9, 20, -1])))' && npm test --silent 2>&1 | tail -n 8`,
+      ),
+    ],
     usage: { promptTokens: 1445, completionTokens: 95 },
   },
-  { content: "median() now sorts numerically and the tests pass. Submitting.", toolCalls: [bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached")], usage: { promptTokens: 1702, completionTokens: 40 } },
+  {
+    content: "median() now sorts numerically and the tests pass. Submitting.",
+    toolCalls: [bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached")],
+    usage: { promptTokens: 1702, completionTokens: 40 },
+  },
 ];

@@ -20,7 +20,13 @@ const errorOf = (fn: () => unknown): string => {
 
 describe("built-in configs", () => {
   it("are the five documented ones", () => {
-    expect(builtinNames()).toEqual(["anthropic_minimal", "default", "swebench", "swebench_backticks", "swebench_edittool_budget"]);
+    expect(builtinNames()).toEqual([
+      "anthropic_minimal",
+      "default",
+      "swebench",
+      "swebench_backticks",
+      "swebench_edittool_budget",
+    ]);
   });
 
   it.each(["default", "swebench", "swebench_backticks", "swebench_edittool_budget", "anthropic_minimal"])(
@@ -45,7 +51,9 @@ describe("built-in configs", () => {
 
   it("anthropic_minimal runs until submission or 200K context tokens", () => {
     const { config } = load("anthropic_minimal");
-    expect([config.agent.step_limit, config.agent.cost_limit, config.agent.context_limit]).toEqual([0, 0, 200000]);
+    expect([config.agent.step_limit, config.agent.cost_limit, config.agent.context_limit]).toEqual([
+      0, 0, 200000,
+    ]);
     expect(config.agent.tools).toEqual(["bash", "str_replace_editor"]);
   });
 });
@@ -62,7 +70,13 @@ describe("layering", () => {
     expect(config.environment.env.BAR).toBe("b");
     expect(config.environment.env.PAGER).toBe("cat");
     expect(config.environment.cwd).toBe("/testbed");
-    expect(sources).toEqual(["configs/base.yaml", 'built-in config "swebench"', a, "-c agent.step_limit=9", "-c environment.env.BAR=b"]);
+    expect(sources).toEqual([
+      "configs/base.yaml",
+      'built-in config "swebench"',
+      a,
+      "-c agent.step_limit=9",
+      "-c environment.env.BAR=b",
+    ]);
   });
 
   it("applies the command's default config when -c only overrides keys", () => {
@@ -72,8 +86,14 @@ describe("layering", () => {
   });
 
   it("parses override values as YAML", () => {
-    const { config } = load("model.model_kwargs={temperature: 0.5, top_k: 20, chat_template_kwargs: {enable_thinking: false}}");
-    expect(config.model.model_kwargs).toEqual({ temperature: 0.5, top_k: 20, chat_template_kwargs: { enable_thinking: false } });
+    const { config } = load(
+      "model.model_kwargs={temperature: 0.5, top_k: 20, chat_template_kwargs: {enable_thinking: false}}",
+    );
+    expect(config.model.model_kwargs).toEqual({
+      temperature: 0.5,
+      top_k: 20,
+      chat_template_kwargs: { enable_thinking: false },
+    });
   });
 
   it("CLI flags come last", () => {
@@ -123,7 +143,9 @@ describe("config errors", () => {
     const dir = tempDir();
     const f = join(dir, "bad.yaml");
     writeFileSync(f, "agent:\n  step_limit: 3\n   tools: [bash\n");
-    expect(errorOf(() => load(f))).toBe(`invalid YAML in ${f}:2:15: Nested mappings are not allowed in compact mappings`);
+    expect(errorOf(() => load(f))).toBe(
+      `invalid YAML in ${f}:2:15: Nested mappings are not allowed in compact mappings`,
+    );
   });
 
   it("a missing file, an unknown name and an empty override value", () => {
@@ -141,11 +163,15 @@ describe("config errors", () => {
       "template agent.system_template has a syntax error: unexpected end of template (is a {% if %}, {% for %} or {% set %} block left open?)",
     );
     const msg = errorOf(() => load("agent.instance_template='Fix {{ taks }} in {{ instance.repo }}'"));
-    expect(msg).toMatch(/^template agent\.instance_template uses undefined variables:\n {2}- taks \(did you mean task\?\)\n {2}available: /);
+    expect(msg).toMatch(
+      /^template agent\.instance_template uses undefined variables:\n {2}- taks \(did you mean task\?\)\n {2}available: /,
+    );
   });
 
   it("an undefined attribute of a provided object is an error, in any branch", () => {
-    const msg = errorOf(() => load("model.observation_template='{% if false %}{{ output.stdout }}{% endif %}'"));
+    const msg = errorOf(() =>
+      load("model.observation_template='{% if false %}{{ output.stdout }}{% endif %}'"),
+    );
     expect(msg).toBe(
       "template model.observation_template uses undefined variables:\n  - output.stdout (output has: output, returncode, exception_info, timed_out)\n" +
         msg.slice(msg.indexOf("  available:")),
@@ -198,7 +224,9 @@ describe("mini-swe-agent v2 files", () => {
     );
     const msg = errorOf(() => load(f));
     // mini-swe-agent writes container_timeout as a duration string; patchloop wants seconds.
-    expect(msg).toBe(`invalid config:\n  - environment.container_timeout (from ${f}): expected number, got the string "3h"`);
+    expect(msg).toBe(
+      `invalid config:\n  - environment.container_timeout (from ${f}): expected number, got the string "3h"`,
+    );
     writeFileSync(f, readFileSync(f, "utf8").replace("container_timeout: 3h", "container_timeout: 10800"));
     const { config, warnings } = load(f);
     expect(config.agent.step_limit).toBe(250);
@@ -215,9 +243,18 @@ describe("mini-swe-agent v2 files", () => {
 describe("secrets", () => {
   it("are redacted wherever they hide in a config", () => {
     expect(
-      redactSecrets({ model: { api_key_env: "MY_KEY", model_kwargs: { api_key: "sk-123", extra_headers: { Authorization: "Bearer x" } } }, environment: { env: { GITHUB_TOKEN: "ghp", PATH: "/bin" } } }),
+      redactSecrets({
+        model: {
+          api_key_env: "MY_KEY",
+          model_kwargs: { api_key: "sk-123", extra_headers: { Authorization: "Bearer x" } },
+        },
+        environment: { env: { GITHUB_TOKEN: "ghp", PATH: "/bin" } },
+      }),
     ).toEqual({
-      model: { api_key_env: "MY_KEY", model_kwargs: { api_key: "***", extra_headers: { Authorization: "***" } } },
+      model: {
+        api_key_env: "MY_KEY",
+        model_kwargs: { api_key: "***", extra_headers: { Authorization: "***" } },
+      },
       environment: { env: { GITHUB_TOKEN: "***", PATH: "/bin" } },
     });
   });

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../../models/types.js";
-import { type Protocol, type ParseResult, textOf } from "./types.js";
+import { type ParseResult, type Protocol, textOf } from "./types.js";
 
 /**
  * The text protocol: a reply must hold exactly one fenced block tagged `tag`.
@@ -54,7 +54,8 @@ export function findFencedBlocks(text: string): FencedBlock[] {
         break;
       }
       body.push(line);
-      for (const m of line.matchAll(HEREDOC)) pending.push({ word: m[2] ?? m[3] ?? m[4], tabs: m[1] === "-" });
+      for (const m of line.matchAll(HEREDOC))
+        pending.push({ word: m[2] ?? m[3] ?? m[4], tabs: m[1] === "-" });
     }
     blocks.push({ tag: open[1], body: body.join("\n"), line: start + 1, closed });
   }
@@ -67,7 +68,8 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
     const text = textOf(message);
     if (actionRegex !== null) {
       const matches = [...text.replace(/\r\n?/g, "\n").matchAll(new RegExp(actionRegex, "gs"))];
-      if (matches.length === 1) return { ok: true, actions: [{ kind: "command", command: matches[0][1] ?? "" }] };
+      if (matches.length === 1)
+        return { ok: true, actions: [{ kind: "command", command: matches[0][1] ?? "" }] };
       return {
         ok: false,
         error: `expected exactly one action matching ${actionRegex}, found ${matches.length}.`,
@@ -75,12 +77,19 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
     }
     const blocks = findFencedBlocks(text);
     const ours = blocks.filter((b) => b.tag === tag);
-    if (ours.length === 1 && ours[0].closed) return { ok: true, actions: [{ kind: "command", command: ours[0].body }] };
+    if (ours.length === 1 && ours[0].closed)
+      return { ok: true, actions: [{ kind: "command", command: ours[0].body }] };
     if (ours.length === 1)
-      return { ok: false, error: `the ${fence} block opened on line ${ours[0].line} is never closed with a line of three backticks.` };
+      return {
+        ok: false,
+        error: `the ${fence} block opened on line ${ours[0].line} is never closed with a line of three backticks.`,
+      };
     if (ours.length === 0) {
       const others = blocks.map((b) => (b.tag ? `\`\`\`${b.tag}` : "``` (no tag)"));
-      const seen = others.length > 0 ? ` It has ${others.length} other fenced block(s): ${others.join(", ")}; only ${fence} blocks run.` : "";
+      const seen =
+        others.length > 0
+          ? ` It has ${others.length} other fenced block(s): ${others.join(", ")}; only ${fence} blocks run.`
+          : "";
       return { ok: false, error: `found no ${fence} block in your reply.${seen}` };
     }
     const lines = ours.map((b) => b.line).join(", ");

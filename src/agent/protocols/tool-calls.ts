@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, ToolSpec } from "../../models/types.js";
-import type { Action, Protocol, ParseResult } from "./types.js";
+import type { Action, ParseResult, Protocol } from "./types.js";
 
 function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
