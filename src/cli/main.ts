@@ -9,6 +9,9 @@ const registrations: Array<() => Promise<{ register: (program: Command) => void 
   () => import("./eval.js"),
   () => import("./inspect.js"),
   () => import("./show.js"),
+  () => import("./swebench.js"),
+  () => import("./images.js"),
+  () => import("./env-gc.js"),
 ];
 
 /** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
