@@ -52,7 +52,7 @@ function positiveInt(value: string, flag: string): number {
  * could not be graded (a timeout or an infrastructure error), 2 for usage and input errors
  * (bad flags or config, unreadable or malformed predictions or dataset, unknown or duplicate ids).
  */
-export async function runEval(flags: EvalFlags, io: EvalIo): Promise<number> {
+export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal): Promise<number> {
   try {
     const workers = positiveInt(flags.workers, "-w");
     const timeout = positiveInt(flags.timeout, "--timeout");
@@ -99,13 +99,14 @@ export async function runEval(flags: EvalFlags, io: EvalIo): Promise<number> {
       runId: flags.runId,
       outputDir: flags.output,
       provider,
-      instanceIds: flags.instanceIds,
+      instanceIds: flags.instanceIds?.flatMap((v) => v.split(",")).filter(Boolean),
       workers,
       timeout,
       harness: flags.harnessVersion as HarnessVersion,
       install: flags.install,
       specs,
       redo: flags.redoExisting,
+      signal,
       onResult: (r, done, total) => {
         const what = r.resolution ?? r.outcome.replaceAll("_", " ");
         io.err(`[${done}/${total}] ${r.instance_id}: ${what}${r.seconds ? ` (${r.seconds} s)` : ""}\n`);
@@ -157,7 +158,7 @@ export function register(program: Command): void {
     )
     .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
     .option("--timeout <S>", "seconds the tests of one instance may run", "1800")
-    .option("--instance-ids <ID...>", "evaluate only these instances")
+    .option("--instance-ids <ID...>", "evaluate only these instances (spaces or commas between ids)")
     .option("-o, --output <DIR>", "reports go to DIR/<run-id>/<instance_id>/", "logs/run_evaluation")
     .option(
       "--specs <FILE>",
@@ -187,9 +188,23 @@ export function register(program: Command): void {
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )
     .action(async (flags: EvalFlags) => {
-      process.exitCode = await runEval(flags, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-      });
+      // First Ctrl-C: start nothing new, let running instances finish and the summary be written.
+      // Second: leave at once (every finished instance is already on disk).
+      const stop = new AbortController();
+      const onSigint = () => {
+        if (stop.signal.aborted) process.exit(130);
+        stop.abort();
+        process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
+      };
+      process.on("SIGINT", onSigint);
+      try {
+        process.exitCode = await runEval(
+          flags,
+          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+          stop.signal,
+        );
+      } finally {
+        process.off("SIGINT", onSigint);
+      }
     });
 }

@@ -1,5 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSummaries } from "../../src/swebench/eval/compare.js";
+import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import {
   getEvalTestsReport,
   getResolutionStatus,
@@ -7,6 +11,7 @@ import {
 } from "../../src/swebench/eval/grading.js";
 import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import { checkPredictionIds, parsePredictions } from "../../src/swebench/eval/predictions.js";
+import { evaluateInstance } from "../../src/swebench/eval/run-instance.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
 
 const pytest = (text: string) => parseTestLog("pytest", text);
@@ -114,4 +119,58 @@ it("--compare lists the instances whose resolved state flipped, over those both 
     { resolved_ids: ["c", "b", "x"], submitted_ids: ["a", "b", "c", "x"] },
   );
   expect(flips).toEqual({ nowResolved: ["a"], nowUnresolved: ["c"], common: 3 });
+});
+
+describe("evaluation without an environment", () => {
+  const row = {
+    repo: "acme/calc",
+    instance_id: "acme__calc-1",
+    base_commit: "0".repeat(40),
+    test_patch: "diff --git a/t.py b/t.py\n",
+    version: "0.1",
+    FAIL_TO_PASS: "[]",
+    PASS_TO_PASS: "[]",
+    test_cmd: "pytest -rA",
+    log_parser: "pytest",
+  } as unknown as SwebenchInstance;
+  const noEnv = async () => {
+    throw new Error("no environment may be created here");
+  };
+
+  it("a model_patch that is not a string is that instance's error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "patchloop-eval-unit-"));
+    const r = await evaluateInstance(
+      row,
+      { instance_id: row.instance_id, model_name_or_path: "m", model_patch: 42 as unknown as string },
+      {
+        logDir: join(dir, "x"),
+        provider: noEnv,
+        timeout: 5,
+        harness: "4.1",
+      },
+    );
+    expect(r).toMatchObject({
+      outcome: "error",
+      error: "model_patch must be a string (a unified diff), got number",
+    });
+  });
+
+  it("an aborted run starts nothing and reports every instance as not evaluated", async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const run = await evaluatePredictions({
+      dataset: [row],
+      predictions: [
+        { instance_id: row.instance_id, model_name_or_path: "m", model_patch: "diff --git a/x b/x" },
+      ],
+      runId: "stopped",
+      outputDir: mkdtempSync(join(tmpdir(), "patchloop-eval-unit-")),
+      provider: noEnv,
+      signal: stop.signal,
+    });
+    expect(run.summary.error_ids).toEqual(["acme__calc-1"]);
+    expect(run.summary.patchloop.errors["acme__calc-1"]).toBe(
+      "not evaluated (the run was stopped before this instance)",
+    );
+  });
 });

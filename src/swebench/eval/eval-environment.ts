@@ -1,4 +1,5 @@
 import type { Environment } from "../../environments/types.js";
+import { instanceImageName } from "../images.js";
 import type { SwebenchInstance } from "../types.js";
 import { CONDA_ACTIVATE } from "./eval-script.js";
 
@@ -24,19 +25,6 @@ export interface EvalEnvironment {
 
 /** Makes the environment of one instance; rejects with a readable Error when it cannot. */
 export type EnvironmentProvider = (instance: SwebenchInstance) => Promise<EvalEnvironment>;
-
-/**
- * The harness's instance image name: `<namespace>/sweb.eval.<arch>.<id lowercased>:<tag>` with
- * every `__` turned into `_1776_`, e.g. `docker.io/swebench/sweb.eval.x86_64.django_1776_django-11099:latest`.
- */
-export function instanceImageName(
-  instanceId: string,
-  namespace = "docker.io/swebench",
-  arch = "x86_64",
-  tag = "latest",
-): string {
-  return `${namespace}/sweb.eval.${arch}.${instanceId.toLowerCase()}:${tag}`.replaceAll("__", "_1776_");
-}
 
 /** Options of `containerProvider`. */
 export interface ContainerProviderOptions {

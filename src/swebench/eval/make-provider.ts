@@ -14,6 +14,9 @@ export interface EvalProviderOptions {
   timeout: number;
 }
 
+/** Bytes of test output kept per instance: the harness keeps all of it; a cut log could lose a marker. */
+export const EVAL_CAPTURE_LIMIT = 100_000_000;
+
 /** The variables of every command: `forward_env` from the host, then `env`. */
 function configEnv(config: EnvironmentConfig): Record<string, string> {
   const env: Record<string, string> = {};
@@ -30,10 +33,16 @@ function configEnv(config: EnvironmentConfig): Record<string, string> {
  * (local) or in a bubblewrap sandbox (bwrap) with the config's variables (e.g. a venv on PATH).
  */
 export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
-  const base = o.environment;
+  const base = { ...o.environment, capture_limit: Math.max(o.environment.capture_limit, EVAL_CAPTURE_LIMIT) };
   if (o.kind === "local" || o.kind === "bwrap") {
     if (!o.reposDir) throw new Error(`--environment ${o.kind} needs --repos-dir`);
-    if (o.kind === "local") return worktreeProvider({ reposDir: o.reposDir, env: configEnv(base) });
+    if (o.kind === "local") {
+      return worktreeProvider({
+        reposDir: o.reposDir,
+        env: configEnv(base),
+        captureLimit: base.capture_limit,
+      });
+    }
     return worktreeProvider({
       reposDir: o.reposDir,
       mode: "clone",

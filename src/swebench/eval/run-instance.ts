@@ -127,6 +127,7 @@ export async function evaluateInstance(
     await writeFile(join(ctx.logDir, "eval.sh"), script);
     await env.writeFile(`${scratchDir}/eval.sh`, script);
     const result = await env.exec(`/bin/bash ${scratchDir}/eval.sh`, { cwd: repoDir, timeout: ctx.timeout });
+    if (result.truncated) await log("the test output passed the capture limit; its middle was dropped");
     let output = result.output;
     if (result.timedOut) output += `\n\nTimeout error: ${ctx.timeout} seconds exceeded.`;
     await writeFile(join(ctx.logDir, "test_output.txt"), output);

@@ -44,6 +44,8 @@ export interface WorktreeProviderOptions {
   reposDir: string;
   /** Variables of every command (e.g. PATH with a venv first); on top of the host's for `local`. */
   env?: Record<string, string>;
+  /** Bytes of output kept per command by the default local environment (default 100 MB). */
+  captureLimit?: number;
   /** Where worktrees are made; default a new folder under the system temp dir. */
   workRoot?: string;
   /**
@@ -113,7 +115,14 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
     try {
       opened = options.open
         ? await options.open(worktree, scratch)
-        : { env: createLocalEnvironment({ cwd: worktree, env: options.env }), scratchDir: scratch };
+        : {
+            env: createLocalEnvironment({
+              cwd: worktree,
+              env: options.env,
+              captureLimit: options.captureLimit ?? 100_000_000,
+            }),
+            scratchDir: scratch,
+          };
     } catch (err) {
       await remove();
       throw err;
