@@ -1,20 +1,18 @@
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
-import { createLocalEnvironment } from "../environments/local.js";
+import { createEnvironment } from "../environments/index.js";
 import type { Environment } from "../environments/types.js";
 
-/** The environment for a task on a host repository directory. */
+/**
+ * The environment for `patchloop run` on a host repository. The repository is the working
+ * directory everywhere: local and bwrap use it in place; docker/podman mount it at the same path
+ * (a config's container cwd such as /testbed does not apply to a host repository).
+ */
 export async function openTaskEnvironment(config: Config, repoDir: string): Promise<Environment> {
-  const e = config.environment;
-  if (e.environment_class !== "local")
-    throw new ConfigError(`environment ${e.environment_class} is not available in this build yet`);
-  const forwarded = Object.fromEntries(
-    e.forward_env.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k] as string]),
-  );
-  return createLocalEnvironment({
-    cwd: e.cwd || repoDir,
-    env: { ...forwarded, ...e.env },
-    timeout: e.timeout,
-    captureLimit: e.capture_limit,
-  });
+  const e = { ...config.environment, cwd: repoDir };
+  try {
+    return await createEnvironment(e, { repoDir, warn: (msg) => process.stderr.write(`WARNING: ${msg}\n`) });
+  } catch (err) {
+    throw new ConfigError(`cannot start the ${e.environment_class} environment: ${(err as Error).message}`);
+  }
 }
