@@ -19,9 +19,12 @@ function havePytest(): boolean {
 const SPECS = {
   "acme/calc": {
     log_parser: "pytest",
-    versions: { "*": { test_cmd: "/usr/bin/python3 -m pytest -rA -p no:cacheprovider" } },
+    // The interpreter comes from the config's environment.env (as a venv on PATH would).
+    versions: { "*": { test_cmd: "$PATCHLOOP_TEST_PY -m pytest -rA -p no:cacheprovider" } },
   },
 };
+
+const PY_LAYER = "environment.env.PATCHLOOP_TEST_PY=/usr/bin/python3";
 
 function capture() {
   const out: string[] = [];
@@ -46,7 +49,7 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     output: join(root, "out"),
     specs,
     harnessVersion: "4.1",
-    config: [],
+    config: [PY_LAYER],
     ...over,
   });
 
@@ -114,6 +117,8 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
         before,
         "-w",
         "2",
+        "-c",
+        PY_LAYER,
       ]),
       { from: "user" },
     );
