@@ -51,7 +51,9 @@ export async function openInstanceEnvironment(
       `environment ${e.environment_class} needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo`,
     );
   }
-  const ws = await createWorkspace(options.reposDir, row, options.workRoot);
+  // bwrap gives the sandbox a private /tmp: a clone there cannot lend its objects.
+  const hiddenPrefixes = e.environment_class === "bwrap" ? ["/tmp"] : [];
+  const ws = await createWorkspace(options.reposDir, row, options.workRoot, { hiddenPrefixes });
   try {
     // The work tree is the task's folder: a cwd such as /testbed from a container config does not apply.
     const env = await createEnvironment(

@@ -25,13 +25,13 @@ import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
 /** The default environment opener and what it leaves to remove at the end. */
 async function defaultOpener(
   o: BatchOptions,
+  runId: string,
   warn: (m: string) => void,
 ): Promise<{ open: EnvironmentOpener; done: () => Promise<void> }> {
   const kind = o.config.environment.environment_class;
   const needsTree = kind === "local" || kind === "bwrap";
   if (needsTree) await sweepStaleRoots();
   const workRoot = needsTree ? await makeWorkspaceRoot() : "";
-  const runId = `swebench-${process.pid}-${Date.now().toString(36)}`;
   return {
     open: (row) => openInstanceEnvironment(o.config, row, { reposDir: o.reposDir, workRoot, runId, warn }),
     done: async () => {
@@ -62,7 +62,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   };
   const emit = (e: BatchEvent) => o.onEvent?.(e);
   const workers = Math.max(1, Math.floor(o.workers ?? 1));
-  const record = new RunRecord(outputDir, o.config, { workers, ...o.runInfo });
+  const runId = o.runId ?? `swebench-${process.pid}-${Date.now().toString(36)}`;
+  const record = new RunRecord(outputDir, o.config, { workers, run_id: runId, ...o.runInfo });
   const modelName = o.modelName ?? o.config.model.model_name;
   const plan = await planBatch(o.instances, outputDir, o.redoExisting ?? false);
   const statuses: Record<string, ExitStatus> = {};
@@ -112,7 +113,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
 
   const opener = o.openEnvironment
     ? { open: o.openEnvironment, done: async () => {} }
-    : await defaultOpener(o, warn);
+    : await defaultOpener(o, runId, warn);
   const modelFor = o.modelFor ?? (() => createModel(o.config.model, { warn }));
   const outcomes: InstanceOutcome[] = [];
   let fatal: Error | null = null;

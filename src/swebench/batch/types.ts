@@ -45,6 +45,8 @@ export interface BatchOptions {
   warn?: (message: string) => void;
   /** Extra facts for run.json (e.g. the command line, the dataset and selection). */
   runInfo?: Record<string, unknown>;
+  /** Label of this run's containers (`patchloop.run`); default `swebench-<pid>-<time>`. Recorded in run.json. */
+  runId?: string;
   /** Name of the model for preds.json (default `config.model.model_name`). */
   modelName?: string;
 }

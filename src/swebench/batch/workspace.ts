@@ -42,17 +42,47 @@ function gitDirOf(clone: string): Promise<string> {
   return found;
 }
 
+/** How `createWorkspace` makes the checkout. */
+export interface WorkspaceOptions {
+  /**
+   * Folders the task's environment cannot see (bwrap: its private /tmp). When the clone lies in
+   * one, the checkout gets its own copy of the objects (hard links where possible) instead of
+   * borrowing them, so that git works inside the environment.
+   */
+  hiddenPrefixes?: string[];
+}
+
+const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
+
+/** A repository at `dir` that borrows the clone's objects (git alternates). */
+async function borrowObjects(gitDir: string, dir: string, parent: string): Promise<void> {
+  await git(parent, ["init", "-q", "--template=", dir]);
+  await writeFile(join(dir, ".git", "objects", "info", "alternates"), `${join(gitDir, "objects")}\n`);
+  if (existsSync(join(gitDir, "shallow"))) await copyFile(join(gitDir, "shallow"), join(dir, ".git", "shallow"));
+}
+
+/** A self-contained local clone at `dir` without remotes, branches or tags. */
+async function copyObjects(clone: string, dir: string, parent: string): Promise<void> {
+  await git(parent, ["clone", "-q", "--local", "--no-checkout", "--no-tags", clone, dir]);
+  await git(dir, ["remote", "remove", "origin"]);
+  const heads = (await git(dir, ["for-each-ref", "--format=%(refname)", "refs/heads"])).split("\n").filter(Boolean);
+  // HEAD still names a branch until the checkout detaches it; deleting the branch first is allowed with update-ref.
+  for (const ref of heads) await git(dir, ["update-ref", "-d", ref]);
+}
+
 /**
- * Makes a fresh repository under `root` that borrows the clone's objects (git alternates: nothing
- * is copied, nothing in the clone is written, so any number can be made at once) and checks out
- * the row's base commit, detached. The new repository has no branches, tags or remotes, so later
- * commits of the project are not reachable through `git log --all`.
- * Rejects with a readable Error when the clone or the commit is missing.
+ * Makes a fresh repository under `root` at the row's base commit (detached), with no branches,
+ * tags or remotes, so later commits of the project are not reachable through `git log --all`.
+ * It borrows the clone's objects through git alternates (nothing copied, nothing written in the
+ * clone, so any number can be made at once), or copies them when the clone is in a folder the
+ * environment cannot see (`hiddenPrefixes`). Rejects with a readable Error when the clone or the
+ * commit is missing.
  */
 export async function createWorkspace(
   reposDir: string,
   row: SwebenchInstance,
   root: string,
+  options: WorkspaceOptions = {},
 ): Promise<Workspace> {
   const clone = cloneDirFor(reposDir, row.repo);
   if (!existsSync(clone)) {
@@ -68,18 +98,14 @@ export async function createWorkspace(
   const dir = join(base, "repo");
   const remove = () => rm(base, { recursive: true, force: true, maxRetries: 3 });
   try {
-    await git(base, ["init", "-q", "--template=", dir]);
-    await writeFile(join(dir, ".git", "objects", "info", "alternates"), `${join(gitDir, "objects")}\n`);
-    if (existsSync(join(gitDir, "shallow")))
-      await copyFile(join(gitDir, "shallow"), join(dir, ".git", "shallow"));
-    await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch(
-      (err: Error) => {
-        throw new Error(
-          `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
-            `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
-        );
-      },
-    );
+    const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(gitDir, p));
+    await (hidden ? copyObjects(clone, dir, base) : borrowObjects(gitDir, dir, base));
+    await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch((err: Error) => {
+      throw new Error(
+        `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
+          `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
+      );
+    });
   } catch (err) {
     await remove();
     throw err;

@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { createProgressDisplay } from "../../../src/swebench/batch/progress-display.js";
-import { formatCount, formatDuration, liveLines, plainLine } from "../../../src/swebench/batch/progress-render.js";
+import {
+  formatCount,
+  formatDuration,
+  liveLines,
+  plainLine,
+} from "../../../src/swebench/batch/progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "../../../src/swebench/batch/progress-state.js";
 import { summaryTable } from "../../../src/swebench/batch/summary-table.js";
 import type { BatchEvent, InstanceOutcome } from "../../../src/swebench/batch/types.js";
 
-function outcome(id: string, exit_status: InstanceOutcome["exit_status"], extra: Partial<InstanceOutcome> = {}): InstanceOutcome {
+function outcome(
+  id: string,
+  exit_status: InstanceOutcome["exit_status"],
+  extra: Partial<InstanceOutcome> = {},
+): InstanceOutcome {
   return {
     instance_id: id,
     exit_status,
@@ -27,7 +36,15 @@ function outcome(id: string, exit_status: InstanceOutcome["exit_status"], extra:
 const assistant = (id: string, step: number, cost: number): BatchEvent => ({
   type: "agent",
   instance_id: id,
-  event: { type: "message", step, message: { role: "assistant", content: "x", extra: { cost, usage: { prompt_tokens: 1500, completion_tokens: 20 } } } },
+  event: {
+    type: "message",
+    step,
+    message: {
+      role: "assistant",
+      content: "x",
+      extra: { cost, usage: { prompt_tokens: 1500, completion_tokens: 20 } },
+    },
+  },
 });
 
 const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
@@ -49,7 +66,13 @@ const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
 
 describe("progress", () => {
   it("formats durations and counts", () => {
-    expect([formatDuration(0), formatDuration(59.4), formatDuration(61), formatDuration(3599), formatDuration(7380)]).toEqual(["0s", "59s", "1m01s", "59m59s", "2h03m"]);
+    expect([
+      formatDuration(0),
+      formatDuration(59.4),
+      formatDuration(61),
+      formatDuration(3599),
+      formatDuration(7380),
+    ]).toEqual(["0s", "59s", "1m01s", "59m59s", "2h03m"]);
     expect([formatCount(999), formatCount(1234), formatCount(4_560_000)]).toEqual(["999", "1.2k", "4.56M"]);
   });
 
@@ -62,7 +85,11 @@ describe("progress", () => {
     s.apply(assistant("a", 1, 0.25));
     s.apply(assistant("a", 2, 0.25));
     s.apply(assistant("b", 1, 0.5));
-    s.apply({ type: "agent", instance_id: "a", event: { type: "message", step: 2, message: { role: "tool", content: "ok" } } });
+    s.apply({
+      type: "agent",
+      instance_id: "a",
+      event: { type: "message", step: 2, message: { role: "tool", content: "ok" } },
+    });
     s.apply({ type: "instance_end", outcome: outcome("b", "LimitsExceeded") });
     const snapshot = s.snapshot(t0 + 3600_000);
     expect(snapshot).toMatchObject({
@@ -82,9 +109,21 @@ describe("progress", () => {
 
   it("the live block: totals, statuses, usage, running instances (capped), and a stop notice", () => {
     const now = 1_000_000;
-    const running = ["django__django-11099", "sympy__sympy-20590", "a", "b"].map((id, i) => ({ id, step: 3 * i, startedAt: now - 1000 * (65 + i) }));
+    const running = ["django__django-11099", "sympy__sympy-20590", "a", "b"].map((id, i) => ({
+      id,
+      step: 3 * i,
+      startedAt: now - 1000 * (65 + i),
+    }));
     const lines = liveLines(
-      snap({ running, counts: { Submitted: 18, LimitsExceeded: 1, EnvironmentError: 1 }, calls: 812, promptTokens: 2_500_000, completionTokens: 41_000, cost: 3.214, stopping: "cost_limit" }),
+      snap({
+        running,
+        counts: { Submitted: 18, LimitsExceeded: 1, EnvironmentError: 1 },
+        calls: 812,
+        promptTokens: 2_500_000,
+        completionTokens: 41_000,
+        cost: 3.214,
+        stopping: "cost_limit",
+      }),
       { now, maxRunning: 3 },
     );
     expect(lines).toEqual([
@@ -100,16 +139,26 @@ describe("progress", () => {
     expect(plainLine(snap({ counts: { Submitted: 2 } }))).toBe(
       "[progress] 30/300 done (10 from earlier runs)  0 running  120.0 inst/h  ETA 2h15m  elapsed 10m00s | Submitted=2 | tokens 0 in / 0 out  0 calls  $0.00",
     );
-    expect(liveLines(snap({ perHour: 0, etaSeconds: null }))[0]).toBe("30/300 done (10 from earlier runs)  0 running  - inst/h  ETA -  elapsed 10m00s");
+    expect(liveLines(snap({ perHour: 0, etaSeconds: null }))[0]).toBe(
+      "30/300 done (10 from earlier runs)  0 running  - inst/h  ETA -  elapsed 10m00s",
+    );
   });
 
   it("on a terminal, redraws the block in place and scrolls a line per finished instance above it", () => {
     const written: string[] = [];
-    const d = createProgressDisplay({ write: (t) => written.push(t), tty: true, columns: 40, intervalMs: 3_600_000 });
+    const d = createProgressDisplay({
+      write: (t) => written.push(t),
+      tty: true,
+      columns: 40,
+      intervalMs: 3_600_000,
+    });
     d.onEvent({ type: "planned", total: 2, skipped: 0, todo: 2 });
     d.onEvent({ type: "instance_start", instance_id: "x__y-1" });
     d.onEvent({ type: "instance_end", outcome: outcome("x__y-1", "Submitted") });
-    d.onEvent({ type: "instance_end", outcome: outcome("x__y-2", "ModelError", { api_calls: 7, cost: 0.125, seconds: 5 }) });
+    d.onEvent({
+      type: "instance_end",
+      outcome: outcome("x__y-2", "ModelError", { api_calls: 7, cost: 0.125, seconds: 5 }),
+    });
     d.stop();
     expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 steps, $0.50, 1m01s)\n");
     const block = written[1].split("\n");
@@ -128,7 +177,9 @@ describe("progress", () => {
     d.stop();
     const count = written.length;
     expect(count).toBeGreaterThanOrEqual(2);
-    expect(written.every((l) => l.startsWith("[progress] 0/1 done  0 running") && !l.includes("\x1b"))).toBe(true);
+    expect(written.every((l) => l.startsWith("[progress] 0/1 done  0 running") && !l.includes("\x1b"))).toBe(
+      true,
+    );
     await new Promise((r) => setTimeout(r, 60));
     expect(written).toHaveLength(count);
   });
