@@ -52,20 +52,24 @@ export interface WorkspaceOptions {
   hiddenPrefixes?: string[];
 }
 
-const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
+const isUnder = (path: string, prefix: string) =>
+  path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
 
 /** A repository at `dir` that borrows the clone's objects (git alternates). */
 async function borrowObjects(gitDir: string, dir: string, parent: string): Promise<void> {
   await git(parent, ["init", "-q", "--template=", dir]);
   await writeFile(join(dir, ".git", "objects", "info", "alternates"), `${join(gitDir, "objects")}\n`);
-  if (existsSync(join(gitDir, "shallow"))) await copyFile(join(gitDir, "shallow"), join(dir, ".git", "shallow"));
+  if (existsSync(join(gitDir, "shallow")))
+    await copyFile(join(gitDir, "shallow"), join(dir, ".git", "shallow"));
 }
 
 /** A self-contained local clone at `dir` without remotes, branches or tags. */
 async function copyObjects(clone: string, dir: string, parent: string): Promise<void> {
   await git(parent, ["clone", "-q", "--local", "--no-checkout", "--no-tags", clone, dir]);
   await git(dir, ["remote", "remove", "origin"]);
-  const heads = (await git(dir, ["for-each-ref", "--format=%(refname)", "refs/heads"])).split("\n").filter(Boolean);
+  const heads = (await git(dir, ["for-each-ref", "--format=%(refname)", "refs/heads"]))
+    .split("\n")
+    .filter(Boolean);
   // HEAD still names a branch until the checkout detaches it; deleting the branch first is allowed with update-ref.
   for (const ref of heads) await git(dir, ["update-ref", "-d", ref]);
 }
@@ -100,12 +104,14 @@ export async function createWorkspace(
   try {
     const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(gitDir, p));
     await (hidden ? copyObjects(clone, dir, base) : borrowObjects(gitDir, dir, base));
-    await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch((err: Error) => {
-      throw new Error(
-        `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
-          `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
-      );
-    });
+    await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch(
+      (err: Error) => {
+        throw new Error(
+          `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
+            `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
+        );
+      },
+    );
   } catch (err) {
     await remove();
     throw err;
