@@ -30,11 +30,11 @@ export async function loadDataset(options: LoadDatasetOptions): Promise<Swebench
   const { subset } = options;
   const split = options.split ?? "test";
   const ext = extname(subset).toLowerCase();
-  if (DATASET_EXTENSIONS.includes(ext) || existsSync(subset)) {
+  const named = HUB_DATASETS[subset.toLowerCase()];
+  if (DATASET_EXTENSIONS.includes(ext) || (!named && existsSync(subset))) {
     if (!existsSync(subset)) throw new DatasetError(`dataset file not found: ${subset}`);
     return readDatasetFile(subset);
   }
-  const named = HUB_DATASETS[subset.toLowerCase()];
   const dataset = named ?? (/^[\w.-]+\/[\w.-]+$/.test(subset) ? subset : undefined);
   if (!dataset) {
     throw new DatasetError(

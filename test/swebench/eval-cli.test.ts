@@ -133,6 +133,15 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     expect(text).toContain(`Report: ${join(root, "out", "after", "m.after.json")}`);
   }, 60_000);
 
+  it("--predictions gold grades each row's own patch; --instance-ids takes commas", async () => {
+    const c = capture();
+    expect(await runEval(flags({ predictions: "gold", runId: "gold", instanceIds: ["acme__calc-1,acme__calc-3"] }), c.io)).toBe(0);
+    expect(c.out.join("")).toContain("Resolved 2/2 (100.0%)\n");
+    const summary = JSON.parse(readFileSync(join(root, "out", "gold", "gold.gold.json"), "utf8"));
+    expect(summary.resolved_ids).toEqual(["acme__calc-1", "acme__calc-3"]);
+    expect(summary.submitted_instances).toBe(3);
+  }, 60_000);
+
   it("exits 1 when an instance could not be graded (timeout)", async () => {
     const preds = join(root, "hang.json");
     writeFileSync(
