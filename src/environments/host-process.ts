@@ -88,8 +88,10 @@ export function runCaptured(argv: string[], options: CapturedRunOptions): Promis
     child.on("error", (err) => {
       finish({ output: `failed to start ${argv[0]}: ${err.message}`, returncode: 127, timedOut: false });
     });
+    // The command is over when its process exits, even if a background job it left still holds the
+    // output pipes open: the group is done with (what was written is already in the pipes).
+    child.on("exit", () => killGroup(child.pid, "SIGKILL"));
     child.on("close", (code) => {
-      // Background jobs left by the command would keep running; the group is done with.
       killGroup(child.pid, "SIGKILL");
       finish({
         output: capture.text(),

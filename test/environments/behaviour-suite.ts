@@ -85,6 +85,13 @@ export function environmentBehaviourSuite(target: SuiteTarget): void {
     expect(inside.output.trim()).toBe("0");
   });
 
+  it("returns when the command ends, even if it left a background job holding the output", async () => {
+    const started = Date.now();
+    const r = await env.exec("sleep 20 & echo launched", { timeout: 15 });
+    expect(r).toMatchObject({ output: "launched\n", returncode: 0, timedOut: false });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("stops a command when its abort signal fires", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
