@@ -6,6 +6,10 @@ import { createLocalEnvironment } from "./local.js";
 import type { Environment } from "./types.js";
 import type { WarnFn } from "./warn.js";
 
+export { type BwrapEnvironmentOptions, createBwrapEnvironment } from "./bwrap.js";
+export { type ContainerEnvironmentOptions, createContainerEnvironment } from "./container.js";
+export { type GcOptions, type GcReport, gcContainers } from "./gc.js";
+export { createLocalEnvironment, type LocalEnvironmentOptions } from "./local.js";
 export type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 export type { WarnFn } from "./warn.js";
 
