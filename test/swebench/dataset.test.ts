@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { writeParquet } from "./support/parquet-writer.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "patchloop-dataset-"));
 const lite = readSharedRows("swe-bench-lite.test.jsonl");
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function asStrings(rows: typeof lite): Array<Record<string, string | null>> {
   return rows.map((r) =>

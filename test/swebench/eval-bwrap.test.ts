@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -62,5 +62,6 @@ describeWithEngine("bwrap", "eval in a bubblewrap sandbox around a copy of --rep
     ).toHaveLength(1);
     const left = readdirSync(tmp).flatMap((d) => readdirSync(join(tmp, d)).map((e) => `${d}/${e}`));
     expect(left).toEqual([]);
+    rmSync(root, { recursive: true, force: true });
   }, 120_000);
 });

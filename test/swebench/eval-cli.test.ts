@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type EvalFlags, register, runEval } from "../../src/cli/eval.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
 
@@ -61,6 +61,7 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     specs = join(root, "specs.json");
     writeFileSync(specs, JSON.stringify(SPECS));
   });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
   afterEach(() => {
     process.exitCode = undefined;
     vi.restoreAllMocks();
@@ -135,7 +136,12 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
 
   it("--predictions gold grades each row's own patch; --instance-ids takes commas", async () => {
     const c = capture();
-    expect(await runEval(flags({ predictions: "gold", runId: "gold", instanceIds: ["acme__calc-1,acme__calc-3"] }), c.io)).toBe(0);
+    expect(
+      await runEval(
+        flags({ predictions: "gold", runId: "gold", instanceIds: ["acme__calc-1,acme__calc-3"] }),
+        c.io,
+      ),
+    ).toBe(0);
     expect(c.out.join("")).toContain("Resolved 2/2 (100.0%)\n");
     const summary = JSON.parse(readFileSync(join(root, "out", "gold", "gold.gold.json"), "utf8"));
     expect(summary.resolved_ids).toEqual(["acme__calc-1", "acme__calc-3"]);

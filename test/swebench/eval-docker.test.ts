@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -53,6 +53,7 @@ WORKDIR /testbed
 
     afterAll(() => {
       if (image) spawnSync("docker", ["rmi", "-f", image], { stdio: "ignore" });
+      if (root) rmSync(root, { recursive: true, force: true });
     });
 
     it("gold resolves, empty counts as empty, wrong is RESOLVED_NO, stale does not apply, a hang times out", async () => {

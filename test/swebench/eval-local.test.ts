@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import type { Prediction } from "../../src/swebench/eval/predictions.js";
 import { formatRunReport } from "../../src/swebench/eval/report-text.js";
@@ -27,6 +27,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     root = mkdtempSync(join(tmpdir(), "patchloop-eval-local-"));
     f = buildCalcFixture(root);
   });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("grades gold, empty, wrong, stale, non-diff, hanging and malformed predictions, each on its own", async () => {
     const rows = [

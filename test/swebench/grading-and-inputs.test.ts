@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareSummaries } from "../../src/swebench/eval/compare.js";
@@ -13,6 +11,7 @@ import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import { checkPredictionIds, parsePredictions } from "../../src/swebench/eval/predictions.js";
 import { evaluateInstance } from "../../src/swebench/eval/run-instance.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { tempDir } from "../support/tmp.js";
 
 const pytest = (text: string) => parseTestLog("pytest", text);
 const wrap = (body: string, extra = "") =>
@@ -138,7 +137,7 @@ describe("evaluation without an environment", () => {
   };
 
   it("a model_patch that is not a string is that instance's error", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "patchloop-eval-unit-"));
+    const dir = tempDir("patchloop-eval-unit-");
     const r = await evaluateInstance(
       row,
       { instance_id: row.instance_id, model_name_or_path: "m", model_patch: 42 as unknown as string },
@@ -164,7 +163,7 @@ describe("evaluation without an environment", () => {
         { instance_id: row.instance_id, model_name_or_path: "m", model_patch: "diff --git a/x b/x" },
       ],
       runId: "stopped",
-      outputDir: mkdtempSync(join(tmpdir(), "patchloop-eval-unit-")),
+      outputDir: tempDir("patchloop-eval-unit-"),
       provider: noEnv,
       signal: stop.signal,
     });

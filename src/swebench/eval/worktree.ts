@@ -46,7 +46,7 @@ export interface WorktreeProviderOptions {
   env?: Record<string, string>;
   /** Bytes of output kept per command by the default local environment (default 100 MB). */
   captureLimit?: number;
-  /** Where worktrees are made; default a new folder under the system temp dir. */
+  /** Where the per-instance folders (worktree + scratch) are made; default the system temp dir. */
   workRoot?: string;
   /**
    * `worktree` (default): `git worktree add --detach`, cheap, metadata in the clone's .git.
@@ -68,13 +68,6 @@ export interface WorktreeProviderOptions {
  * then the folder, then `git worktree prune`).
  */
 export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentProvider {
-  let rootPromise: Promise<string> | undefined;
-  const root = () => {
-    rootPromise ??= options.workRoot
-      ? mkdir(options.workRoot, { recursive: true }).then(() => resolve(options.workRoot as string))
-      : mkdtemp(join(tmpdir(), "patchloop-eval-"));
-    return rootPromise;
-  };
   return async (instance: SwebenchInstance) => {
     const clone = repoClonePath(options.reposDir, instance.repo);
     if (!existsSync(join(clone, ".git")) && !existsSync(join(clone, "HEAD"))) {
@@ -82,7 +75,9 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
         `no clone of ${instance.repo} at ${clone}: --repos-dir must hold one git clone per repository, named owner__repo`,
       );
     }
-    const base = await mkdtemp(join(await root(), `${instance.instance_id.replace(/[^\w.-]/g, "_")}-`));
+    if (options.workRoot) await mkdir(options.workRoot, { recursive: true });
+    const prefix = `patchloop-eval-${instance.instance_id.replace(/[^\w.-]/g, "_")}-`;
+    const base = await mkdtemp(join(options.workRoot ? resolve(options.workRoot) : tmpdir(), prefix));
     const worktree = join(base, "repo");
     const scratch = join(base, "scratch");
     await mkdir(scratch);
