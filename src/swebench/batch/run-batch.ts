@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { mkdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -124,14 +125,20 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
     if (cap) stop(cap);
     return cap === null;
   };
-  const contextFor = (row: SwebenchInstance): InstanceContext => ({
+  // One signal per instance, aborted with the batch: listeners that model clients leave on a
+  // signal (one per call) then go away with the instance instead of piling up on a shared one.
+  const running = new Set<AbortController>();
+  abort.signal.addEventListener("abort", () => {
+    for (const c of running) c.abort();
+  });
+  const contextFor = (row: SwebenchInstance, signal: AbortSignal): InstanceContext => ({
     config: o.config,
     outputDir,
     modelFor,
     openEnvironment: opener.open,
     preds,
     modelName,
-    signal: abort.signal,
+    signal,
     log: (line) => log.line(line),
     onAgentEvent: (event) => {
       const u = usageOf(event);
@@ -144,8 +151,11 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
       const row = plan.todo[next++];
       log.line(`start ${row.instance_id}`);
       emit({ type: "instance_start", instance_id: row.instance_id });
+      const own = new AbortController();
+      setMaxListeners(0, own.signal);
+      running.add(own);
       try {
-        const outcome = await runInstance(row, contextFor(row));
+        const outcome = await runInstance(row, contextFor(row, own.signal));
         outcomes.push(outcome);
         statuses[row.instance_id] = outcome.exit_status;
         const { instance_id: _, ...entry } = outcome;
@@ -160,6 +170,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
         fatal = err as Error;
         log.line(`FATAL ${row.instance_id}: ${fatal.message}`);
         abort.abort();
+      } finally {
+        running.delete(own);
       }
     }
   };

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { SwebenchInstance } from "../types.js";
@@ -29,15 +29,31 @@ async function git(cwd: string, args: string[]): Promise<string> {
   }
 }
 
-const gitDirs = new Map<string, Promise<string>>();
+/** What a checkout needs to know about a clone. */
+interface CloneFacts {
+  /** Absolute git directory (bare or not). */
+  gitDir: string;
+  /** `sha1` or `sha256`. */
+  objectFormat: string;
+}
 
-/** The absolute git directory of a clone (bare or not), looked up once per clone. */
-function gitDirOf(clone: string): Promise<string> {
-  let found = gitDirs.get(clone);
+const facts = new Map<string, Promise<CloneFacts>>();
+
+/** Looks a clone up once per process (every spawn counts when dozens of instances start at once). */
+function cloneFacts(clone: string): Promise<CloneFacts> {
+  let found = facts.get(clone);
   if (!found) {
-    found = git(clone, ["rev-parse", "--path-format=absolute", "--git-common-dir"]).then((s) => s.trim());
-    found.catch(() => gitDirs.delete(clone));
-    gitDirs.set(clone, found);
+    found = git(clone, [
+      "rev-parse",
+      "--path-format=absolute",
+      "--git-common-dir",
+      "--show-object-format",
+    ]).then((s) => {
+      const [gitDir, objectFormat] = s.trim().split("\n");
+      return { gitDir, objectFormat: objectFormat || "sha1" };
+    });
+    found.catch(() => facts.delete(clone));
+    facts.set(clone, found);
   }
   return found;
 }
@@ -55,12 +71,32 @@ export interface WorkspaceOptions {
 const isUnder = (path: string, prefix: string) =>
   path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
 
-/** A repository at `dir` that borrows the clone's objects (git alternates). */
-async function borrowObjects(gitDir: string, dir: string, parent: string): Promise<void> {
-  await git(parent, ["init", "-q", "--template=", dir]);
-  await writeFile(join(dir, ".git", "objects", "info", "alternates"), `${join(gitDir, "objects")}\n`);
-  if (existsSync(join(gitDir, "shallow")))
-    await copyFile(join(gitDir, "shallow"), join(dir, ".git", "shallow"));
+/**
+ * A repository at `dir` that borrows the clone's objects (git alternates). The few files of an
+ * empty repository are written here rather than by `git init`: one process less per instance.
+ */
+async function borrowObjects(c: CloneFacts, dir: string): Promise<void> {
+  const dotGit = join(dir, ".git");
+  await mkdir(join(dotGit, "objects", "info"), { recursive: true });
+  await mkdir(join(dotGit, "refs", "heads"), { recursive: true });
+  await mkdir(join(dotGit, "refs", "tags"));
+  const sha256 = c.objectFormat === "sha256";
+  const config = [
+    "[core]",
+    `\trepositoryformatversion = ${sha256 ? 1 : 0}`,
+    "\tfilemode = true",
+    "\tbare = false",
+    "\tlogallrefupdates = true",
+    ...(sha256 ? ["[extensions]", "\tobjectformat = sha256"] : []),
+  ];
+  await Promise.all([
+    writeFile(join(dotGit, "HEAD"), "ref: refs/heads/main\n"),
+    writeFile(join(dotGit, "config"), `${config.join("\n")}\n`),
+    writeFile(join(dotGit, "objects", "info", "alternates"), `${join(c.gitDir, "objects")}\n`),
+    existsSync(join(c.gitDir, "shallow"))
+      ? copyFile(join(c.gitDir, "shallow"), join(dotGit, "shallow"))
+      : undefined,
+  ]);
 }
 
 /** A self-contained local clone at `dir` without remotes, branches or tags. */
@@ -95,15 +131,15 @@ export async function createWorkspace(
         `(e.g. git clone https://github.com/${row.repo} ${clone})`,
     );
   }
-  const gitDir = await gitDirOf(clone).catch((err: Error) => {
+  const c = await cloneFacts(clone).catch((err: Error) => {
     throw new Error(`${clone} is not a git repository: ${err.message}`);
   });
   const base = await mkdtemp(join(root, `${row.instance_id.replace(/[^\w.-]/g, "_")}-`));
   const dir = join(base, "repo");
   const remove = () => rm(base, { recursive: true, force: true, maxRetries: 3 });
   try {
-    const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(gitDir, p));
-    await (hidden ? copyObjects(clone, dir, base) : borrowObjects(gitDir, dir, base));
+    const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(c.gitDir, p));
+    await (hidden ? copyObjects(clone, dir, base) : borrowObjects(c, dir));
     await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch(
       (err: Error) => {
         throw new Error(

@@ -1,0 +1,242 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Trajectory } from "../src/agent/trajectory-types.js";
+import { loadConfig } from "../src/config/load.js";
+import type { Config } from "../src/config/schema.js";
+import { runBatch } from "../src/swebench/batch/run-batch.js";
+import type { InstanceOutcome } from "../src/swebench/batch/types.js";
+import type { SwebenchInstance } from "../src/swebench/types.js";
+import { startFakeLlmServer } from "../src/testing/fake-llm-server.js";
+
+/** Options of `benchThroughput`; every field has a default. */
+export interface ThroughputOptions {
+  /** Instances per worker count (default 200, or PATCHLOOP_BENCH_INSTANCES). */
+  instances?: number;
+  /** Worker counts to measure (default 1, 8, 32, 64). */
+  workers?: number[];
+  /** Milliseconds the fake server waits before each reply (default 200). */
+  latencyMs?: number;
+}
+
+const CALLS_PER_INSTANCE = 3;
+
+/** The one reply of the fake model: call 1 fixes the bug, call 2 shows the diff stat, call 3 submits. */
+const STEPWISE = [
+  "n=$(( $(cat .git/bench_steps 2>/dev/null || echo 0) + 1 )); echo $n > .git/bench_steps",
+  "if [ $n -eq 1 ]; then sed -i 's/a - b  # BUG/a + b/' calc.py; elif [ $n -eq 2 ]; then git diff --stat; " +
+    "else echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached; fi",
+].join("; ");
+
+/** One small repository (`bench__calc` in the repos folder) and `count` instances at its base commit. */
+function fixture(root: string, count: number): { reposDir: string; rows: SwebenchInstance[] } {
+  const reposDir = join(root, "repos");
+  const repo = join(reposDir, "bench__calc");
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, "calc.py"), "def add(a, b):\n    return a - b  # BUG\n");
+  writeFileSync(join(repo, "README.md"), "calc\n");
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "b",
+    GIT_AUTHOR_EMAIL: "b@example.invalid",
+    GIT_COMMITTER_NAME: "b",
+    GIT_COMMITTER_EMAIL: "b@example.invalid",
+  };
+  for (const args of [
+    ["init", "-q", "-b", "main"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "base"],
+  ])
+    execFileSync("git", args, { cwd: repo, env });
+  const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+  const rows = Array.from({ length: count }, (_, i) => ({
+    repo: "bench/calc",
+    instance_id: `bench__calc-${i + 1}`,
+    base_commit: base,
+    patch: "",
+    test_patch: "",
+    problem_statement: `add() subtracts (instance ${i + 1})`,
+    hints_text: "",
+    created_at: "2026-01-01T00:00:00Z",
+    version: "1.0",
+    FAIL_TO_PASS: "[]",
+    PASS_TO_PASS: "[]",
+    environment_setup_commit: base,
+  }));
+  return { reposDir, rows };
+}
+
+/** Milliseconds the agent's commands took in one trajectory (the observations' `duration_ms`). */
+function commandMs(t: Trajectory): number {
+  return t.messages.reduce(
+    (sum, m) => sum + (typeof m.extra?.duration_ms === "number" ? m.extra.duration_ms : 0),
+    0,
+  );
+}
+
+/** CPU milliseconds used so far by this process and by its waited-for children (Linux /proc). */
+function cpuMs(): { self: number; children: number } {
+  const self = process.cpuUsage();
+  let children = 0;
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+    // fields[0] is field 3 (state); cutime and cstime are fields 16 and 17, in clock ticks (100 per second).
+    children = ((Number(fields[13]) + Number(fields[14])) / 100) * 1000;
+  } catch {
+    // not Linux: children unknown
+  }
+  return { self: (self.user + self.system) / 1000, children };
+}
+
+const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** One batch run's measurements. */
+interface Measured {
+  wallMs: number;
+  cpu: { self: number; children: number };
+  elu: number;
+  peakRss: number;
+  outcomes: InstanceOutcome[];
+  /** Per instance: milliseconds its commands took. */
+  commandMs: number[];
+}
+
+/** Runs the batch on `rows` with `workers` and measures it; throws unless every instance submitted. */
+async function measure(
+  config: Config,
+  rows: SwebenchInstance[],
+  reposDir: string,
+  out: string,
+  workers: number,
+): Promise<Measured> {
+  let peak = process.memoryUsage.rss();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  const cpu0 = cpuMs();
+  const elu0 = performance.eventLoopUtilization();
+  const t0 = performance.now();
+  const r = await runBatch({ config, instances: rows, outputDir: out, workers, reposDir, warn: () => {} });
+  const wallMs = performance.now() - t0;
+  const cpu1 = cpuMs();
+  const elu = performance.eventLoopUtilization(elu0).utilization;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage.rss());
+  const submitted = r.outcomes.filter((o) => o.exit_status === "Submitted").length;
+  if (submitted !== rows.length)
+    throw new Error(`bench: ${submitted} of ${rows.length} instances submitted at ${workers} workers`);
+  const traj = (id: string) =>
+    JSON.parse(readFileSync(join(out, id, `${id}.traj.json`), "utf8")) as Trajectory;
+  const cmd = rows.map((row) => commandMs(traj(row.instance_id)));
+  rmSync(out, { recursive: true, force: true });
+  return {
+    wallMs,
+    cpu: { self: cpu1.self - cpu0.self, children: cpu1.children - cpu0.children },
+    elu,
+    peakRss: peak,
+    outcomes: r.outcomes,
+    commandMs: cmd,
+  };
+}
+
+/**
+ * Batch throughput: `instances` short instances (3 model calls: 2 cheap commands and a submit)
+ * against a fake OpenAI-compatible server on 127.0.0.1 that answers after `latencyMs`, in the
+ * local environment (a fresh checkout per instance), at each worker count.
+ * - efficiency = ideal / measured, the ideal being ceil(instances / workers) waves of one
+ *   instance's floor: its model calls × latency + its commands' time, both measured in a
+ *   calibration run with one worker. Everything else the scaffold does per instance (checkout,
+ *   trajectory and preds writes, cleanup, process spawns, CPU contention) counts against it.
+ * - cpu_floor_s: the run's CPU time (this process and its children) spread over the machine's
+ *   CPUs; efficiency_vs_machine uses the larger of the two floors.
+ * - event_loop_utilization near 1: this process's main thread is the bottleneck.
+ * - peak_rss_mb: sampled every 20 ms during the run (the process is shared by all runs).
+ */
+export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Record<string, unknown>> {
+  const loadAtStart = loadavg().map((x) => round(x, 2));
+  const count = opts.instances ?? (Number(process.env.PATCHLOOP_BENCH_INSTANCES) || 200);
+  const workerCounts = opts.workers ?? [1, 8, 32, 64];
+  const latency = opts.latencyMs ?? 200;
+  const root = mkdtempSync(join(tmpdir(), "patchloop-bench-tp-"));
+  const { reposDir, rows } = fixture(root, count);
+  const server = await startFakeLlmServer({
+    record: false,
+    defaultBehaviour: {
+      type: "reply",
+      content: "step",
+      toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
+      usage: { promptTokens: 1000, completionTokens: 20 },
+      delayMs: latency,
+    },
+  });
+  const { config } = loadConfig({
+    configArgs: [
+      "swebench",
+      "model.model_name=openai/bench",
+      `model.base_url=${server.url}/v1`,
+      "environment.environment_class=local",
+      "agent.step_limit=10",
+    ],
+    defaultConfig: "swebench",
+  });
+  const results: Record<string, unknown>[] = [];
+  let floorMs = 0;
+  let calibration: Record<string, number> = {};
+  try {
+    const cal = await measure(
+      config,
+      rows.slice(0, Math.min(10, count)),
+      reposDir,
+      join(root, "calibrate"),
+      1,
+    );
+    floorMs = CALLS_PER_INSTANCE * latency + median(cal.commandMs);
+    calibration = {
+      instances: cal.outcomes.length,
+      median_command_ms: round(median(cal.commandMs), 1),
+      mean_instance_s: round(mean(cal.outcomes.map((o) => o.seconds))),
+      overhead_ms_per_instance: round(cal.wallMs / cal.outcomes.length - floorMs, 1),
+    };
+    for (const workers of workerCounts) {
+      const m = await measure(config, rows, reposDir, join(root, `run-w${workers}`), workers);
+      const idealMs = Math.ceil(count / workers) * floorMs;
+      // The time the CPUs need for this run's work even if nothing else ran on the machine.
+      const cpuFloorMs = (m.cpu.self + m.cpu.children) / availableParallelism();
+      results.push({
+        workers,
+        wall_s: round(m.wallMs / 1000, 2),
+        ideal_s: round(idealMs / 1000, 2),
+        efficiency: round(idealMs / m.wallMs),
+        cpu_floor_s: round(cpuFloorMs / 1000, 2),
+        efficiency_vs_machine: round(Math.max(idealMs, cpuFloorMs) / m.wallMs),
+        event_loop_utilization: round(m.elu),
+        instances_per_hour: Math.round((count / m.wallMs) * 3_600_000),
+        peak_rss_mb: Math.round(m.peakRss / 2 ** 20),
+        mean_instance_s: round(mean(m.outcomes.map((o) => o.seconds))),
+        mean_environment_s: round(mean(m.outcomes.map((o) => o.environment_seconds))),
+        median_command_ms: round(median(m.commandMs), 1),
+        cpu_ms_per_instance: {
+          node: round(m.cpu.self / count, 1),
+          children: round(m.cpu.children / count, 1),
+        },
+      });
+    }
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  return {
+    instances: count,
+    latency_ms: latency,
+    calls_per_instance: CALLS_PER_INSTANCE,
+    instance_floor_ms: round(floorMs, 1),
+    calibration,
+    cpus: availableParallelism(),
+    load_average_at_start: loadAtStart,
+    runs: results,
+  };
+}
