@@ -193,7 +193,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
             template: templates.observation,
             vars: vars(),
             // tools clip at output_limit with their own note; this is a safety net for any longer text
-          outputLimit: config.agent.output_limit + 1000,
+            outputLimit: config.agent.output_limit + 1000,
             timeout: config.environment.timeout,
             step,
           },

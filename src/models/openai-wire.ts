@@ -58,7 +58,7 @@ export function parseCompletion(body: unknown): {
   if (!root || !choice || !msg) throw new MalformedResponseError(`no choices[0].message in ${snippet(body)}`);
   const calls = toolCalls(msg.tool_calls);
   const message: ChatMessage = { role: "assistant", content: contentText(msg.content) };
-  if (calls.length > 0) message.tool_calls = calls;
+  if (Array.isArray(msg.tool_calls)) message.tool_calls = calls;
   const usage = asRecord(root.usage);
   return {
     message,

@@ -229,7 +229,7 @@ describe("agent loop", () => {
     const s = await run([{ content: "I am done" }], ["agent.max_format_errors=1"]);
     expect(s.result.exitStatus).toBe("RepeatedFormatError");
     expect(textOf(s.result.trajectory.messages.at(-1)!)).toBe(
-      "Your reply could not be run: your reply had no tool call. Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.\nReply again with exactly one action.",
+      'Your reply could not be run: your reply had no tool call, only text: "I am done". Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.\nReply again with exactly one action.',
     );
   });
 
@@ -272,9 +272,14 @@ describe("agent loop", () => {
   });
 
   it("observations are clipped head+tail at output_limit and say how much was left out", async () => {
-    const s = await run([bash("python3 -c \"print('a'*600 + 'b'*600)\"")], ["agent.step_limit=1", "agent.output_limit=200"]);
+    const s = await run(
+      [bash("python3 -c \"print('a'*600 + 'b'*600)\"")],
+      ["agent.step_limit=1", "agent.output_limit=200"],
+    );
     const obs = textOf(s.result.trajectory.messages[3]);
-    expect(obs).toContain(`${"a".repeat(100)}\n[... 1001 characters left out of the middle of this output (1201 in all).`);
+    expect(obs).toContain(
+      `${"a".repeat(100)}\n[... 1001 characters left out of the middle of this output (1201 in all).`,
+    );
     expect(obs).toContain(`...]\n${"a".repeat(0)}${"b".repeat(99)}\n\n</output>`);
     expect(obs.length).toBeLessThan(600);
   });

@@ -91,7 +91,14 @@ const toolCases: ToolCase[] = [
   {
     name: "no tool call",
     reply: { type: "reply", content: "I believe the bug is in add()." },
-    expected: [{ role: "user", content: defaultFormatError(`your reply had no tool call. ${TOOLS_HINT}`) }],
+    expected: [
+      {
+        role: "user",
+        content: defaultFormatError(
+          `your reply had no tool call, only text: "I believe the bug is in add().". ${TOOLS_HINT}`,
+        ),
+      },
+    ],
   },
 ];
 
@@ -117,20 +124,19 @@ describe("malformed model output through the real server (tool_calls)", () => {
     const last = requestMessages(server, 1).at(-1);
     expect(last?.role).toBe("user");
     expect(String(last?.content)).toMatch(
-      /^Your reply could not be run: your reply had (no tool call|an empty tool_calls list)\. /,
+      /^Your reply could not be run: your reply had (no tool call|an empty tool_calls list), only text: /,
     );
   });
 
-  // Bug: src/models/openai-wire.ts parseCompletion sets `message.tool_calls` only when the list is
-  // non-empty, so the protocol's "an empty tool_calls list" message (tool-calls.ts) is unreachable
-  // through the OpenAI client; the model is told it sent "no tool call" instead.
-  it.fails("an empty tool_calls list is named as such in the format error", async () => {
+  it("an empty tool_calls list is named as such in the format error", async () => {
     const server = await fakeServer();
     server.enqueue(rawCompletion({ content: "thinking", tool_calls: [] }, "tool_calls"), bashReply(SUBMIT));
     await runTask(server);
     expect(requestMessages(server, 1).at(-1)).toEqual({
       role: "user",
-      content: defaultFormatError(`your reply had an empty tool_calls list. ${TOOLS_HINT}`),
+      content: defaultFormatError(
+        `your reply had an empty tool_calls list, only text: "thinking". ${TOOLS_HINT}`,
+      ),
     });
   });
 

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, ToolSpec } from "../../models/types.js";
-import type { Action, ParseResult, Protocol } from "./types.js";
+import { type Action, type ParseResult, type Protocol, textOf } from "./types.js";
 
 function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
@@ -37,9 +37,11 @@ export function createToolCallsProtocol(toolSpecs: ToolSpec[]): Protocol {
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) {
       const what = message.tool_calls ? "an empty tool_calls list" : "no tool call";
+      const text = textOf(message).trim();
+      const received = text ? `, only text: ${JSON.stringify(clip(text, 200))}` : " and no text";
       return {
         ok: false,
-        error: `your reply had ${what}. Every reply must call one of the tools (${[...specs.keys()].join(", ")}); to finish, submit with the bash tool.`,
+        error: `your reply had ${what}${received}. Every reply must call one of the tools (${[...specs.keys()].join(", ")}); to finish, submit with the bash tool.`,
       };
     }
     const checked = calls.map((c) => checkCall(c, specs));
