@@ -6,5 +6,8 @@ import { spawnSync } from "node:child_process";
  */
 export default function setup(): void {
   const r = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { encoding: "utf8" });
-  if (r.status !== 0) process.stderr.write(`[global-setup] tsc reported problems (dist/ was still built):\n${r.stdout}${r.stderr}\n`);
+  if (r.status !== 0)
+    process.stderr.write(
+      `[global-setup] tsc reported problems (dist/ was still built):\n${r.stdout}${r.stderr}\n`,
+    );
 }

@@ -90,7 +90,9 @@ describe("patchloop run", () => {
       "-o",
       out,
     ]);
-    expect(r.stderr).toMatch(/^WARNING: environment 'local': commands run directly on this machine with your user's rights\. Nothing is isolated/);
+    expect(r.stderr).toMatch(
+      /^WARNING: environment 'local': commands run directly on this machine with your user's rights\. Nothing is isolated/,
+    );
     expect(r.stderr.split("\n").length).toBe(2);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("THOUGHT\nFix the sign.\nACTION str_replace_editor");
