@@ -8,6 +8,7 @@ import { type LimitHit, limitsFor } from "./limits.js";
 import { observationMessages } from "./observe.js";
 import { createProtocol } from "./protocols/create.js";
 import type { Action } from "./protocols/types.js";
+import { rejectionMessages, replyMessage } from "./step-messages.js";
 import { AgentTemplates } from "./templates.js";
 import { TrajectoryRecorder } from "./trajectory.js";
 import type { ExitStatus, Trajectory } from "./trajectory-types.js";
@@ -95,14 +96,9 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       if (r.returncode !== 0)
         throw new Error(`run.env_startup_command failed (exit ${r.returncode}): ${r.output.slice(-2000)}`);
     }
-    add(
-      { role: "system", content: templates.system(vars()), extra: { timestamp: new Date().toISOString() } },
-      0,
-    );
-    add(
-      { role: "user", content: templates.instance(vars()), extra: { timestamp: new Date().toISOString() } },
-      0,
-    );
+    const at = { timestamp: new Date().toISOString() };
+    add({ role: "system", content: templates.system(vars()), extra: at }, 0);
+    add({ role: "user", content: templates.instance(vars()), extra: at }, 0);
     await rec.save();
 
     while (!exit) {
@@ -132,37 +128,14 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       stats.cost += res.cost;
       lastPromptTokens = res.usage.promptTokens;
       const step = stats.api_calls;
-      const reply: ChatMessage = {
-        ...res.message,
-        role: "assistant",
-        extra: {
-          raw: res.raw,
-          finish_reason: res.finishReason,
-          usage: { prompt_tokens: res.usage.promptTokens, completion_tokens: res.usage.completionTokens },
-          cost: res.cost,
-          step,
-          timestamp: new Date().toISOString(),
-        },
-      };
+      const reply = replyMessage(res, step);
       add(reply, step);
 
       const parsed = res.finishReason === "length" ? templates.cutOff(reply, vars()) : protocol.parse(reply);
       if (!parsed.ok) {
         formatErrors++;
-        const text =
-          res.finishReason === "length"
-            ? parsed.error
-            : templates.formatError(parsed.error, reply, res.finishReason, vars());
-        const extra = {
-          format_error: true,
-          kind: res.finishReason === "length" ? "length" : "format_error",
-          step,
-          timestamp: new Date().toISOString(),
-        };
-        if (parsed.toolReplies)
-          for (const t of parsed.toolReplies)
-            add({ role: "tool", tool_call_id: t.id, content: t.text, extra }, step);
-        add({ role: "user", content: text, extra }, step);
+        for (const m of rejectionMessages(parsed, reply, res.finishReason, templates, vars(), step))
+          add(m, step);
         if (formatErrors >= config.agent.max_format_errors)
           exit = {
             status: "RepeatedFormatError",
