@@ -19,6 +19,11 @@ export interface ThroughputOptions {
   workers?: number[];
   /** Milliseconds the fake server waits before each reply (default 200). */
   latencyMs?: number;
+  /**
+   * Spread of the latency: each reply waits latency × (1 ± jitter), uniformly, from a seeded
+   * sequence (default 0: every reply waits exactly `latencyMs`, which keeps instances in lockstep).
+   */
+  jitter?: number;
 }
 
 const CALLS_PER_INSTANCE = 3;
@@ -66,6 +71,17 @@ function fixture(root: string, count: number): { reposDir: string; rows: Swebenc
     environment_setup_commit: base,
   }));
   return { reposDir, rows };
+}
+
+/** A small seeded PRNG (mulberry32): the same latencies on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** Milliseconds the agent's commands took in one trajectory (the observations' `duration_ms`). */
@@ -149,8 +165,10 @@ async function measure(
  * local environment (a fresh checkout per instance), at each worker count.
  * - efficiency = ideal / measured, the ideal being ceil(instances / workers) waves of one
  *   instance's floor: its model calls × latency + its commands' time, both measured in a
- *   calibration run with one worker. Everything else the scaffold does per instance (checkout,
+ *   calibration run with one worker (without jitter). Everything else the scaffold does per instance (checkout,
  *   trajectory and preds writes, cleanup, process spawns, CPU contention) counts against it.
+ * - instance_efficiency: the floor / the mean measured instance time (how much concurrency slows
+ *   each instance; with jitter the makespan also waits for the unluckiest instances).
  * - cpu_floor_s: the run's CPU time (this process and its children) spread over the machine's
  *   CPUs; efficiency_vs_machine uses the larger of the two floors.
  * - event_loop_utilization near 1: this process's main thread is the bottleneck.
@@ -161,6 +179,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   const count = opts.instances ?? (Number(process.env.PATCHLOOP_BENCH_INSTANCES) || 200);
   const workerCounts = opts.workers ?? [1, 8, 32, 64];
   const latency = opts.latencyMs ?? 200;
+  const jitter = Math.min(1, Math.max(0, opts.jitter ?? 0));
   const root = mkdtempSync(join(tmpdir(), "patchloop-bench-tp-"));
   const { reposDir, rows } = fixture(root, count);
   const server = await startFakeLlmServer({
@@ -183,6 +202,23 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
     ],
     defaultConfig: "swebench",
   });
+  const reply = {
+    type: "reply" as const,
+    content: "step",
+    toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
+  };
+  const next = seeded(7);
+  /** Queues one reply per expected model call, each with its own latency (the default answers any extra call). */
+  const queueReplies = (instances: number) => {
+    if (jitter === 0) return;
+    for (let i = 0; i < instances * CALLS_PER_INSTANCE; i++) {
+      server.enqueue({
+        ...reply,
+        usage: { promptTokens: 1000, completionTokens: 20 },
+        delayMs: Math.round(latency * (1 - jitter + 2 * jitter * next())),
+      });
+    }
+  };
   const results: Record<string, unknown>[] = [];
   let floorMs = 0;
   let calibration: Record<string, number> = {};
@@ -202,6 +238,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
       overhead_ms_per_instance: round(cal.wallMs / cal.outcomes.length - floorMs, 1),
     };
     for (const workers of workerCounts) {
+      queueReplies(count);
       const m = await measure(config, rows, reposDir, join(root, `run-w${workers}`), workers);
       const idealMs = Math.ceil(count / workers) * floorMs;
       // The time the CPUs need for this run's work even if nothing else ran on the machine.
@@ -211,6 +248,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
         wall_s: round(m.wallMs / 1000, 2),
         ideal_s: round(idealMs / 1000, 2),
         efficiency: round(idealMs / m.wallMs),
+        instance_efficiency: round(floorMs / 1000 / mean(m.outcomes.map((o) => o.seconds))),
         cpu_floor_s: round(cpuFloorMs / 1000, 2),
         efficiency_vs_machine: round(Math.max(idealMs, cpuFloorMs) / m.wallMs),
         event_loop_utilization: round(m.elu),
@@ -232,6 +270,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   return {
     instances: count,
     latency_ms: latency,
+    latency_jitter: jitter,
     calls_per_instance: CALLS_PER_INSTANCE,
     instance_floor_ms: round(floorMs, 1),
     calibration,

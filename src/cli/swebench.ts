@@ -233,7 +233,7 @@ async function runWithProgress(
       callLimit: n.callLimit,
       signal,
       onEvent: (e) => display.onEvent(e),
-      warn: (m) => io.err(`WARNING: ${m}\n`),
+      warn: (m) => display.print(`WARNING: ${m}`),
       runInfo: {
         argv: process.argv.slice(2),
         config_sources: sources,

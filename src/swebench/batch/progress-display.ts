@@ -16,6 +16,8 @@ export interface ProgressDisplayOptions {
 /** The live progress of a batch: feed it the batch's events; `stop` erases the block (tty) and ends the timer. */
 export interface ProgressDisplay {
   onEvent(event: BatchEvent): void;
+  /** Prints a line (e.g. a warning) above the live block, which is then redrawn. */
+  print(text: string): void;
   snapshot(): ProgressSnapshot;
   stop(): void;
 }
@@ -67,6 +69,11 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
     opts.intervalMs ?? (opts.tty ? 500 : 30_000),
   );
   timer.unref();
+  const print = (text: string) => {
+    if (opts.tty) erase();
+    opts.write(text.endsWith("\n") ? text : `${text}\n`);
+    if (opts.tty) draw();
+  };
   return {
     onEvent(event) {
       state.apply(event);
@@ -77,10 +84,9 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
           ? `stopping (${event.reason}): no new instances start; waiting for the running ones`
           : `[${s.skipped + s.doneNow}/${s.total}] ${event.outcome.instance_id} ${event.outcome.exit_status} ` +
             `(${event.outcome.api_calls} steps, $${event.outcome.cost.toFixed(2)}, ${formatDuration(event.outcome.seconds)})`;
-      if (opts.tty) erase();
-      opts.write(`${text}\n`);
-      if (opts.tty) draw();
+      print(text);
     },
+    print,
     snapshot: () => state.snapshot(),
     stop() {
       clearInterval(timer);

@@ -159,13 +159,17 @@ describe("progress", () => {
       type: "instance_end",
       outcome: outcome("x__y-2", "ModelError", { api_calls: 7, cost: 0.125, seconds: 5 }),
     });
-    d.stop();
     expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 steps, $0.50, 1m01s)\n");
     const block = written[1].split("\n");
     expect(block).toHaveLength(4); // three lines and the final newline
     expect(block.every((l) => l.replace(/\x1b\[[0-9;]*m/g, "").length <= 39)).toBe(true);
     expect(written[2]).toBe("\x1b[3F\x1b[J");
     expect(written[3]).toBe("[2/2] x__y-2 ModelError (7 steps, $0.13, 5s)\n");
+    const before = written.length;
+    d.print("WARNING: something");
+    expect(written.slice(before, before + 2)).toEqual(["\x1b[3F\x1b[J", "WARNING: something\n"]);
+    expect(written[before + 2].startsWith("\x1b[1m2/2 done")).toBe(true);
+    d.stop();
     expect(written[written.length - 1]).toBe("\x1b[3F\x1b[J");
   });
 
