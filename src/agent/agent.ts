@@ -173,7 +173,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
           Date.now() - t0,
         );
         for (const m of observed) add(m, step);
-        submission = submissionOf(action, result.output, result.returncode);
+        submission = submissionOf(action, result.fullOutput ?? result.output, result.returncode);
         if (submission !== null) {
           exit = { status: "Submitted", message: "the agent submitted its work" };
           break;
@@ -192,7 +192,9 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
 
   if (submission === null && config.agent.diff_on_exit && base) {
     submission = await workTreeDiff(env, base).catch((err: Error) => {
-      exit = exit ?? { status: "EnvironmentError", message: err.message };
+      exit = exit
+        ? { ...exit, message: `${exit.message}; the work tree's diff could not be taken: ${err.message}` }
+        : { status: "EnvironmentError", message: err.message };
       return "";
     });
   }

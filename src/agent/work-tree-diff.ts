@@ -8,10 +8,10 @@ export async function workTreeDiff(env: Environment, base: string, timeout = 120
   const script = [
     "set -e",
     "tmp=$(mktemp)",
-    `trap 'rm -f "$tmp"' EXIT`,
+    `trap 'rm -f "$tmp" "$tmp.log"' EXIT`,
     `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
-    `GIT_INDEX_FILE="$tmp" git add -A`,
-    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary ${base}`,
+    `GIT_INDEX_FILE="$tmp" git add -A >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${base} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
   ].join("\n");
   const r = await env.exec(script, { timeout });
   if (r.returncode !== 0) {

@@ -11,7 +11,11 @@ import type { Environment } from "../environments/types.js";
 export async function openTaskEnvironment(config: Config, repoDir: string): Promise<Environment> {
   const e = { ...config.environment, cwd: repoDir };
   try {
-    return await createEnvironment(e, { repoDir, warn: (msg) => process.stderr.write(`WARNING: ${msg}\n`) });
+    return await createEnvironment(e, {
+      repoDir,
+      warn: (msg) => process.stderr.write(`WARNING: ${msg}\n`),
+      hideEnv: config.model.api_key_env ? [config.model.api_key_env] : [],
+    });
   } catch (err) {
     throw new ConfigError(`cannot start the ${e.environment_class} environment: ${(err as Error).message}`);
   }

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
+import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
@@ -33,6 +34,21 @@ function readTask(flags: RunFlags): string {
   throw new ConfigError("no task: give --task TEXT or --task-file FILE");
 }
 
+/**
+ * An output folder inside the repository would end up in the patch (`git add -A`): list it in
+ * the repository's local exclude file (.git/info/exclude, never committed).
+ */
+function keepOutOfPatch(repo: string, outDir: string): void {
+  const rel = relative(repo, outDir);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return;
+  const exclude = join(repo, ".git", "info", "exclude");
+  const line = `/${rel.split(sep).join("/")}/`;
+  const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+  if (current.split("\n").includes(line)) return;
+  mkdirSync(dirname(exclude), { recursive: true });
+  appendFileSync(exclude, `${current && !current.endsWith("\n") ? "\n" : ""}${line}\n`);
+}
+
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const repo = resolve(flags.repo);
@@ -55,7 +71,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     throw new ConfigError((err as Error).message);
   }
   const name = basename(repo);
+  const instance = { repo: name, instance_id: name, problem_statement: task };
+  checkTemplates(config, instance);
   const outDir = resolve(flags.output ?? join("patchloop-runs", `run-${stamp()}`));
+  keepOutOfPatch(repo, outDir);
   const trajPath = join(outDir, name, `${name}.traj.json`);
   const patchPath = join(outDir, name, `${name}.patch`);
   const env = await openTaskEnvironment(config, repo);
@@ -77,7 +96,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       env,
       runner: createActionRunner(config),
       task,
-      instance: { repo: name, instance_id: name, problem_statement: task },
+      instance,
       instanceId: name,
       trajectoryPath: trajPath,
       onEvent: print,

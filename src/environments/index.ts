@@ -21,6 +21,8 @@ export interface CreateEnvironmentOptions {
   runId?: string;
   /** Receives warnings meant for the user (local: nothing is isolated). */
   warn?: WarnFn;
+  /** local: host variables kept from commands (e.g. the model's API key variable). */
+  hideEnv?: string[];
 }
 
 /** The variables of every command: `forward_env` from the host, then `env` (which wins). */
@@ -59,6 +61,7 @@ export async function createEnvironment(
         timeout: config.timeout,
         captureLimit: config.capture_limit,
         warn: options.warn,
+        hideEnv: options.hideEnv,
       });
     case "bwrap": {
       if (config.network !== "none" && config.network !== "host") {

@@ -21,7 +21,12 @@ export interface LocalEnvironmentOptions {
    * function for every task sees it once). Without it the library stays quiet.
    */
   warn?: WarnFn;
+  /** Host variables not passed to commands (API keys), on top of {@link HIDDEN_HOST_ENV}. */
+  hideEnv?: string[];
 }
+
+/** Host variables never passed to commands: the model API keys the agent itself uses. */
+export const HIDDEN_HOST_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /** The text handed to `warn` by the local environment. */
 export const LOCAL_NOT_ISOLATED_WARNING =
@@ -36,7 +41,8 @@ export const LOCAL_NOT_ISOLATED_WARNING =
 export function createLocalEnvironment(options: LocalEnvironmentOptions): Environment {
   warnOnce(options.warn, LOCAL_NOT_ISOLATED_WARNING);
   const baseEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) baseEnv[k] = v;
+  const hidden = new Set([...HIDDEN_HOST_ENV, ...(options.hideEnv ?? [])]);
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !hidden.has(k)) baseEnv[k] = v;
   Object.assign(baseEnv, options.env);
   const captureLimit = options.captureLimit ?? 10_000_000;
   const live = new Set<number>();

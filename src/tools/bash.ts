@@ -89,7 +89,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     let output = clipMiddle(result.output, outputLimit, SEE_ALL);
     if (result.timedOut) output = joinNote(output, timeoutNote(ctx, "stopped"));
     if (note) output = joinNote(output, note);
-    return { output, returncode: result.returncode, timedOut: result.timedOut };
+    return { output, returncode: result.returncode, timedOut: result.timedOut, fullOutput: result.output };
   }
 
   async function runPersistent(command: string, ctx: ToolContext): Promise<ToolResult> {
@@ -112,7 +112,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     }
     if (run.reset) output = joinNote(output, resetNote(run, ctx));
     else if (run.timedOut) output = joinNote(output, timeoutNote(ctx, "interrupted (Ctrl-C)"));
-    return { output, returncode: run.returncode, timedOut: run.timedOut };
+    return { output, returncode: run.returncode, timedOut: run.timedOut, fullOutput: run.output };
   }
 
   async function execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

@@ -23,6 +23,8 @@ export interface ToolResult {
   returncode: number;
   timedOut?: boolean;
   images?: ToolImage[];
+  /** bash: the whole output before clipping (the submission is read from it, never from the clipped text). */
+  fullOutput?: string;
 }
 
 /** One tool per file, as a factory's product. `execute` never throws for bad arguments. */

@@ -147,6 +147,39 @@ describe("agent loop", () => {
     expect(s.model.calls[0].messages[0].content).toContain("BUDGET: you have 100 steps.");
   });
 
+  it("a submitted patch longer than the output limit is kept whole (the observation is clipped, the patch is not)", async () => {
+    const s = await run([bash("seq 1 3000 > big.txt"), bash(SUBMIT)], ["agent.output_limit=1000"]);
+    expect(s.result.exitStatus).toBe("Submitted");
+    expect(s.result.submission.length).toBeGreaterThan(14_000);
+    expect(s.result.submission).not.toContain("left out");
+    appliesOnBase(s);
+    expect(textOf(s.result.trajectory.messages.at(-1)!)).toContain("left out of the middle");
+  });
+
+  it("the exit diff ignores the user's git colour and prefix settings and git's warnings", async () => {
+    const home = tempDir();
+    writeFileSync(join(home, ".gitconfig"), "[color]\n\tui = always\n[diff]\n\tnoprefix = true\n");
+    const old = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = join(home, ".gitconfig");
+    try {
+      const s = await run(
+        [
+          bash(
+            "sed -i 's/a - b/a + b/' app.py && mkdir sub && git -C sub init -q && touch sub/x && git -C sub add x && git -C sub -c user.name=a -c user.email=a@b commit -qm x",
+          ),
+        ],
+        ["agent.step_limit=1"],
+      );
+      expect(s.result.submission.startsWith("diff --git a/app.py b/app.py\n")).toBe(true);
+      expect(s.result.submission).not.toContain("\u001b[");
+      expect(s.result.submission).not.toContain("warning:");
+      expect(appliesOnBase(s)).toBe("def add(a, b):\n    return a + b\n");
+    } finally {
+      if (old === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = old;
+    }
+  });
+
   it("a submit command must exit 0 and print the marker as its whole first line", async () => {
     const s = await run(
       [

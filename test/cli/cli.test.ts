@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -143,6 +143,120 @@ describe("patchloop run", () => {
     expect(r.stdout).toMatch(/^exit status: ModelError \(/);
     expect(JSON.parse(readFileSync(join(dir, "o", "calc", "calc.traj.json"), "utf8")).info.exit_status).toBe(
       "ModelError",
+    );
+  });
+
+  it("keeps API keys out of the agent's commands and its own output folder out of the patch", async () => {
+    const dir = tempDir();
+    const repo = join(dir, "calc");
+    makeRepo(repo, { "calc.py": "x = 1\n" });
+    server = await startFakeLlmServer();
+    server.enqueue(
+      {
+        type: "reply",
+        content: "look",
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: { command: "env | grep -c -E '^(MY_KEY|OPENAI_API_KEY)=' ; echo done" },
+          },
+        ],
+      },
+      {
+        type: "reply",
+        content: "go",
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: {
+              command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached",
+            },
+          },
+        ],
+      },
+    );
+    const r = await cli(
+      [
+        "run",
+        "--repo",
+        repo,
+        "--task",
+        "t",
+        "-m",
+        "openai/m",
+        "--base-url",
+        `${server.url}/v1`,
+        "-c",
+        "model.api_key_env=MY_KEY",
+        "--quiet",
+        "-o",
+        join(dir, "o1"),
+      ],
+      { MY_KEY: "sk-TOPSECRET", OPENAI_API_KEY: "sk-OAI999" },
+    );
+    expect(r.code).toBe(0);
+    expect(server.requests[0].headers.authorization).toBe("Bearer sk-TOPSECRET");
+    const out = readFileSync(join(dir, "o1", "calc", "calc.traj.json"), "utf8");
+    expect(out).not.toContain("sk-TOPSECRET");
+    expect(out).not.toContain("sk-OAI999");
+    expect(JSON.parse(out).messages[3].content).toContain("<output>\n0\ndone");
+    // run from inside the repository: the default output folder is kept out of the patch
+    const submit = {
+      role: "assistant",
+      content: "go",
+      tool_calls: [
+        {
+          id: "c1",
+          type: "function",
+          function: {
+            name: "bash",
+            arguments: JSON.stringify({
+              command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached",
+            }),
+          },
+        },
+      ],
+    };
+    writeFileSync(join(dir, "rec.json"), JSON.stringify({ messages: [submit] }));
+    const inside = await new Promise<Ran>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [BIN, "run", "--repo", ".", "--task", "t", "-m", "replay:" + join(dir, "rec.json"), "--quiet"],
+        { cwd: repo },
+      );
+      let stdout = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.on("close", (code) => resolve({ code, stdout, stderr: "" }));
+    });
+    expect(inside.stdout).toMatch(/patch: {6}\S+ \(0 bytes\)/);
+    expect(readFileSync(join(repo, ".git", "info", "exclude"), "utf8")).toMatch(
+      /\n\/patchloop-runs\/run-\d{8}-\d{6}\/\n$/,
+    );
+  });
+
+  it("a template variable the task does not provide is a config error before anything starts", async () => {
+    const dir = tempDir();
+    const repo = join(dir, "r");
+    makeRepo(repo, { a: "a\n" });
+    const r = await cli([
+      "run",
+      "--repo",
+      repo,
+      "--task",
+      "t",
+      "-m",
+      "openai/m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "-c",
+      "agent.instance_template='{{ task }} {{ instance.hints_text }}'",
+      "-o",
+      join(dir, "o"),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: template agent.instance_template uses undefined variables:\n  - instance.hints_text (instance has: repo, instance_id, problem_statement)\n" +
+        r.stderr.slice(r.stderr.indexOf("  available:")),
     );
   });
 

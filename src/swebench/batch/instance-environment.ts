@@ -58,7 +58,12 @@ export async function openInstanceEnvironment(
     // The work tree is the task's folder: a cwd such as /testbed from a container config does not apply.
     const env = await createEnvironment(
       { ...e, cwd: "" },
-      { repoDir: ws.dir, runId: options.runId, warn: options.warn },
+      {
+        repoDir: ws.dir,
+        runId: options.runId,
+        warn: options.warn,
+        hideEnv: config.model.api_key_env ? [config.model.api_key_env] : [],
+      },
     );
     return {
       env,
