@@ -129,9 +129,16 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       lastPromptTokens = res.usage.promptTokens;
       const step = stats.api_calls;
       const reply = replyMessage(res, step);
-      add(reply, step);
-
       const parsed = res.finishReason === "length" ? templates.cutOff(reply, vars()) : protocol.parse(reply);
+      if (parsed.ok) {
+        reply.extra = {
+          ...reply.extra,
+          actions: parsed.actions.map((a) =>
+            a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command },
+          ),
+        };
+      }
+      add(reply, step);
       if (!parsed.ok) {
         formatErrors++;
         for (const m of rejectionMessages(parsed, reply, res.finishReason, templates, vars(), step))
@@ -145,12 +152,6 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         continue;
       }
       formatErrors = 0;
-      reply.extra = {
-        ...reply.extra,
-        actions: parsed.actions.map((a) =>
-          a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command },
-        ),
-      };
 
       for (const action of parsed.actions) {
         if (o.signal?.aborted) {

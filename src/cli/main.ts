@@ -23,5 +23,13 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(err.exitCode === 0 ? 0 : 2);
     });
   for (const load of registrations) (await load()).register(program);
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    // Commands report their own expected failures; anything reaching here is shown without a
+    // stack trace unless PATCHLOOP_DEBUG is set.
+    const e = err as Error;
+    process.stderr.write(`error: ${process.env.PATCHLOOP_DEBUG ? (e.stack ?? e.message) : e.message}\n`);
+    process.exitCode = 2;
+  }
 }

@@ -23,8 +23,15 @@ export function createPrinter(write: (s: string) => void, color: boolean): (e: A
     }
     if (m.role === "assistant") {
       write(`${c.bold(c.magenta(`STEP ${e.step}`))}\n`);
-      const thought = textOf(m).trim();
+      const commands = ((m.extra?.actions ?? []) as Array<{ command?: string }>).filter(
+        (a) => a.command !== undefined,
+      );
+      // backticks protocol: the fenced command is shown as the ACTION, not inside the thought
+      const text =
+        commands.length > 0 ? textOf(m).replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, "") : textOf(m);
+      const thought = text.trim();
       if (thought) write(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
+      for (const a of commands) write(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
       for (const call of m.tool_calls ?? [])
         write(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
       return;

@@ -86,6 +86,16 @@ export const ModelSchema = z
   })
   .strict();
 
+const DURATION = /^(\d+(?:\.\d+)?)\s*([smh]?)$/;
+
+/** "2h" → 7200, "90m" → 5400, "30s" / "30" → 30; anything else is left for the schema to reject. */
+function durationSeconds(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const m = DURATION.exec(value.trim());
+  if (!m) return value;
+  return Number(m[1]) * ({ h: 3600, m: 60, s: 1, "": 1 } as Record<string, number>)[m[2]];
+}
+
 export const EnvironmentSchema = z
   .object({
     environment_class: z.enum(["local", "bwrap", "docker", "podman"]),
@@ -103,8 +113,8 @@ export const EnvironmentSchema = z
     executable: z.string().nullable(),
     /** Seconds one image pull may take. */
     pull_timeout: z.number().positive(),
-    /** Seconds a container may live. */
-    container_timeout: z.number().positive(),
+    /** Seconds a container may live; a duration such as "2h" or "90m" (mini-swe-agent's form) is read too. */
+    container_timeout: z.preprocess(durationSeconds, z.number().positive()),
     /** Extra arguments to `docker run`. */
     run_args: z.array(z.string()),
     memory: z.string().nullable(),

@@ -49,7 +49,7 @@ function formatIssue(issue: Issue, data: Plain, origin: Map<string, string>): st
       const where = path ? `in ${path}` : "at the top level";
       return (
         `unknown key ${full} (from ${from})` +
-        (hint ? `: did you mean ${path ? `${path}.` : ""}${hint}?` : "") +
+        (hint ? `: did you mean ${path ? `${path}.` : ""}${hint}?` : ".") +
         ` Valid keys ${where}: ${valid.join(", ")}`
       );
     });
