@@ -3,6 +3,7 @@ import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resource
 import type { ModelConfig } from "../config/schema.js";
 import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
 import { parseAnthropicMessage } from "./anthropic-response.js";
+import { withCallSignal } from "./call-signal.js";
 import { createCheckedFetch } from "./checked-fetch.js";
 import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
 import { resolveEndpoint } from "./endpoint.js";
@@ -51,7 +52,9 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
     const result = await withRetries(
       name,
       async () => {
-        const raw: unknown = await client.messages.create(params, { signal: request.signal });
+        const raw: unknown = await withCallSignal(request.signal, (signal) =>
+          client.messages.create(params, { signal }),
+        );
         return { raw, ...parseAnthropicMessage(raw) };
       },
       config.retry,

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
+import { withCallSignal } from "./call-signal.js";
 import { createCheckedFetch } from "./checked-fetch.js";
 import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
 import { resolveEndpoint } from "./endpoint.js";
@@ -45,7 +46,9 @@ export function createOpenAIModel(config: ModelConfig, model: string, deps: Clie
     const result = await withRetries(
       name,
       async () => {
-        const raw: unknown = await client.chat.completions.create(params, { signal: request.signal });
+        const raw: unknown = await withCallSignal(request.signal, (signal) =>
+          client.chat.completions.create(params, { signal }),
+        );
         return { raw, ...parseCompletion(raw) };
       },
       config.retry,
