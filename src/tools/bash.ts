@@ -70,6 +70,11 @@ function joinNote(output: string, note: string): string {
   return output.endsWith("\n") ? `${output}${note}` : `${output}\n${note}`;
 }
 
+/** Keeps the command's own output when the model sees it clipped (the submission is read from it). */
+function withRaw(result: ToolResult, raw: string, limit: number): ToolResult {
+  return raw.length > limit ? { ...result, fullOutput: raw } : result;
+}
+
 /**
  * The bash tool. Fresh mode runs each command through `env.exec`; persistent mode keeps one shell
  * per tool instance (per environment), and falls back to fresh mode, saying so once, where the
@@ -89,7 +94,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     let output = clipMiddle(result.output, outputLimit, SEE_ALL);
     if (result.timedOut) output = joinNote(output, timeoutNote(ctx, "stopped"));
     if (note) output = joinNote(output, note);
-    return { output, returncode: result.returncode, timedOut: result.timedOut, fullOutput: result.output };
+    return withRaw({ output, returncode: result.returncode, timedOut: result.timedOut }, result.output, outputLimit);
   }
 
   async function runPersistent(command: string, ctx: ToolContext): Promise<ToolResult> {
@@ -112,7 +117,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     }
     if (run.reset) output = joinNote(output, resetNote(run, ctx));
     else if (run.timedOut) output = joinNote(output, timeoutNote(ctx, "interrupted (Ctrl-C)"));
-    return { output, returncode: run.returncode, timedOut: run.timedOut, fullOutput: run.output };
+    return withRaw({ output, returncode: run.returncode, timedOut: run.timedOut }, run.output, outputLimit);
   }
 
   async function execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
