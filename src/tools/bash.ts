@@ -94,7 +94,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
     let output = clipMiddle(result.output, outputLimit, SEE_ALL);
     if (result.timedOut) output = joinNote(output, timeoutNote(ctx, "stopped"));
     if (note) output = joinNote(output, note);
-    return withRaw({ output, returncode: result.returncode, timedOut: result.timedOut }, result.output, outputLimit);
+    return withRaw(
+      { output, returncode: result.returncode, timedOut: result.timedOut },
+      result.output,
+      outputLimit,
+    );
   }
 
   async function runPersistent(command: string, ctx: ToolContext): Promise<ToolResult> {

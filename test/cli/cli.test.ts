@@ -221,7 +221,7 @@ describe("patchloop run", () => {
     const inside = await new Promise<Ran>((resolve) => {
       const child = spawn(
         process.execPath,
-        [BIN, "run", "--repo", ".", "--task", "t", "-m", "replay:" + join(dir, "rec.json"), "--quiet"],
+        [BIN, "run", "--repo", ".", "--task", "t", "-m", `replay:${join(dir, "rec.json")}`, "--quiet"],
         { cwd: repo },
       );
       let stdout = "";

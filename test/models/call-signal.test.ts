@@ -13,7 +13,10 @@ describe("model calls and the caller's abort signal", () => {
   it.each(["openai", "anthropic"])("%s: no abort listener is left behind after a call", async (provider) => {
     server = await startFakeLlmServer({ defaultBehaviour: { type: "reply", content: "ok" } });
     const { config } = loadConfig({
-      configArgs: [`model.model_name=${provider}/m`, `model.base_url=${server.url}${provider === "openai" ? "/v1" : ""}`],
+      configArgs: [
+        `model.model_name=${provider}/m`,
+        `model.base_url=${server.url}${provider === "openai" ? "/v1" : ""}`,
+      ],
       defaultConfig: "default",
     });
     const model = createModel(config.model, { env: {} });
