@@ -3,13 +3,11 @@ import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resource
 import type { ModelConfig } from "../config/schema.js";
 import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
 import { parseAnthropicMessage } from "./anthropic-response.js";
-import { withCallSignal } from "./call-signal.js";
 import { createCheckedFetch } from "./checked-fetch.js";
 import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
 import { resolveEndpoint } from "./endpoint.js";
-import { classifyFailure } from "./failure.js";
 import { createCostFunction } from "./pricing.js";
-import { withRetries } from "./retry.js";
+import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
 /** `max_tokens` is required by the Messages API; used when model_kwargs has none. */
@@ -49,25 +47,15 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
     }
     const body = { ...kwargs, model, max_tokens: maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, ...conversation };
     const params = body as unknown as MessageCreateParamsNonStreaming;
-    const result = await withRetries(
+    return sendWithRetries(
       name,
-      async () => {
-        const raw: unknown = await withCallSignal(request.signal, (signal) =>
-          client.messages.create(params, { signal }),
-        );
-        return { raw, ...parseAnthropicMessage(raw) };
-      },
-      config.retry,
-      {
-        sleep: deps.sleep,
-        random: deps.random,
-        signal: request.signal,
-        classify: (err) => classifyFailure(err, config.request_timeout, request.signal),
-      },
+      config,
+      deps,
+      request,
+      (signal) => client.messages.create(params, { signal }),
+      parseAnthropicMessage,
+      cost,
     );
-    if (!result.ok) return result;
-    const { raw, message, finishReason, usage } = result.value;
-    return { ok: true, message, finishReason, usage, cost: cost(usage), raw, attempts: result.attempts };
   }
 
   return { name, vision: config.vision, query };

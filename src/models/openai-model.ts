@@ -1,14 +1,12 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
-import { withCallSignal } from "./call-signal.js";
 import { createCheckedFetch } from "./checked-fetch.js";
 import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
 import { resolveEndpoint } from "./endpoint.js";
-import { classifyFailure } from "./failure.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
 import { createCostFunction } from "./pricing.js";
-import { withRetries } from "./retry.js";
+import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
 /**
@@ -43,25 +41,15 @@ export function createOpenAIModel(config: ModelConfig, model: string, deps: Clie
     };
     if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
     const params = body as unknown as ChatCompletionCreateParamsNonStreaming;
-    const result = await withRetries(
+    return sendWithRetries(
       name,
-      async () => {
-        const raw: unknown = await withCallSignal(request.signal, (signal) =>
-          client.chat.completions.create(params, { signal }),
-        );
-        return { raw, ...parseCompletion(raw) };
-      },
-      config.retry,
-      {
-        sleep: deps.sleep,
-        random: deps.random,
-        signal: request.signal,
-        classify: (err) => classifyFailure(err, config.request_timeout, request.signal),
-      },
+      config,
+      deps,
+      request,
+      (signal) => client.chat.completions.create(params, { signal }),
+      parseCompletion,
+      cost,
     );
-    if (!result.ok) return result;
-    const { raw, message, finishReason, usage } = result.value;
-    return { ok: true, message, finishReason, usage, cost: cost(usage), raw, attempts: result.attempts };
   }
 
   return { name, vision: config.vision, query };
