@@ -14,6 +14,19 @@ import type { Model, ModelRequest, ModelResult } from "./types.js";
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /**
+ * OpenAI's `parallel_tool_calls` (common in mini-swe-agent configs) has no field of that name in
+ * the Messages API: `false` becomes `tool_choice.disable_parallel_tool_use`, `true` is the default.
+ */
+export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<string, unknown> {
+  const { parallel_tool_calls: parallel, ...out } = kwargs;
+  if (parallel === false) {
+    const choice = (out.tool_choice as Record<string, unknown> | undefined) ?? { type: "auto" };
+    out.tool_choice = { ...choice, disable_parallel_tool_use: true };
+  }
+  return out;
+}
+
+/**
  * A model behind the Anthropic Messages API, through the official SDK with its own retries off.
  * Messages are converted at this edge (anthropic-request.ts) and replies converted back to the
  * OpenAI shape (anthropic-response.ts). Throws only for configuration errors.
@@ -21,7 +34,8 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `anthropic/${model}`;
   const endpoint = resolveEndpoint("anthropic", config, deps.env);
-  const { max_tokens: maxTokens, ...kwargs } = requestKwargs(config.model_kwargs, name);
+  const { max_tokens: maxTokens, ...rest } = requestKwargs(config.model_kwargs, name);
+  const kwargs = translateOpenAIKwargs(rest);
   const client = new Anthropic({
     apiKey: endpoint.apiKey,
     baseURL: endpoint.baseURL,

@@ -62,3 +62,14 @@ describe("toAnthropicConversation", () => {
     );
   });
 });
+
+describe("OpenAI-only request fields sent to Anthropic", () => {
+  it("parallel_tool_calls becomes tool_choice.disable_parallel_tool_use, or goes away", async () => {
+    const { translateOpenAIKwargs } = await import("../../src/models/anthropic-model.js");
+    expect(translateOpenAIKwargs({ parallel_tool_calls: false, temperature: 0 })).toEqual({
+      temperature: 0,
+      tool_choice: { type: "auto", disable_parallel_tool_use: true },
+    });
+    expect(translateOpenAIKwargs({ parallel_tool_calls: true, top_k: 5 })).toEqual({ top_k: 5 });
+  });
+});
