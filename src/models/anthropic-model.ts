@@ -3,10 +3,8 @@ import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resource
 import type { ModelConfig } from "../config/schema.js";
 import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
 import { parseAnthropicMessage } from "./anthropic-response.js";
-import { createCheckedFetch } from "./checked-fetch.js";
-import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
-import { resolveEndpoint } from "./endpoint.js";
-import { createCostFunction } from "./pricing.js";
+import { type ClientDeps, requestKwargs } from "./client-deps.js";
+import { clientSetup } from "./client-setup.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
@@ -33,23 +31,10 @@ export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<s
  */
 export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `anthropic/${model}`;
-  const endpoint = resolveEndpoint("anthropic", config, deps.env);
+  const { sdkOptions, cost } = clientSetup("anthropic", name, config, deps);
   const { max_tokens: maxTokens, ...rest } = requestKwargs(config.model_kwargs, name);
   const kwargs = translateOpenAIKwargs(rest);
-  const client = new Anthropic({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseURL,
-    maxRetries: 0,
-    timeout: timeoutMs(config.request_timeout),
-    fetch: createCheckedFetch(),
-  });
-  const cost = createCostFunction({
-    qualifiedName: name,
-    hosted: endpoint.hosted,
-    price: config.price,
-    costTracking: config.cost_tracking,
-    warn: deps.warn,
-  });
+  const client = new Anthropic(sdkOptions);
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     let conversation: AnthropicConversation;

@@ -1,11 +1,9 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
-import { createCheckedFetch } from "./checked-fetch.js";
-import { type ClientDeps, requestKwargs, timeoutMs } from "./client-deps.js";
-import { resolveEndpoint } from "./endpoint.js";
+import { type ClientDeps, requestKwargs } from "./client-deps.js";
+import { clientSetup } from "./client-setup.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
-import { createCostFunction } from "./pricing.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
@@ -16,22 +14,9 @@ import type { Model, ModelRequest, ModelResult } from "./types.js";
  */
 export function createOpenAIModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `openai/${model}`;
-  const endpoint = resolveEndpoint("openai", config, deps.env);
+  const { sdkOptions, cost } = clientSetup("openai", name, config, deps);
   const kwargs = requestKwargs(config.model_kwargs, name);
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseURL,
-    maxRetries: 0,
-    timeout: timeoutMs(config.request_timeout),
-    fetch: createCheckedFetch(),
-  });
-  const cost = createCostFunction({
-    qualifiedName: name,
-    hosted: endpoint.hosted,
-    price: config.price,
-    costTracking: config.cost_tracking,
-    warn: deps.warn,
-  });
+  const client = new OpenAI(sdkOptions);
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     const body: Record<string, unknown> = {
