@@ -17,9 +17,10 @@ interface Ran {
 }
 
 /** Runs the built CLI as a user would (asynchronously, so an in-process fake server can answer). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -218,16 +219,11 @@ describe("patchloop run", () => {
       ],
     };
     writeFileSync(join(dir, "rec.json"), JSON.stringify({ messages: [submit] }));
-    const inside = await new Promise<Ran>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [BIN, "run", "--repo", ".", "--task", "t", "-m", `replay:${join(dir, "rec.json")}`, "--quiet"],
-        { cwd: repo },
-      );
-      let stdout = "";
-      child.stdout.on("data", (c) => (stdout += c));
-      child.on("close", (code) => resolve({ code, stdout, stderr: "" }));
-    });
+    const inside = await cli(
+      ["run", "--repo", ".", "--task", "t", "-m", `replay:${join(dir, "rec.json")}`, "--quiet"],
+      {},
+      repo,
+    );
     expect(inside.stdout).toMatch(/patch: {6}\S+ \(0 bytes\)/);
     expect(readFileSync(join(repo, ".git", "info", "exclude"), "utf8")).toMatch(
       /\n\/patchloop-runs\/run-\d{8}-\d{6}\/\n$/,
