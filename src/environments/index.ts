@@ -26,7 +26,7 @@ export interface CreateEnvironmentOptions {
 }
 
 /** The variables of every command: `forward_env` from the host, then `env` (which wins). */
-function configEnv(config: EnvironmentConfig): Record<string, string> {
+export function configEnv(config: EnvironmentConfig): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of config.forward_env) {
     const value = process.env[name];

@@ -1,5 +1,5 @@
 import type { EnvironmentConfig } from "../../config/schema.js";
-import { createEnvironment } from "../../environments/index.js";
+import { configEnv, createEnvironment } from "../../environments/index.js";
 import { containerProvider, type EnvironmentProvider } from "./eval-environment.js";
 import { worktreeProvider } from "./worktree.js";
 
@@ -16,16 +16,6 @@ export interface EvalProviderOptions {
 
 /** Bytes of test output kept per instance: the harness keeps all of it; a cut log could lose a marker. */
 export const EVAL_CAPTURE_LIMIT = 100_000_000;
-
-/** The variables of every command: `forward_env` from the host, then `env`. */
-function configEnv(config: EnvironmentConfig): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of config.forward_env) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return Object.assign(env, config.env);
-}
 
 /**
  * The environment provider of `patchloop eval --environment KIND`: SWE-bench instance images on
