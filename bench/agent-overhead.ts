@@ -42,7 +42,8 @@ function rawBash(cwd: string): Promise<void> {
  */
 export async function benchAgentOverhead(steps = 200): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "patchloop-bench-"));
-  const repo = makeBenchRepo(join(dir, "repo"));
+  const repo = join(dir, "repo");
+  makeBenchRepo(repo);
   const server = await startFakeLlmServer({
     record: false,
     defaultBehaviour: {

@@ -2,19 +2,22 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** A one-file git repository for benchmarks. */
-export function makeBenchRepo(dir: string): string {
+/** A git repository for benchmarks with `files` in one commit; returns the commit id. */
+export function makeBenchRepo(dir: string, files: Record<string, string> = { "a.txt": "a\n" }): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "a.txt"), "a\n");
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const env = {
     ...process.env,
     GIT_AUTHOR_NAME: "b",
-    GIT_AUTHOR_EMAIL: "b@example.com",
+    GIT_AUTHOR_EMAIL: "b@example.invalid",
     GIT_COMMITTER_NAME: "b",
-    GIT_COMMITTER_EMAIL: "b@example.com",
+    GIT_COMMITTER_EMAIL: "b@example.invalid",
   };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env });
-  execFileSync("git", ["add", "-A"], { cwd: dir, env });
-  execFileSync("git", ["commit", "-q", "-m", "b"], { cwd: dir, env });
-  return dir;
+  for (const args of [
+    ["init", "-q", "-b", "main"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "base"],
+  ])
+    execFileSync("git", args, { cwd: dir, env });
+  return execFileSync("git", ["rev-parse", "HEAD"], { cwd: dir, encoding: "utf8" }).trim();
 }

@@ -10,6 +10,7 @@ import { runBatch } from "../src/swebench/batch/run-batch.js";
 import type { InstanceOutcome } from "../src/swebench/batch/types.js";
 import type { SwebenchInstance } from "../src/swebench/types.js";
 import { startFakeLlmServer } from "../src/testing/fake-llm-server.js";
+import { makeBenchRepo } from "./repo.js";
 
 /** Options of `benchThroughput`; every field has a default. */
 export interface ThroughputOptions {
@@ -39,23 +40,10 @@ const STEPWISE = [
 function fixture(root: string, count: number): { reposDir: string; rows: SwebenchInstance[] } {
   const reposDir = join(root, "repos");
   const repo = join(reposDir, "bench__calc");
-  mkdirSync(repo, { recursive: true });
-  writeFileSync(join(repo, "calc.py"), "def add(a, b):\n    return a - b  # BUG\n");
-  writeFileSync(join(repo, "README.md"), "calc\n");
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "b",
-    GIT_AUTHOR_EMAIL: "b@example.invalid",
-    GIT_COMMITTER_NAME: "b",
-    GIT_COMMITTER_EMAIL: "b@example.invalid",
-  };
-  for (const args of [
-    ["init", "-q", "-b", "main"],
-    ["add", "-A"],
-    ["commit", "-q", "-m", "base"],
-  ])
-    execFileSync("git", args, { cwd: repo, env });
-  const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+  const base = makeBenchRepo(repo, {
+    "calc.py": "def add(a, b):\n    return a - b  # BUG\n",
+    "README.md": "calc\n",
+  });
   const rows = Array.from({ length: count }, (_, i) => ({
     repo: "bench/calc",
     instance_id: `bench__calc-${i + 1}`,
