@@ -1,14 +1,17 @@
+import { fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import type { Trajectory } from "../src/agent/trajectory-types.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import { runBatch } from "../src/swebench/batch/run-batch.js";
 import type { InstanceOutcome } from "../src/swebench/batch/types.js";
+import { prepareWorkspace } from "../src/swebench/batch/workspace.js";
 import type { SwebenchInstance } from "../src/swebench/types.js";
-import { startFakeLlmServer } from "../src/testing/fake-llm-server.js";
+import type { FakeBehaviour } from "../src/testing/fake-llm-server.js";
 import { makeBenchRepo } from "./repo.js";
 
 /** Options of `benchThroughput`; every field has a default. */
@@ -30,7 +33,8 @@ const CALLS_PER_INSTANCE = 3;
 
 /** The one reply of the fake model: call 1 fixes the bug, call 2 shows the diff stat, call 3 submits. */
 const STEPWISE = [
-  "n=$(( $(cat .git/bench_steps 2>/dev/null || echo 0) + 1 )); echo $n > .git/bench_steps",
+  // The step counter uses builtins only: it is bench machinery, not the agent's work.
+  "n=0; [ -f .git/bench_steps ] && read -r n < .git/bench_steps; n=$((n + 1)); echo $n > .git/bench_steps",
   "if [ $n -eq 1 ]; then sed -i 's/a - b  # BUG/a + b/' calc.py; elif [ $n -eq 2 ]; then git diff --stat; " +
     "else echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached; fi",
 ].join("; ");
@@ -146,6 +150,91 @@ async function measure(
   };
 }
 
+/** The fake model server, running in a child process (see fake-server-process.ts). */
+interface ServerProcess {
+  url: string;
+  enqueue(behaviours: FakeBehaviour[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+function startServerProcess(defaultBehaviour: FakeBehaviour): Promise<ServerProcess> {
+  const child = fork(fileURLToPath(new URL("./fake-server-process.js", import.meta.url)), [
+    JSON.stringify(defaultBehaviour),
+  ]);
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.once("message", (m) => resolve(m as Record<string, unknown>));
+      child.once("exit", (code) => reject(new Error(`bench: the fake server process exited (${code})`)));
+    });
+  return next().then((hello) => ({
+    url: String(hello.url),
+    async enqueue(behaviours) {
+      const acked = next();
+      child.send({ enqueue: behaviours });
+      await acked;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.disconnect();
+      }),
+  }));
+}
+
+/** Runs `script` with bash and `args`; rejects unless it exits 0. */
+function bash(script: string, args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script, "floor", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`bench: the floor script failed (${code}): ${err.slice(-500)}`)),
+    );
+  });
+}
+
+/**
+ * The machine floor: the wall time of the same instances' work with no scaffold and no model, at
+ * the same concurrency: `workers` plain bash processes, each taking its share of the instances in
+ * turn: the checkout of the base commit, then the three commands, each in a new `bash -c` (as the
+ * bash tool runs them). The repositories are made before the clock starts and removed after it
+ * stops. No scaffold can finish the run sooner on this machine.
+ */
+async function machineFloorMs(
+  rows: SwebenchInstance[],
+  reposDir: string,
+  root: string,
+  workers: number,
+): Promise<number> {
+  const wsRoot = mkdtempSync(join(root, "floor-"));
+  try {
+    const spaces = await Promise.all(rows.map((row) => prepareWorkspace(reposDir, row, wsRoot)));
+    const shares: string[][] = Array.from({ length: Math.min(workers, rows.length) }, () => []);
+    for (const [i, ws] of spaces.entries()) shares[i % shares.length].push(ws.dir);
+    const script =
+      'for d in "$@"; do (cd "$d" && git -c advice.detachedHead=false checkout -q --detach "$BASE" && ' +
+      'for ((i = 0; i < CALLS; i++)); do bash -c "$STEP" || exit 1; done) >/dev/null || exit 1; done';
+    const env = { BASE: rows[0].base_commit, STEP: STEPWISE, CALLS: String(CALLS_PER_INSTANCE) };
+    const t0 = performance.now();
+    await Promise.all(shares.map((dirs) => bash(script, dirs, env)));
+    const ms = performance.now() - t0;
+    const fixed = readFileSync(join(spaces[0].dir, "calc.py"), "utf8");
+    if (!fixed.includes("a + b")) throw new Error("bench: the floor run did not apply the fix");
+    return ms;
+  } finally {
+    rmSync(wsRoot, { recursive: true, force: true });
+  }
+}
+
 /**
  * Batch throughput: `instances` short instances (3 model calls: 2 cheap commands and a submit)
  * against a fake OpenAI-compatible server on 127.0.0.1 that answers after `latencyMs`, in the
@@ -156,8 +245,10 @@ async function measure(
  *   trajectory and preds writes, cleanup, process spawns, CPU contention) counts against it.
  * - instance_efficiency: the floor / the mean measured instance time (how much concurrency slows
  *   each instance; with jitter the makespan also waits for the unluckiest instances).
- * - cpu_floor_s: the run's CPU time (this process and its children) spread over the machine's
- *   CPUs; efficiency_vs_machine uses the larger of the two floors.
+ * - machine_floor_s: the same instances' checkouts and commands run by plain bash at the same
+ *   concurrency, with no scaffold and no model (see machineFloorMs): on a machine with few cores
+ *   the commands alone can take longer than the ideal. efficiency_vs_floor = the larger of the
+ *   ideal and that floor / the measured time: what the scaffold itself costs.
  * - event_loop_utilization near 1: this process's main thread is the bottleneck.
  * - peak_rss_mb: sampled every 20 ms during the run (the process is shared by all runs).
  */
@@ -169,15 +260,12 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   const jitter = Math.min(1, Math.max(0, opts.jitter ?? 0));
   const root = mkdtempSync(join(tmpdir(), "patchloop-bench-tp-"));
   const { reposDir, rows } = fixture(root, count);
-  const server = await startFakeLlmServer({
-    record: false,
-    defaultBehaviour: {
-      type: "reply",
-      content: "step",
-      toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
-      usage: { promptTokens: 1000, completionTokens: 20 },
-      delayMs: latency,
-    },
+  const server = await startServerProcess({
+    type: "reply",
+    content: "step",
+    toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
+    usage: { promptTokens: 1000, completionTokens: 20 },
+    delayMs: latency,
   });
   const { config } = loadConfig({
     configArgs: [
@@ -196,15 +284,15 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   };
   const next = seeded(7);
   /** Queues one reply per expected model call, each with its own latency (the default answers any extra call). */
-  const queueReplies = (instances: number) => {
+  const queueReplies = async (instances: number) => {
     if (jitter === 0) return;
-    for (let i = 0; i < instances * CALLS_PER_INSTANCE; i++) {
-      server.enqueue({
+    await server.enqueue(
+      Array.from({ length: instances * CALLS_PER_INSTANCE }, () => ({
         ...reply,
         usage: { promptTokens: 1000, completionTokens: 20 },
         delayMs: Math.round(latency * (1 - jitter + 2 * jitter * next())),
-      });
-    }
+      })),
+    );
   };
   const results: Record<string, unknown>[] = [];
   let floorMs = 0;
@@ -225,19 +313,18 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
       overhead_ms_per_instance: round(cal.wallMs / cal.outcomes.length - floorMs, 1),
     };
     for (const workers of workerCounts) {
-      queueReplies(count);
+      const floorRunMs = await machineFloorMs(rows, reposDir, root, workers);
+      await queueReplies(count);
       const m = await measure(config, rows, reposDir, join(root, `run-w${workers}`), workers);
       const idealMs = Math.ceil(count / workers) * floorMs;
-      // The time the CPUs need for this run's work even if nothing else ran on the machine.
-      const cpuFloorMs = (m.cpu.self + m.cpu.children) / availableParallelism();
       results.push({
         workers,
         wall_s: round(m.wallMs / 1000, 2),
         ideal_s: round(idealMs / 1000, 2),
         efficiency: round(idealMs / m.wallMs),
+        machine_floor_s: round(floorRunMs / 1000, 2),
+        efficiency_vs_floor: round(Math.max(idealMs, floorRunMs) / m.wallMs),
         instance_efficiency: round(floorMs / 1000 / mean(m.outcomes.map((o) => o.seconds))),
-        cpu_floor_s: round(cpuFloorMs / 1000, 2),
-        efficiency_vs_machine: round(Math.max(idealMs, cpuFloorMs) / m.wallMs),
         event_loop_utilization: round(m.elu),
         instances_per_hour: Math.round((count / m.wallMs) * 3_600_000),
         peak_rss_mb: Math.round(m.peakRss / 2 ** 20),

@@ -34,6 +34,11 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void;
   /** Aborting ends the task as Interrupted (the running command and model call are stopped). */
   signal?: AbortSignal;
+  /**
+   * The commit the work tree starts at, when the caller made the checkout (the diff on exit is
+   * taken against it); otherwise it is read from the environment with `git rev-parse HEAD`.
+   */
+  baseCommit?: string;
 }
 
 export interface AgentResult {
@@ -90,7 +95,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const ctx = { env, timeout: config.environment.timeout, vision: model.vision, signal: o.signal };
 
   try {
-    base = await headCommit(env);
+    base = o.baseCommit ?? (await headCommit(env));
     if (config.run.env_startup_command) {
       const r = await env.exec(config.run.env_startup_command, { timeout: config.environment.timeout });
       if (r.returncode !== 0)

@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { type Launcher, releaseLauncher, takeLauncher } from "./launcher.js";
 import { readHostFile, requireAbsolute } from "./paths.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 import { type WarnFn, warnOnce } from "./warn.js";
@@ -52,7 +53,20 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     else live.delete(child.pid);
   };
 
+  let launcher: Launcher | null = null;
+  let closed = false;
+
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    const timeout = opts.timeout ?? options.timeout;
+    const cwd = opts.cwd ?? options.cwd;
+    // Commands without stdin go through the helper shell (no fork of this process); see launcher.ts.
+    if (!launcher && !closed && opts.stdin === undefined) launcher = takeLauncher(baseEnv);
+    const launched =
+      opts.stdin === undefined
+        ? (launcher?.run({ command, cwd, env: opts.env ?? {}, timeout, signal: opts.signal, captureLimit }) ??
+          null)
+        : null;
+    if (launched) return launched;
     return runCaptured(["bash", "-c", command], {
       cwd: opts.cwd ?? options.cwd,
       env: { ...baseEnv, ...opts.env },
@@ -90,6 +104,9 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       await writeFile(path, data);
     },
     async close() {
+      closed = true;
+      if (launcher) releaseLauncher(launcher);
+      launcher = null;
       for (const pid of live) killGroup(pid, "SIGKILL");
       live.clear();
     },

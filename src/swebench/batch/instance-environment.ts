@@ -1,9 +1,11 @@
 import type { Config, EnvironmentConfig } from "../../config/schema.js";
 import { createEnvironment } from "../../environments/index.js";
+import type { Environment } from "../../environments/types.js";
+import { shellQuote } from "../../tools/shell-quote.js";
 import { instanceImageName } from "../images.js";
 import type { SwebenchInstance } from "../types.js";
 import type { InstanceEnvironment } from "./types.js";
-import { createWorkspace } from "./workspace.js";
+import { type GitRunner, prepareWorkspace } from "./workspace.js";
 
 /** Repository root inside SWE-bench instance images. */
 export const TESTBED = "/testbed";
@@ -25,6 +27,15 @@ export interface OpenInstanceOptions {
  */
 export function imageFor(config: EnvironmentConfig, row: SwebenchInstance): string {
   return config.image || row.image_name || instanceImageName(row.instance_id);
+}
+
+/** Runs git through `env` (output: stdout and stderr together, used in error messages only). */
+function gitIn(env: Environment): GitRunner {
+  return async (dir, args) => {
+    const r = await env.exec(["git", ...args].map(shellQuote).join(" "), { cwd: dir, timeout: 600 });
+    if (r.returncode !== 0) throw new Error(`git ${args.join(" ")} (in ${dir}) failed: ${r.output.trim()}`);
+    return r.output;
+  };
 }
 
 /**
@@ -53,10 +64,11 @@ export async function openInstanceEnvironment(
   }
   // bwrap gives the sandbox a private /tmp: a clone there cannot lend its objects.
   const hiddenPrefixes = e.environment_class === "bwrap" ? ["/tmp"] : [];
-  const ws = await createWorkspace(options.reposDir, row, options.workRoot, { hiddenPrefixes });
+  const ws = await prepareWorkspace(options.reposDir, row, options.workRoot, { hiddenPrefixes });
+  let env: Environment | undefined;
   try {
     // The work tree is the task's folder: a cwd such as /testbed from a container config does not apply.
-    const env = await createEnvironment(
+    env = await createEnvironment(
       { ...e, cwd: "" },
       {
         repoDir: ws.dir,
@@ -65,17 +77,23 @@ export async function openInstanceEnvironment(
         hideEnv: config.model.api_key_env ? [config.model.api_key_env] : [],
       },
     );
+    // Locally the checkout goes through the environment, whose helper shell starts it more cheaply
+    // than a spawn from this process (see environments/launcher.ts).
+    await ws.checkout(e.environment_class === "local" ? gitIn(env) : undefined);
+    const opened = env;
     return {
-      env,
+      env: opened,
+      baseCommit: row.base_commit,
       cleanup: async () => {
         try {
-          await env.close();
+          await opened.close();
         } finally {
           await ws.remove();
         }
       },
     };
   } catch (err) {
+    await env?.close().catch(() => {});
     await ws.remove();
     throw err;
   }

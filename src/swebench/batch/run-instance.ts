@@ -96,6 +96,7 @@ async function openAndRun(row: SwebenchInstance, ctx: InstanceContext, started: 
       trajectoryPath: trajectoryPathFor(ctx.outputDir, id),
       onEvent: ctx.onAgentEvent,
       signal: ctx.signal,
+      baseCommit: opened.baseCommit,
     });
     const stats = r.trajectory.info.model_stats;
     return {

@@ -8,6 +8,8 @@ import type { SwebenchInstance } from "../types.js";
 /** The environment of one instance and how to release it (container, sandbox, work tree). */
 export interface InstanceEnvironment {
   env: Environment;
+  /** The commit the work tree starts at, when the opener made the checkout itself. */
+  baseCommit?: string;
   /** Releases everything the environment holds; called exactly once, whatever happened. */
   cleanup(): Promise<void>;
 }

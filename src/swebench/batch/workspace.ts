@@ -110,20 +110,25 @@ async function copyObjects(clone: string, dir: string, parent: string): Promise<
   for (const ref of heads) await git(dir, ["update-ref", "-d", ref]);
 }
 
+/** Runs `git args` in `dir`; resolves its standard output or rejects with a readable Error. */
+export type GitRunner = (dir: string, args: string[]) => Promise<string>;
+
+/** A workspace whose repository exists but whose work tree is not checked out yet. */
+export interface PreparedWorkspace extends Workspace {
+  /** Checks out the base commit (detached), with `runGit` (default: git spawned from this process). */
+  checkout(runGit?: GitRunner): Promise<void>;
+}
+
 /**
- * Makes a fresh repository under `root` at the row's base commit (detached), with no branches,
- * tags or remotes, so later commits of the project are not reachable through `git log --all`.
- * It borrows the clone's objects through git alternates (nothing copied, nothing written in the
- * clone, so any number can be made at once), or copies them when the clone is in a folder the
- * environment cannot see (`hiddenPrefixes`). Rejects with a readable Error when the clone or the
- * commit is missing.
+ * Makes a fresh repository under `root` for the row, without checking it out yet (see
+ * {@link createWorkspace}); a caller with an environment at hand can run the checkout through it.
  */
-export async function createWorkspace(
+export async function prepareWorkspace(
   reposDir: string,
   row: SwebenchInstance,
   root: string,
   options: WorkspaceOptions = {},
-): Promise<Workspace> {
+): Promise<PreparedWorkspace> {
   const clone = cloneDirFor(reposDir, row.repo);
   if (!existsSync(clone)) {
     throw new Error(
@@ -140,17 +145,48 @@ export async function createWorkspace(
   try {
     const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(c.gitDir, p));
     await (hidden ? copyObjects(clone, dir, base) : borrowObjects(c, dir));
-    await git(dir, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", row.base_commit]).catch(
-      (err: Error) => {
-        throw new Error(
-          `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
-            `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
-        );
-      },
-    );
   } catch (err) {
     await remove();
     throw err;
   }
-  return { dir, remove };
+  const checkout = async (runGit: GitRunner = git) => {
+    await runGit(dir, [
+      "-c",
+      "advice.detachedHead=false",
+      "checkout",
+      "-q",
+      "--detach",
+      row.base_commit,
+    ]).catch((err: Error) => {
+      throw new Error(
+        `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
+          `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
+      );
+    });
+  };
+  return { dir, remove, checkout };
+}
+
+/**
+ * Makes a fresh repository under `root` at the row's base commit (detached), with no branches,
+ * tags or remotes, so later commits of the project are not reachable through `git log --all`.
+ * It borrows the clone's objects through git alternates (nothing copied, nothing written in the
+ * clone, so any number can be made at once), or copies them when the clone is in a folder the
+ * environment cannot see (`hiddenPrefixes`). Rejects with a readable Error when the clone or the
+ * commit is missing.
+ */
+export async function createWorkspace(
+  reposDir: string,
+  row: SwebenchInstance,
+  root: string,
+  options: WorkspaceOptions = {},
+): Promise<Workspace> {
+  const ws = await prepareWorkspace(reposDir, row, root, options);
+  try {
+    await ws.checkout();
+  } catch (err) {
+    await ws.remove();
+    throw err;
+  }
+  return { dir: ws.dir, remove: ws.remove };
 }

@@ -1,0 +1,297 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { childEnv, killGroup } from "./host-process.js";
+import { OutputCapture } from "./output-capture.js";
+import type { ExecResult } from "./types.js";
+
+/**
+ * The launcher's loop. It reads requests (NUL-separated: nonce, cwd, variable count, NAME=value
+ * entries, command), starts each command as `bash -c` in a subshell of its own process group
+ * (`set -m`), reports the pid on fd 3, waits for it (plain `wait`: bash 5.2's `wait -f` can spin
+ * forever on a child it has already reaped), kills what is left of the group and writes
+ * NUL + nonce + ":" + exit status + newline after the output on fd 1, so everything the group
+ * wrote comes before that marker.
+ */
+const LOOP = String.raw`
+set -m
+shlvl=$1
+while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' count; do
+  vars=()
+  while (( count > 0 )); do IFS= read -r -d '' kv || exit 0; vars+=("$kv"); count=$((count - 1)); done
+  IFS= read -r -d '' cmd || exit 0
+  (
+    [[ -d $dir ]] || { printf 'failed to start bash: working directory %s does not exist (ENOENT)\n' "$dir"; exit 127; }
+    cd -- "$dir" 2>/dev/null || { printf 'failed to start bash: cannot enter the working directory %s\n' "$dir"; exit 127; }
+    export SHLVL=$shlvl
+    for kv in "${"$"}{vars[@]}"; do export -- "$kv"; done
+    exec bash -c "$cmd"
+  ) </dev/null 2>&1 3>&- &
+  pid=$!
+  printf '%s %s\n' "$nonce" "$pid" >&3
+  wait "$pid"
+  rc=$?
+  kill -KILL -- "-$pid" 2>/dev/null
+  printf '\0%s:%s\n' "$nonce" "$rc"
+done
+`;
+
+/** One request as the launcher takes it. */
+export interface LaunchRequest {
+  command: string;
+  cwd: string;
+  /** Variables added for this command (on top of the launcher's own environment). */
+  env: Record<string, string>;
+  timeout?: number;
+  signal?: AbortSignal;
+  /** Bytes of output kept (head and tail). */
+  captureLimit: number;
+}
+
+interface Running {
+  nonce: string;
+  marker: Buffer;
+  capture: OutputCapture;
+  pending: Buffer;
+  pid?: number;
+  stopped: boolean;
+  finish: (returncode: number) => void;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Starts the commands of one environment from a long-lived helper shell instead of from Node.
+ * Node forks its whole (large) process for every spawn, on its only thread: with dozens of tasks in
+ * one batch that costs more than the commands. The helper forks a small shell instead and Node only
+ * writes a request to a pipe. It runs one command at a time; `run` returns null when it cannot take
+ * a request (busy, stdin wanted, a NUL byte or an odd variable name): the caller spawns directly.
+ */
+export class Launcher {
+  private child: ChildProcess | null = null;
+  private current: Running | null = null;
+  private pids = "";
+  private closed = false;
+  private helperErr = "";
+
+  constructor(
+    /** The environment of every command (per-request variables are added on top). */
+    readonly env: Record<string, string>,
+  ) {}
+
+  /** True when a helper process is running and no command is. */
+  get idle(): boolean {
+    return !this.closed && this.child !== null && this.current === null;
+  }
+
+  /** Whether the helper keeps this process alive (a pooled, idle helper must not). */
+  setRef(on: boolean): void {
+    const c = this.child;
+    if (!c) return;
+    for (const h of [c, c.stdin, c.stdout, c.stderr, c.stdio[3]] as Array<{
+      ref?(): void;
+      unref?(): void;
+    } | null>) {
+      if (on) h?.ref?.();
+      else h?.unref?.();
+    }
+  }
+
+  /** Runs the request, or returns null when the caller should spawn the command itself. */
+  run(req: LaunchRequest): Promise<ExecResult> | null {
+    if (this.closed || this.current) return null;
+    const fields = [req.command, req.cwd, ...Object.entries(req.env).flat()];
+    if (fields.some((f) => f.includes("\0")) || Object.keys(req.env).some((k) => !NAME.test(k))) return null;
+    const helper = this.helper();
+    if (!helper?.stdin?.writable) return null;
+    const nonce = randomBytes(12).toString("hex");
+    const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
+    return new Promise((resolve) => {
+      let timedOut = false;
+      const stop = () => {
+        if (!this.current || this.current.stopped) return;
+        timedOut = true;
+        this.current.stopped = true;
+        killGroup(this.current.pid, "SIGKILL");
+      };
+      const timer = req.timeout && req.timeout > 0 ? setTimeout(stop, req.timeout * 1000) : undefined;
+      const capture = new OutputCapture(req.captureLimit);
+      this.current = {
+        nonce,
+        marker: Buffer.from(`\0${nonce}:`),
+        capture,
+        pending: Buffer.alloc(0),
+        stopped: false,
+        finish: (code) => {
+          clearTimeout(timer);
+          req.signal?.removeEventListener("abort", stop);
+          this.current = null;
+          resolve({
+            output: capture.text(),
+            returncode: timedOut ? -1 : code,
+            timedOut,
+            truncated: capture.truncated,
+          });
+        },
+      };
+      req.signal?.addEventListener("abort", stop, { once: true });
+      helper.stdin?.write(
+        [nonce, req.cwd, String(vars.length), ...vars, req.command].map((f) => `${f}\0`).join(""),
+      );
+      if (req.signal?.aborted) stop();
+    });
+  }
+
+  /** Closes the helper and resolves once its process has exited (at once if none runs). */
+  closeAndWait(): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) {
+      this.close();
+      return Promise.resolve();
+    }
+    const gone = new Promise<void>((resolve) => c.once("exit", () => resolve()));
+    // A pooled helper no longer holds the process open; waiting for its exit must.
+    this.setRef(true);
+    this.close();
+    return gone;
+  }
+
+  /** Kills the running command and the helper. Safe to call twice. */
+  close(): void {
+    this.closed = true;
+    if (this.current) killGroup(this.current.pid, "SIGKILL");
+    if (this.child) {
+      this.child.stdin?.end();
+      killGroup(this.child.pid, "SIGKILL");
+    }
+  }
+
+  private helper(): ChildProcess | null {
+    if (this.child) return this.child;
+    const env = childEnv(this.env);
+    let child: ChildProcess;
+    try {
+      // "/" rather than the task's folder: a folder that does not exist is then reported per command.
+      child = spawn("bash", ["-c", LOOP, "patchloop-launcher", env.SHLVL], {
+        cwd: "/",
+        env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+      });
+    } catch {
+      return null;
+    }
+    this.child = child;
+    child.stdin?.on("error", () => {});
+    child.stdout?.on("data", (c: Buffer) => this.output(c));
+    child.stderr?.on("data", (c: Buffer) => {
+      this.helperErr = (this.helperErr + c.toString("utf8")).slice(-2000);
+    });
+    child.stdio[3]?.on("data", (c: Buffer) => this.pid(c));
+    const gone = () => {
+      if (this.child !== child) return;
+      this.child = null;
+      const cur = this.current;
+      if (!cur) return;
+      killGroup(cur.pid, "SIGKILL");
+      cur.capture.push(cur.pending);
+      cur.capture.push(
+        Buffer.from(
+          `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
+            this.helperErr ? `: ${this.helperErr.trim()}` : ""
+          }]`,
+        ),
+      );
+      cur.finish(-1);
+    };
+    child.on("exit", gone);
+    child.on("error", gone);
+    return child;
+  }
+
+  private pid(chunk: Buffer): void {
+    this.pids += chunk.toString("latin1");
+    let nl = this.pids.indexOf("\n");
+    while (nl >= 0) {
+      const [nonce, pid] = this.pids.slice(0, nl).split(" ");
+      this.pids = this.pids.slice(nl + 1);
+      // A fast command's end marker can arrive before its pid line: match the pid to its request.
+      if (this.current && this.current.nonce === nonce) {
+        this.current.pid = Number(pid);
+        if (this.current.stopped) killGroup(this.current.pid, "SIGKILL");
+      }
+      nl = this.pids.indexOf("\n");
+    }
+  }
+
+  /** Output of the running command up to its end marker; anything outside a command is dropped. */
+  private output(chunk: Buffer): void {
+    const cur = this.current;
+    if (!cur) return;
+    const buf = cur.pending.length > 0 ? Buffer.concat([cur.pending, chunk]) : chunk;
+    const at = buf.indexOf(cur.marker);
+    if (at < 0) {
+      // The end of the buffer may be the start of a marker split across reads.
+      const keep = Math.min(buf.length, cur.marker.length - 1);
+      cur.capture.push(buf.subarray(0, buf.length - keep));
+      cur.pending = Buffer.from(buf.subarray(buf.length - keep));
+      return;
+    }
+    if (at > 0) cur.capture.push(buf.subarray(0, at));
+    const rest = buf.subarray(at + cur.marker.length);
+    const nl = rest.indexOf(10);
+    if (nl < 0) {
+      cur.pending = Buffer.from(buf.subarray(at));
+      return;
+    }
+    cur.pending = Buffer.alloc(0);
+    cur.finish(Number(rest.subarray(0, nl).toString("latin1")));
+  }
+}
+
+/** Idle helpers by their environment, for the next environment with the same variables. */
+const pool = new Map<string, Launcher[]>();
+let pooled = 0;
+const POOL_LIMIT = 256;
+const keyOf = (env: Record<string, string>) =>
+  JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/**
+ * A launcher for commands with these variables: an idle one another environment gave back (its
+ * helper already running, so a batch starts one helper per worker, not one per task), or a new one.
+ */
+export function takeLauncher(env: Record<string, string>): Launcher {
+  const free = pool.get(keyOf(env));
+  while (free && free.length > 0) {
+    const l = free.pop() as Launcher;
+    pooled--;
+    if (l.idle) {
+      l.setRef(true);
+      return l;
+    }
+    l.close();
+  }
+  return new Launcher(env);
+}
+
+/**
+ * Gives a launcher back when its environment closes: an idle helper waits (without keeping this
+ * process alive) for the next environment with the same variables; a busy one is killed.
+ */
+export function releaseLauncher(l: Launcher): void {
+  if (!l.idle || pooled >= POOL_LIMIT) {
+    l.close();
+    return;
+  }
+  l.setRef(false);
+  const key = keyOf(l.env);
+  pool.set(key, [...(pool.get(key) ?? []), l]);
+  pooled++;
+}
+
+/** Stops every pooled helper and waits until they are gone (end of a batch; tests). */
+export async function closeIdleLaunchers(): Promise<void> {
+  const all = [...pool.values()].flat();
+  pool.clear();
+  pooled = 0;
+  await Promise.all(all.map((l) => l.closeAndWait()));
+}

@@ -1,0 +1,149 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeIdleLaunchers, Launcher } from "../../src/environments/launcher.js";
+import { createLocalEnvironment } from "../../src/environments/local.js";
+
+const dir = mkdtempSync(join(tmpdir(), "patchloop-launcher-"));
+afterAll(async () => {
+  await closeIdleLaunchers();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const waitUntil = async (ok: () => boolean) => {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+  return ok();
+};
+
+describe("launcher (local commands started by a helper shell)", () => {
+  it("runs hundreds of commands in a row with exact output and exit codes, then still times one out", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    for (let i = 0; i < 200; i++) {
+      expect(await env.exec(`printf 'n=%s' ${i}; exit ${i % 7}`)).toEqual({
+        output: `n=${i}`,
+        returncode: i % 7,
+        timedOut: false,
+        truncated: false,
+      });
+    }
+    // The pid of a fast command can arrive after its end: the timeout must still kill the right one.
+    const slow = await env.exec("echo started; sleep 30", { timeout: 0.5 });
+    expect(slow).toEqual({ output: "started\n", returncode: -1, timedOut: true, truncated: false });
+    await env.close();
+  });
+
+  it("keeps output of every size whole, including bytes that look like its end marker", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    for (const n of [1, 4095, 4096, 65535, 65536, 65537, 200_001]) {
+      const r = await env.exec(`head -c ${n} /dev/zero | tr '\\0' a`);
+      expect(r.output.length).toBe(n);
+      expect(r.output).toBe("a".repeat(n));
+    }
+    const fake = await env.exec("printf 'x\\0abcdef0123456789abcdef01:0\\ny'; exit 4");
+    expect(fake).toMatchObject({ output: "x\0abcdef0123456789abcdef01:0\ny", returncode: 4 });
+    await env.close();
+  });
+
+  it("gives a command killed by a signal 128 + the signal number, like a shell does", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    expect(await env.exec("kill -TERM $$")).toMatchObject({ returncode: 143, timedOut: false });
+    expect(await env.exec("kill -KILL $$")).toMatchObject({ returncode: 137, timedOut: false });
+    await env.close();
+  });
+
+  it("gives commands the same variables and folder as a command started directly", async () => {
+    const env = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_T: "config" } });
+    const probe = 'echo "$SHLVL|$PWD|$PATCHLOOP_T|$PATCHLOOP_X|$(pwd)"';
+    const viaHelper = await env.exec(probe, { env: { PATCHLOOP_X: "per command" } });
+    // Commands with stdin are spawned directly.
+    const direct = await env.exec(`cat >/dev/null; ${probe}`, { env: { PATCHLOOP_X: "per command" }, stdin: "" });
+    expect(viaHelper.output).toBe(direct.output);
+    expect(viaHelper.output).toBe(`${direct.output.split("|")[0]}|${dir}|config|per command|${dir}\n`);
+    // A name the helper cannot export is passed by a direct spawn instead.
+    expect((await env.exec("env | grep '^ODD-NAME='", { env: { "ODD-NAME": "kept" } })).output).toBe(
+      "ODD-NAME=kept\n",
+    );
+    await env.close();
+  });
+
+  it("runs two commands of one environment at once (the second is spawned directly)", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    const [a, b] = await Promise.all([env.exec("sleep 0.3; echo a"), env.exec("echo b; exit 2")]);
+    expect(a).toMatchObject({ output: "a\n", returncode: 0 });
+    expect(b).toMatchObject({ output: "b\n", returncode: 2 });
+    await env.close();
+  });
+
+  it("returns when the command ends although a background job holds the output, and kills that job", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    const pidFile = join(dir, "bg.pid");
+    const t0 = Date.now();
+    const r = await env.exec(`sleep 60 & echo $! > ${pidFile}; echo done`);
+    expect(r).toMatchObject({ output: "done\n", returncode: 0 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const bg = Number(execFileSync("cat", [pidFile]).toString());
+    expect(await waitUntil(() => !alive(bg))).toBe(true);
+    await env.close();
+  });
+
+  it("reports a helper that dies during a command and starts a new one for the next command", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    const r = await env.exec("echo before; kill -KILL $PPID; sleep 5; echo never");
+    expect(r.returncode).toBe(-1);
+    expect(r.output).toMatch(
+      /^before\n\n\[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown/,
+    );
+    expect(await env.exec("echo after")).toMatchObject({ output: "after\n", returncode: 0 });
+    await env.close();
+  });
+
+  it("keeps a closed environment's idle helper for the next one with the same variables", async () => {
+    const a = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "1" } });
+    const helperA = Number((await a.exec("echo $PPID")).output);
+    await a.close();
+    const b = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "1" } });
+    const c = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "2" } });
+    expect(Number((await b.exec("echo $PPID")).output)).toBe(helperA);
+    const helperC = Number((await c.exec("echo $PPID")).output);
+    expect(helperC).not.toBe(helperA);
+    await Promise.all([b.close(), c.close()]);
+    expect(alive(helperA) && alive(helperC)).toBe(true);
+    await closeIdleLaunchers();
+    expect(alive(helperA) || alive(helperC)).toBe(false);
+  });
+
+  it("does not keep the process alive with an idle pooled helper", () => {
+    const script = join(dir, "exit-check.mjs");
+    const local = resolve("dist/src/environments/local.js");
+    writeFileSync(
+      script,
+      `import { createLocalEnvironment } from ${JSON.stringify(local)};\n` +
+        `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
+        `console.log((await env.exec("echo ran")).output.trim());\nawait env.close();\n`,
+    );
+    const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 20_000 });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe("ran\n");
+    expect(r.status).toBe(0);
+  });
+
+  it("declines what it cannot carry, so the caller spawns directly", () => {
+    const l = new Launcher({});
+    const req = { cwd: dir, env: {}, captureLimit: 1000 };
+    expect(l.run({ ...req, command: "echo a\0b" })).toBeNull();
+    expect(l.run({ ...req, command: "true", env: { "A B": "x" } })).toBeNull();
+    expect(l.run({ ...req, command: "true", env: { A: "x\0y" } })).toBeNull();
+    l.close();
+    expect(l.run({ ...req, command: "true" })).toBeNull();
+  });
+});
