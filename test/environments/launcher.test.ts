@@ -66,7 +66,10 @@ describe("launcher (local commands started by a helper shell)", () => {
     const probe = 'echo "$SHLVL|$PWD|$PATCHLOOP_T|$PATCHLOOP_X|$(pwd)"';
     const viaHelper = await env.exec(probe, { env: { PATCHLOOP_X: "per command" } });
     // Commands with stdin are spawned directly.
-    const direct = await env.exec(`cat >/dev/null; ${probe}`, { env: { PATCHLOOP_X: "per command" }, stdin: "" });
+    const direct = await env.exec(`cat >/dev/null; ${probe}`, {
+      env: { PATCHLOOP_X: "per command" },
+      stdin: "",
+    });
     expect(viaHelper.output).toBe(direct.output);
     expect(viaHelper.output).toBe(`${direct.output.split("|")[0]}|${dir}|config|per command|${dir}\n`);
     // A name the helper cannot export is passed by a direct spawn instead.
