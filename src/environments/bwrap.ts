@@ -4,8 +4,9 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { Launcher } from "./launcher.js";
 import { isWithin, readHostFile, requireAbsolute } from "./paths.js";
-import { childrenOf } from "./proc-tree.js";
+import { childrenOf, descendantsOf, innermostPid } from "./proc-tree.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 
 /** Options of {@link createBwrapEnvironment}. */
@@ -89,8 +90,29 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     ];
   }
 
+  // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
+  const launcher = new Launcher(baseEnv, {
+    wrap: (argv) => sandboxArgv("/", argv),
+    hostPid: (helper, pid) =>
+      helper.pid
+        ? descendantsOf(helper.pid).find((p) => innermostPid(p.pid) === pid && p.comm !== "bwrap")?.pid
+        : undefined,
+  });
+
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     if (closed) return Promise.resolve(closedResult());
+    const launched =
+      opts.stdin === undefined
+        ? launcher.run({
+            command,
+            cwd: opts.cwd ?? cwd,
+            env: opts.env ?? {},
+            timeout: opts.timeout ?? options.timeout,
+            signal: opts.signal,
+            captureLimit,
+          })
+        : null;
+    if (launched) return launched;
     return runCaptured(sandboxArgv(opts.cwd ?? cwd, ["bash", "-c", command]), {
       cwd: "/",
       env: { ...baseEnv, ...opts.env },
@@ -148,6 +170,7 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     },
     async close() {
       closed = true;
+      launcher.close();
       for (const pid of live) killGroup(pid, "SIGKILL");
       live.clear();
       await rm(hostTmp, { recursive: true, force: true });

@@ -59,6 +59,14 @@ interface Running {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where the helper runs, when not directly on the host. */
+export interface LauncherPlacement {
+  /** Wraps the helper's command line (bwrap: in the sandbox). */
+  wrap: (argv: string[]) => string[];
+  /** The host pid of a command from the pid the helper reported (in the sandbox's pid namespace). */
+  hostPid: (helper: ChildProcess, pid: number) => number | undefined;
+}
+
 /**
  * Starts the commands of one environment from a long-lived helper shell instead of from Node.
  * Node forks its whole (large) process for every spawn, on its only thread: with dozens of tasks in
@@ -76,7 +84,16 @@ export class Launcher {
   constructor(
     /** The environment of every command (per-request variables are added on top). */
     readonly env: Record<string, string>,
+    private readonly placement?: LauncherPlacement,
   ) {}
+
+  /** Kills the process group of the running command (as the host sees it). */
+  private killCurrent(): void {
+    const cur = this.current;
+    if (!cur?.pid) return;
+    const host = this.placement && this.child ? this.placement.hostPid(this.child, cur.pid) : cur.pid;
+    killGroup(host, "SIGKILL");
+  }
 
   /** True when a helper process is running and no command is. */
   get idle(): boolean {
@@ -111,7 +128,7 @@ export class Launcher {
         if (!this.current || this.current.stopped) return;
         timedOut = true;
         this.current.stopped = true;
-        killGroup(this.current.pid, "SIGKILL");
+        this.killCurrent();
       };
       const timer = req.timeout && req.timeout > 0 ? setTimeout(stop, req.timeout * 1000) : undefined;
       const capture = new OutputCapture(req.captureLimit);
@@ -158,7 +175,7 @@ export class Launcher {
   /** Kills the running command and the helper. Safe to call twice. */
   close(): void {
     this.closed = true;
-    if (this.current) killGroup(this.current.pid, "SIGKILL");
+    this.killCurrent();
     if (this.child) {
       this.child.stdin?.end();
       killGroup(this.child.pid, "SIGKILL");
@@ -171,7 +188,9 @@ export class Launcher {
     let child: ChildProcess;
     try {
       // "/" rather than the task's folder: a folder that does not exist is then reported per command.
-      child = spawn("bash", ["-c", LOOP, "patchloop-launcher", env.SHLVL], {
+      const argv = ["bash", "-c", LOOP, "patchloop-launcher", env.SHLVL];
+      const [program, ...args] = this.placement ? this.placement.wrap(argv) : argv;
+      child = spawn(program, args, {
         cwd: "/",
         env,
         detached: true,
@@ -192,7 +211,7 @@ export class Launcher {
       this.child = null;
       const cur = this.current;
       if (!cur) return;
-      killGroup(cur.pid, "SIGKILL");
+      if (!this.placement) killGroup(cur.pid, "SIGKILL");
       cur.capture.push(cur.pending);
       cur.capture.push(
         Buffer.from(
@@ -217,7 +236,7 @@ export class Launcher {
       // A fast command's end marker can arrive before its pid line: match the pid to its request.
       if (this.current && this.current.nonce === nonce) {
         this.current.pid = Number(pid);
-        if (this.current.stopped) killGroup(this.current.pid, "SIGKILL");
+        if (this.current.stopped) this.killCurrent();
       }
       nl = this.pids.indexOf("\n");
     }

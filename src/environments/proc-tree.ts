@@ -36,3 +36,39 @@ export function childrenOf(pid: number): ProcStat[] {
   }
   return out;
 }
+
+/** Every live descendant of `pid`, children before grandchildren. */
+export function descendantsOf(pid: number): ProcStat[] {
+  const all: ProcStat[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = procStat(Number(name));
+    if (stat) all.push(stat);
+  }
+  const out: ProcStat[] = [];
+  const parents = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (!parents.has(p.pid) && parents.has(p.ppid)) {
+        parents.add(p.pid);
+        out.push(p);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
+/** The pid of `pid` in the innermost pid namespace it belongs to (the last NSpid entry). */
+export function innermostPid(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("NSpid:"));
+    const ids = line?.slice("NSpid:".length).trim().split(/\s+/).map(Number);
+    return ids?.[ids.length - 1];
+  } catch {
+    return undefined;
+  }
+}

@@ -49,4 +49,18 @@ describeWithEngine("bwrap", "bwrap environment", () => {
     await open.close();
     delete process.env.PATCHLOOP_SECRET_FOR_TEST;
   });
+
+  it("starts every command from one helper in one sandbox, and a timeout kills the command's processes there", async () => {
+    const repo = await mkdtemp(join(tmpdir(), "patchloop-bwrap-helper-"));
+    const env = createBwrapEnvironment({ repoDir: repo });
+    const parent = (await env.exec("echo $PPID")).output;
+    expect((await env.exec("echo $PPID")).output).toBe(parent);
+    const slow = await env.exec("echo begun; sleep 30 & sleep 40", { timeout: 0.5 });
+    expect(slow).toEqual({ output: "begun\n", returncode: -1, timedOut: true, truncated: false });
+    // Only the helper (and bwrap's init) is left in the sandbox besides this ps.
+    const ps = await env.exec("ps -eo comm=");
+    expect(ps.output.trim().split("\n").sort()).toEqual(["bash", "bwrap", "ps"]);
+    await env.close();
+    await rm(repo, { recursive: true, force: true });
+  });
 });
