@@ -33,7 +33,8 @@ export interface BwrapEnvironmentOptions {
 const PASSED_HOST_VARS = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "USER"];
 
 /**
- * Runs every command in a bubblewrap sandbox: the host's filesystem read-only, the repository
+ * Runs commands in a bubblewrap sandbox (one per environment, where a helper shell starts each
+ * command in its own process group; see launcher.ts): the host's filesystem read-only, the repository
  * read-write at its host path, a private /tmp kept for the environment's lifetime (a host temp
  * folder, removed by `close`), fresh /dev and /proc, every namespace unshared (network too unless
  * `network: "host"`), and the sandbox killed with its parent.
@@ -93,10 +94,13 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
   // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
   const launcher = new Launcher(baseEnv, {
     wrap: (argv) => sandboxArgv("/", argv),
-    hostPid: (helper, pid) =>
-      helper.pid
-        ? descendantsOf(helper.pid).find((p) => innermostPid(p.pid) === pid && p.comm !== "bwrap")?.pid
-        : undefined,
+    kill: (helper, pid) =>
+      killGroup(
+        helper.pid
+          ? descendantsOf(helper.pid).find((p) => innermostPid(p.pid) === pid && p.comm !== "bwrap")?.pid
+          : undefined,
+        "SIGKILL",
+      ),
   });
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {

@@ -13,6 +13,7 @@ import {
   WRITE_FILE,
 } from "./container-scripts.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { Launcher } from "./launcher.js";
 import { requireAbsolute } from "./paths.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 
@@ -63,9 +64,10 @@ const CLOSED: ExecResult = { output: "the container environment is closed", retu
 
 /**
  * Starts one container for a task (`run -d --rm ... sleep <containerTimeout>`, labelled
- * `patchloop=1`, `patchloop.run=<runId>`, `patchloop.owner=<host:pid:start>`) and runs every command
- * in it with `exec`. A timeout kills the command's process group inside the container (not only the
- * CLI client) and keeps partial output. The container is removed by `close`, on a failed start, and
+ * `patchloop=1`, `patchloop.run=<runId>`, `patchloop.owner=<host:pid:start>`). Commands go to a helper
+ * shell started by one long-lived `exec -i` (launcher.ts); a command with stdin, or one that arrives
+ * while another runs, gets an `exec` of its own. A timeout kills the command's process group inside
+ * the container (not only the CLI client) and keeps partial output. The container is removed by `close`, on a failed start, and
  * when the process exits or gets SIGINT/SIGTERM (see container-registry.ts).
  */
 export async function createContainerEnvironment(options: ContainerEnvironmentOptions): Promise<Environment> {
@@ -133,8 +135,34 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   const signalGroup = (token: string, signal: "KILL" | "INT") =>
     runCli(exe, ["exec", name, "sh", "-c", SIGNAL_GROUP, "sh", token, signal], { timeout: 30 });
 
+  // One long-lived `exec` runs a helper shell that starts the commands (see launcher.ts): a command
+  // then costs a write to a pipe instead of a CLI process and an exec through the engine.
+  const launcher = new Launcher(
+    {},
+    {
+      wrap: (argv) => [exe, "exec", "-i", "-w", "/", name, ...argv],
+      spawnEnv: process.env as Record<string, string>,
+      kill: (_helper, pid) =>
+        void runCli(exe, ["exec", name, "bash", "-c", 'kill -KILL -- "-$1"', "bash", String(pid)], {
+          timeout: 30,
+        }),
+    },
+  );
+
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     if (closed) return Promise.resolve(CLOSED);
+    const launched =
+      opts.stdin === undefined
+        ? launcher.run({
+            command,
+            cwd: opts.cwd ?? workdir,
+            env: opts.env ?? {},
+            timeout: opts.timeout ?? options.timeout,
+            signal: opts.signal,
+            captureLimit,
+          })
+        : null;
+    if (launched) return launched;
     const token = randomBytes(6).toString("hex");
     const args = ["exec", ...(opts.stdin === undefined ? [] : ["-i"]), "-w", opts.cwd ?? workdir];
     args.push(...envFlags(opts.env), name, "bash", "-c", EXEC_WRAPPER, "patchloop", token, command);
@@ -189,6 +217,7 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
     },
     async close() {
       if (closed) return;
+      launcher.close();
       await remove();
     },
   };

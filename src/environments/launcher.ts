@@ -7,7 +7,7 @@ import type { ExecResult } from "./types.js";
 /**
  * The launcher's loop. It reads requests (NUL-separated: nonce, cwd, variable count, NAME=value
  * entries, command), starts each command as `bash -c` in a subshell of its own process group
- * (`set -m`), reports the pid on fd 3, waits for it (plain `wait`: bash 5.2's `wait -f` can spin
+ * (`set -m`), reports the pid on fd 2 (as `nonce pid`), waits for it (plain `wait`: bash 5.2's `wait -f` can spin
  * forever on a child it has already reaped), kills what is left of the group and writes
  * NUL + nonce + ":" + exit status + newline after the output on fd 1, so everything the group
  * wrote comes before that marker.
@@ -25,9 +25,9 @@ while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' c
     export SHLVL=$shlvl
     for kv in "${"$"}{vars[@]}"; do export -- "$kv"; done
     exec bash -c "$cmd"
-  ) </dev/null 2>&1 3>&- &
+  ) </dev/null 2>&1 &
   pid=$!
-  printf '%s %s\n' "$nonce" "$pid" >&3
+  printf '%s %s\n' "$nonce" "$pid" >&2
   wait "$pid"
   rc=$?
   kill -KILL -- "-$pid" 2>/dev/null
@@ -63,8 +63,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export interface LauncherPlacement {
   /** Wraps the helper's command line (bwrap: in the sandbox). */
   wrap: (argv: string[]) => string[];
-  /** The host pid of a command from the pid the helper reported (in the sandbox's pid namespace). */
-  hostPid: (helper: ChildProcess, pid: number) => number | undefined;
+  /** The environment of the spawned program (default: the commands' environment). */
+  spawnEnv?: Record<string, string>;
+  /** Kills the process group of a command, given the pid the helper reported (in its own namespace). */
+  kill: (helper: ChildProcess, pid: number) => void;
 }
 
 /**
@@ -91,8 +93,8 @@ export class Launcher {
   private killCurrent(): void {
     const cur = this.current;
     if (!cur?.pid) return;
-    const host = this.placement && this.child ? this.placement.hostPid(this.child, cur.pid) : cur.pid;
-    killGroup(host, "SIGKILL");
+    if (!this.placement) killGroup(cur.pid, "SIGKILL");
+    else if (this.child) this.placement.kill(this.child, cur.pid);
   }
 
   /** True when a helper process is running and no command is. */
@@ -104,7 +106,7 @@ export class Launcher {
   setRef(on: boolean): void {
     const c = this.child;
     if (!c) return;
-    for (const h of [c, c.stdin, c.stdout, c.stderr, c.stdio[3]] as Array<{
+    for (const h of [c, c.stdin, c.stdout, c.stderr] as Array<{
       ref?(): void;
       unref?(): void;
     } | null>) {
@@ -192,9 +194,9 @@ export class Launcher {
       const [program, ...args] = this.placement ? this.placement.wrap(argv) : argv;
       child = spawn(program, args, {
         cwd: "/",
-        env,
+        env: this.placement?.spawnEnv ?? env,
         detached: true,
-        stdio: ["pipe", "pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", "pipe"],
       });
     } catch {
       return null;
@@ -202,10 +204,7 @@ export class Launcher {
     this.child = child;
     child.stdin?.on("error", () => {});
     child.stdout?.on("data", (c: Buffer) => this.output(c));
-    child.stderr?.on("data", (c: Buffer) => {
-      this.helperErr = (this.helperErr + c.toString("utf8")).slice(-2000);
-    });
-    child.stdio[3]?.on("data", (c: Buffer) => this.pid(c));
+    child.stderr?.on("data", (c: Buffer) => this.stderr(c));
     const gone = () => {
       if (this.child !== child) return;
       this.child = null;
@@ -227,19 +226,24 @@ export class Launcher {
     return child;
   }
 
-  private pid(chunk: Buffer): void {
-    this.pids += chunk.toString("latin1");
+  /** The helper's own stderr: `nonce pid` lines, and anything bash itself says (kept for errors). */
+  private stderr(chunk: Buffer): void {
+    this.pids += chunk.toString("utf8");
     let nl = this.pids.indexOf("\n");
     while (nl >= 0) {
-      const [nonce, pid] = this.pids.slice(0, nl).split(" ");
+      const line = this.pids.slice(0, nl);
       this.pids = this.pids.slice(nl + 1);
+      const m = /^([0-9a-f]{24}) (\d+)$/.exec(line);
       // A fast command's end marker can arrive before its pid line: match the pid to its request.
-      if (this.current && this.current.nonce === nonce) {
-        this.current.pid = Number(pid);
+      if (m && this.current && this.current.nonce === m[1]) {
+        this.current.pid = Number(m[2]);
         if (this.current.stopped) this.killCurrent();
+      } else if (!m) {
+        this.helperErr = `${this.helperErr}${line}\n`.slice(-2000);
       }
       nl = this.pids.indexOf("\n");
     }
+    if (this.pids.length > 4096) this.pids = this.pids.slice(-4096);
   }
 
   /** Output of the running command up to its end marker; anything outside a command is dropped. */
