@@ -59,6 +59,9 @@ interface Running {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** How long a stopped command may take to end before its helper is dropped. */
+const STOP_GRACE_MS = 5000;
+
 /** Where the helper runs, when not directly on the host. */
 export interface LauncherPlacement {
   /** Wraps the helper's command line (bwrap: in the sandbox). */
@@ -126,11 +129,15 @@ export class Launcher {
     const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
     return new Promise((resolve) => {
       let timedOut = false;
+      let giveUp: NodeJS.Timeout | undefined;
       const stop = () => {
         if (!this.current || this.current.stopped) return;
         timedOut = true;
         this.current.stopped = true;
         this.killCurrent();
+        // Should the kill not reach the command, the helper is dropped rather than waited for.
+        giveUp = setTimeout(() => this.dropHelper(), STOP_GRACE_MS);
+        giveUp.unref();
       };
       const timer = req.timeout && req.timeout > 0 ? setTimeout(stop, req.timeout * 1000) : undefined;
       const capture = new OutputCapture(req.captureLimit);
@@ -142,6 +149,7 @@ export class Launcher {
         stopped: false,
         finish: (code) => {
           clearTimeout(timer);
+          clearTimeout(giveUp);
           req.signal?.removeEventListener("abort", stop);
           this.current = null;
           resolve({
@@ -172,6 +180,11 @@ export class Launcher {
     this.setRef(true);
     this.close();
     return gone;
+  }
+
+  /** Kills the helper (a new one starts with the next command); its running command ends with it. */
+  private dropHelper(): void {
+    if (this.child) killGroup(this.child.pid, "SIGKILL");
   }
 
   /** Kills the running command and the helper. Safe to call twice. */
@@ -212,13 +225,15 @@ export class Launcher {
       if (!cur) return;
       if (!this.placement) killGroup(cur.pid, "SIGKILL");
       cur.capture.push(cur.pending);
-      cur.capture.push(
-        Buffer.from(
-          `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
-            this.helperErr ? `: ${this.helperErr.trim()}` : ""
-          }]`,
-        ),
-      );
+      // A stopped command whose helper was dropped has its result already (timed out / stopped).
+      if (!cur.stopped)
+        cur.capture.push(
+          Buffer.from(
+            `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
+              this.helperErr ? `: ${this.helperErr.trim()}` : ""
+            }]`,
+          ),
+        );
       cur.finish(-1);
     };
     child.on("exit", gone);

@@ -140,6 +140,23 @@ describe("launcher (local commands started by a helper shell)", () => {
     expect(r.status).toBe(0);
   });
 
+  it("drops a helper whose stopped command does not end, and starts a new one", async () => {
+    const deaf = new Launcher(
+      {},
+      { wrap: (argv) => argv, spawnEnv: process.env as Record<string, string>, kill: () => {} },
+    );
+    const req = { cwd: dir, env: {}, captureLimit: 1000 };
+    const t0 = Date.now();
+    const r = await deaf.run({ ...req, command: "echo x; sleep 8", timeout: 0.3 });
+    expect(r).toEqual({ output: "x\n", returncode: -1, timedOut: true, truncated: false });
+    expect(Date.now() - t0).toBeLessThan(7000);
+    expect(await deaf.run({ ...req, command: "echo again" })).toMatchObject({
+      output: "again\n",
+      returncode: 0,
+    });
+    deaf.close();
+  });
+
   it("declines what it cannot carry, so the caller spawns directly", () => {
     const l = new Launcher({});
     const req = { cwd: dir, env: {}, captureLimit: 1000 };
