@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
 import { Launcher } from "./launcher.js";
 import { isWithin, readHostFile, requireAbsolute } from "./paths.js";
-import { childrenOf, descendantsOf, innermostPid } from "./proc-tree.js";
+import { childrenOf, descendantsOf, namespacePids } from "./proc-tree.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 
 /** Options of {@link createBwrapEnvironment}. */
@@ -94,13 +94,18 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
   // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
   const launcher = new Launcher(baseEnv, {
     wrap: (argv) => sandboxArgv("/", argv),
-    kill: (helper, pid) =>
-      killGroup(
-        helper.pid
-          ? descendantsOf(helper.pid).find((p) => innermostPid(p.pid) === pid && p.comm !== "bwrap")?.pid
-          : undefined,
-        "SIGKILL",
-      ),
+    // The command is the process whose pid one namespace below ours is the one the helper reported
+    // (deeper namespaces, such as a bwrap the command started, do not count).
+    kill: (helper, pid) => {
+      const depth = namespacePids(process.pid).length;
+      const match = helper.pid
+        ? descendantsOf(helper.pid).find((p) => {
+            const ids = namespacePids(p.pid);
+            return ids.length === depth + 1 && ids[depth] === pid;
+          })
+        : undefined;
+      killGroup(match?.pid, "SIGKILL");
+    },
   });
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {

@@ -140,7 +140,9 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   const launcher = new Launcher(
     {},
     {
-      wrap: (argv) => [exe, "exec", "-i", "-w", "/", name, ...argv],
+      // The helper itself does not read BASH_ENV (an activate script's `set -e` or traps would act on
+      // its loop); each command gets it back, so it activates the conda env afresh as before.
+      wrap: (argv) => [exe, "exec", "-i", "-w", "/", "-e", "BASH_ENV=", name, ...argv],
       spawnEnv: process.env as Record<string, string>,
       kill: (_helper, pid) =>
         void runCli(exe, ["exec", name, "bash", "-c", 'kill -KILL -- "-$1"', "bash", String(pid)], {
@@ -156,7 +158,7 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
         ? launcher.run({
             command,
             cwd: opts.cwd ?? workdir,
-            env: opts.env ?? {},
+            env: { BASH_ENV: BASH_ENV_PATH, ...opts.env },
             timeout: opts.timeout ?? options.timeout,
             signal: opts.signal,
             captureLimit,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
 import { OutputCapture } from "./output-capture.js";
 import type { ExecResult, InteractiveProcess } from "./types.js";
 
@@ -91,11 +92,13 @@ export function runCaptured(argv: string[], options: CapturedRunOptions): Promis
     // The command is over when its process exits, even if a background job it left still holds the
     // output pipes open: the group is done with (what was written is already in the pipes).
     child.on("exit", () => killGroup(child.pid, "SIGKILL"));
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       killGroup(child.pid, "SIGKILL");
+      // Killed by a signal: 128 + its number, as a shell reports it (and as the launcher does).
+      const signalled = signal ? 128 + (constants.signals[signal] ?? 0) : -1;
       finish({
         output: capture.text(),
-        returncode: timedOut || code === null ? -1 : code,
+        returncode: timedOut ? -1 : (code ?? signalled),
         timedOut,
         truncated: capture.truncated,
       });

@@ -15,13 +15,15 @@ import type { ExecResult } from "./types.js";
 const LOOP = String.raw`
 set -m
 shlvl=$1
+if [[ -n ${"$"}{OLDPWD+set} ]]; then oldpwd=(OLDPWD="$OLDPWD"); else oldpwd=(); fi
 while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' count; do
   vars=()
   while (( count > 0 )); do IFS= read -r -d '' kv || exit 0; vars+=("$kv"); count=$((count - 1)); done
   IFS= read -r -d '' cmd || exit 0
   (
     [[ -d $dir ]] || { printf 'failed to start bash: working directory %s does not exist (ENOENT)\n' "$dir"; exit 127; }
-    cd -- "$dir" 2>/dev/null || { printf 'failed to start bash: cannot enter the working directory %s\n' "$dir"; exit 127; }
+    CDPATH= cd -P -- "$dir" 2>/dev/null || { printf 'failed to start bash: cannot enter the working directory %s\n' "$dir"; exit 127; }
+    if (( ${"$"}{#oldpwd[@]} )); then export "${"$"}{oldpwd[@]}"; else unset OLDPWD; fi
     export SHLVL=$shlvl
     for kv in "${"$"}{vars[@]}"; do export -- "$kv"; done
     exec bash -c "$cmd"
@@ -100,13 +102,9 @@ export class Launcher {
     else if (this.child) this.placement.kill(this.child, cur.pid);
   }
 
-  /** True when a helper process is running and no command is. */
-  get idle(): boolean {
-    return !this.closed && this.child !== null && this.current === null;
-  }
-
-  /** Whether the helper keeps this process alive (a pooled, idle helper must not). */
-  setRef(on: boolean): void {
+  /** Whether the helper keeps this process alive: only while a command runs (an environment never
+   * closed must not hold the process open). */
+  private setRef(on: boolean): void {
     const c = this.child;
     if (!c) return;
     for (const h of [c, c.stdin, c.stdout, c.stderr] as Array<{
@@ -152,6 +150,7 @@ export class Launcher {
           clearTimeout(giveUp);
           req.signal?.removeEventListener("abort", stop);
           this.current = null;
+          this.setRef(false);
           resolve({
             output: capture.text(),
             returncode: timedOut ? -1 : code,
@@ -161,25 +160,12 @@ export class Launcher {
         },
       };
       req.signal?.addEventListener("abort", stop, { once: true });
+      this.setRef(true);
       helper.stdin?.write(
         [nonce, req.cwd, String(vars.length), ...vars, req.command].map((f) => `${f}\0`).join(""),
       );
       if (req.signal?.aborted) stop();
     });
-  }
-
-  /** Closes the helper and resolves once its process has exited (at once if none runs). */
-  closeAndWait(): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) {
-      this.close();
-      return Promise.resolve();
-    }
-    const gone = new Promise<void>((resolve) => c.once("exit", () => resolve()));
-    // A pooled helper no longer holds the process open; waiting for its exit must.
-    this.setRef(true);
-    this.close();
-    return gone;
   }
 
   /** Kills the helper (a new one starts with the next command); its running command ends with it. */
@@ -201,10 +187,12 @@ export class Launcher {
     if (this.child) return this.child;
     const env = childEnv(this.env);
     let child: ChildProcess;
+    let program = "bash";
     try {
       // "/" rather than the task's folder: a folder that does not exist is then reported per command.
       const argv = ["bash", "-c", LOOP, "patchloop-launcher", env.SHLVL];
-      const [program, ...args] = this.placement ? this.placement.wrap(argv) : argv;
+      const [first, ...args] = this.placement ? this.placement.wrap(argv) : argv;
+      program = first;
       child = spawn(program, args, {
         cwd: "/",
         env: this.placement?.spawnEnv ?? env,
@@ -218,26 +206,36 @@ export class Launcher {
     child.stdin?.on("error", () => {});
     child.stdout?.on("data", (c: Buffer) => this.output(c));
     child.stderr?.on("data", (c: Buffer) => this.stderr(c));
-    const gone = () => {
+    const gone = (failure?: string) => {
       if (this.child !== child) return;
       this.child = null;
       const cur = this.current;
       if (!cur) return;
       if (!this.placement) killGroup(cur.pid, "SIGKILL");
-      cur.capture.push(cur.pending);
-      // A stopped command whose helper was dropped has its result already (timed out / stopped).
-      if (!cur.stopped)
-        cur.capture.push(
-          Buffer.from(
-            `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
-              this.helperErr ? `: ${this.helperErr.trim()}` : ""
-            }]`,
-          ),
-        );
-      cur.finish(-1);
+      const end = () => {
+        if (this.current !== cur) return;
+        cur.capture.push(cur.pending);
+        if (failure) cur.capture.push(Buffer.from(failure));
+        // A stopped command whose helper was dropped has its result already (timed out / stopped).
+        else if (!cur.stopped)
+          cur.capture.push(
+            Buffer.from(
+              `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
+                this.helperErr ? `: ${this.helperErr.trim()}` : ""
+              }]`,
+            ),
+          );
+        cur.finish(failure ? 127 : -1);
+      };
+      // What the helper wrote before it ended may still be on its way: wait for the end of its output.
+      if (failure || child.stdout?.readableEnded) end();
+      else {
+        child.stdout?.once("end", end);
+        setTimeout(end, 200).unref();
+      }
     };
-    child.on("exit", gone);
-    child.on("error", gone);
+    child.on("exit", () => gone());
+    child.on("error", (err) => gone(`failed to start ${program}: ${err.message}`));
     return child;
   }
 
@@ -284,52 +282,4 @@ export class Launcher {
     cur.pending = Buffer.alloc(0);
     cur.finish(Number(rest.subarray(0, nl).toString("latin1")));
   }
-}
-
-/** Idle helpers by their environment, for the next environment with the same variables. */
-const pool = new Map<string, Launcher[]>();
-let pooled = 0;
-const POOL_LIMIT = 256;
-const keyOf = (env: Record<string, string>) =>
-  JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)));
-
-/**
- * A launcher for commands with these variables: an idle one another environment gave back (its
- * helper already running, so a batch starts one helper per worker, not one per task), or a new one.
- */
-export function takeLauncher(env: Record<string, string>): Launcher {
-  const free = pool.get(keyOf(env));
-  while (free && free.length > 0) {
-    const l = free.pop() as Launcher;
-    pooled--;
-    if (l.idle) {
-      l.setRef(true);
-      return l;
-    }
-    l.close();
-  }
-  return new Launcher(env);
-}
-
-/**
- * Gives a launcher back when its environment closes: an idle helper waits (without keeping this
- * process alive) for the next environment with the same variables; a busy one is killed.
- */
-export function releaseLauncher(l: Launcher): void {
-  if (!l.idle || pooled >= POOL_LIMIT) {
-    l.close();
-    return;
-  }
-  l.setRef(false);
-  const key = keyOf(l.env);
-  pool.set(key, [...(pool.get(key) ?? []), l]);
-  pooled++;
-}
-
-/** Stops every pooled helper and waits until they are gone (end of a batch; tests). */
-export async function closeIdleLaunchers(): Promise<void> {
-  const all = [...pool.values()].flat();
-  pool.clear();
-  pooled = 0;
-  await Promise.all(all.map((l) => l.closeAndWait()));
 }

@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
-import { type Launcher, releaseLauncher, takeLauncher } from "./launcher.js";
+import { Launcher } from "./launcher.js";
 import { readHostFile, requireAbsolute } from "./paths.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 import { type WarnFn, warnOnce } from "./warn.js";
@@ -53,18 +53,16 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     else live.delete(child.pid);
   };
 
-  let launcher: Launcher | null = null;
-  let closed = false;
+  const launcher = new Launcher(baseEnv);
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     const timeout = opts.timeout ?? options.timeout;
-    const cwd = opts.cwd ?? options.cwd;
+    // Absolute: the helper does not run in this process's folder.
+    const cwd = resolve(opts.cwd ?? options.cwd);
     // Commands without stdin go through the helper shell (no fork of this process); see launcher.ts.
-    if (!launcher && !closed && opts.stdin === undefined) launcher = takeLauncher(baseEnv);
     const launched =
       opts.stdin === undefined
-        ? (launcher?.run({ command, cwd, env: opts.env ?? {}, timeout, signal: opts.signal, captureLimit }) ??
-          null)
+        ? launcher.run({ command, cwd, env: opts.env ?? {}, timeout, signal: opts.signal, captureLimit })
         : null;
     if (launched) return launched;
     return runCaptured(["bash", "-c", command], {
@@ -104,9 +102,7 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       await writeFile(path, data);
     },
     async close() {
-      closed = true;
-      if (launcher) releaseLauncher(launcher);
-      launcher = null;
+      launcher.close();
       for (const pid of live) killGroup(pid, "SIGKILL");
       live.clear();
     },

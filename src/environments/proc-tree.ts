@@ -60,15 +60,14 @@ export function descendantsOf(pid: number): ProcStat[] {
   return out;
 }
 
-/** The pid of `pid` in the innermost pid namespace it belongs to (the last NSpid entry). */
-export function innermostPid(pid: number): number | undefined {
+/** The pids of `pid` in each pid namespace from ours inward (/proc/PID/status NSpid); [] when gone. */
+export function namespacePids(pid: number): number[] {
   try {
     const line = readFileSync(`/proc/${pid}/status`, "utf8")
       .split("\n")
       .find((l) => l.startsWith("NSpid:"));
-    const ids = line?.slice("NSpid:".length).trim().split(/\s+/).map(Number);
-    return ids?.[ids.length - 1];
+    return line ? line.slice("NSpid:".length).trim().split(/\s+/).map(Number) : [];
   } catch {
-    return undefined;
+    return [];
   }
 }

@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeIdleLaunchers, Launcher } from "../../src/environments/launcher.js";
+import { Launcher } from "../../src/environments/launcher.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
 
 const dir = mkdtempSync(join(tmpdir(), "patchloop-launcher-"));
-afterAll(async () => {
-  await closeIdleLaunchers();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -58,12 +57,17 @@ describe("launcher (local commands started by a helper shell)", () => {
     const env = createLocalEnvironment({ cwd: dir });
     expect(await env.exec("kill -TERM $$")).toMatchObject({ returncode: 143, timedOut: false });
     expect(await env.exec("kill -KILL $$")).toMatchObject({ returncode: 137, timedOut: false });
+    // The same through a direct spawn (commands with stdin).
+    expect(await env.exec("kill -TERM $$", { stdin: "" })).toMatchObject({
+      returncode: 143,
+      timedOut: false,
+    });
     await env.close();
   });
 
   it("gives commands the same variables and folder as a command started directly", async () => {
     const env = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_T: "config" } });
-    const probe = 'echo "$SHLVL|$PWD|$PATCHLOOP_T|$PATCHLOOP_X|$(pwd)"';
+    const probe = 'echo "$SHLVL|$PWD|$PATCHLOOP_T|$PATCHLOOP_X|$(pwd)|[$OLDPWD]"';
     const viaHelper = await env.exec(probe, { env: { PATCHLOOP_X: "per command" } });
     // Commands with stdin are spawned directly.
     const direct = await env.exec(`cat >/dev/null; ${probe}`, {
@@ -71,7 +75,8 @@ describe("launcher (local commands started by a helper shell)", () => {
       stdin: "",
     });
     expect(viaHelper.output).toBe(direct.output);
-    expect(viaHelper.output).toBe(`${direct.output.split("|")[0]}|${dir}|config|per command|${dir}\n`);
+    const [shlvl, , , , , oldpwd] = direct.output.split("|");
+    expect(viaHelper.output).toBe(`${shlvl}|${dir}|config|per command|${dir}|${oldpwd}`);
     // A name the helper cannot export is passed by a direct spawn instead.
     expect((await env.exec("env | grep '^ODD-NAME='", { env: { "ODD-NAME": "kept" } })).output).toBe(
       "ODD-NAME=kept\n",
@@ -110,29 +115,14 @@ describe("launcher (local commands started by a helper shell)", () => {
     await env.close();
   });
 
-  it("keeps a closed environment's idle helper for the next one with the same variables", async () => {
-    const a = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "1" } });
-    const helperA = Number((await a.exec("echo $PPID")).output);
-    await a.close();
-    const b = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "1" } });
-    const c = createLocalEnvironment({ cwd: dir, env: { PATCHLOOP_POOL: "2" } });
-    expect(Number((await b.exec("echo $PPID")).output)).toBe(helperA);
-    const helperC = Number((await c.exec("echo $PPID")).output);
-    expect(helperC).not.toBe(helperA);
-    await Promise.all([b.close(), c.close()]);
-    expect(alive(helperA) && alive(helperC)).toBe(true);
-    await closeIdleLaunchers();
-    expect(alive(helperA) || alive(helperC)).toBe(false);
-  });
-
-  it("does not keep the process alive with an idle pooled helper", () => {
+  it("does not keep the process alive with the helper of an environment nobody closed", () => {
     const script = join(dir, "exit-check.mjs");
     const local = resolve("dist/src/environments/local.js");
     writeFileSync(
       script,
       `import { createLocalEnvironment } from ${JSON.stringify(local)};\n` +
         `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
-        `console.log((await env.exec("echo ran")).output.trim());\nawait env.close();\n`,
+        `console.log((await env.exec("echo ran")).output.trim());\n`,
     );
     const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 20_000 });
     expect(r.error).toBeUndefined();
@@ -155,6 +145,24 @@ describe("launcher (local commands started by a helper shell)", () => {
       returncode: 0,
     });
     deaf.close();
+  });
+
+  it("says why when its helper cannot start", async () => {
+    const broken = new Launcher(
+      {},
+      {
+        wrap: () => ["/nonexistent/patchloop-helper"],
+        spawnEnv: process.env as Record<string, string>,
+        kill: () => {},
+      },
+    );
+    expect(await broken.run({ cwd: dir, env: {}, captureLimit: 1000, command: "true" })).toEqual({
+      output: "failed to start /nonexistent/patchloop-helper: spawn /nonexistent/patchloop-helper ENOENT",
+      returncode: 127,
+      timedOut: false,
+      truncated: false,
+    });
+    broken.close();
   });
 
   it("declines what it cannot carry, so the caller spawns directly", () => {

@@ -3,7 +3,6 @@ import { mkdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
-import { closeIdleLaunchers } from "../../environments/launcher.js";
 import { createModel } from "../../models/create-model.js";
 import type { SwebenchInstance } from "../types.js";
 import { BatchBudget } from "./budget.js";
@@ -181,8 +180,6 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     await opener.done().catch((err: Error) => warn(`could not remove the work trees: ${err.message}`));
-    // The helper shells the local environments shared (see environments/launcher.ts).
-    await closeIdleLaunchers();
   }
   const totals = { api_calls: 0, cost: 0, prompt_tokens: 0, completion_tokens: 0 };
   for (const x of outcomes) {
