@@ -90,7 +90,7 @@ export class Launcher {
 
   constructor(
     /** The environment of every command (per-request variables are added on top). */
-    readonly env: Record<string, string>,
+    private readonly env: Record<string, string>,
     private readonly placement?: LauncherPlacement,
   ) {}
 
@@ -177,10 +177,8 @@ export class Launcher {
   close(): void {
     this.closed = true;
     this.killCurrent();
-    if (this.child) {
-      this.child.stdin?.end();
-      killGroup(this.child.pid, "SIGKILL");
-    }
+    this.child?.stdin?.end();
+    this.dropHelper();
   }
 
   private helper(): ChildProcess | null {
