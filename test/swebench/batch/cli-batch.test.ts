@@ -14,7 +14,7 @@ import {
   STEPWISE_COMMAND,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
-import { readJson, trajectory } from "./helpers.js";
+import { localBatchArgs, readJson, trajectory } from "./helpers.js";
 
 interface CliRun {
   code: number | undefined;
@@ -60,18 +60,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
   let f: FixtureInstances;
   let server: FakeLlmServer;
   let root: string;
-  const base = () => [
-    "--subset",
-    f.datasetPath,
-    "-m",
-    "openai/fake",
-    "--base-url",
-    `${server.url}/v1`,
-    "--environment",
-    "local",
-    "--repos-dir",
-    f.reposDir,
-  ];
+  const base = () => localBatchArgs(f.datasetPath, server.url, f.reposDir);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "patchloop-batch-cli-"));
@@ -163,16 +152,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(await failing([...base(), "-o", out, "--instance-ids", "acme__nope-1"])).toBe(
       "error: unknown instance id (not in the dataset): acme__nope-1. Check the spelling and the dataset/split.\n",
     );
-    const noReposDir = [
-      "--subset",
-      f.datasetPath,
-      "-m",
-      "openai/fake",
-      "--base-url",
-      `${server.url}/v1`,
-      "--environment",
-      "local",
-    ];
+    const noReposDir = localBatchArgs(f.datasetPath, server.url);
     expect(await failing([...noReposDir, "-o", out])).toMatch(
       /^error: environment local needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo/,
     );

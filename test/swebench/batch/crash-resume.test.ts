@@ -11,7 +11,7 @@ import {
   STEPWISE_COMMAND,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
-import { parseRunFolder, readJson, trajectory, workRootsOf } from "./helpers.js";
+import { localBatchArgs, parseRunFolder, readJson, trajectory, workRootsOf } from "./helpers.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "swebench-child.mjs");
 
@@ -94,16 +94,7 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
   });
 
   const args = (out: string, workers = 2) => [
-    "--subset",
-    f.datasetPath,
-    "-m",
-    "openai/fake",
-    "--base-url",
-    `${server.url}/v1`,
-    "--environment",
-    "local",
-    "--repos-dir",
-    f.reposDir,
+    ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
     "-w",
     String(workers),
     "-o",

@@ -14,6 +14,24 @@ export function localSwebenchConfig(extra: string[] = []): Config {
   }).config;
 }
 
+/**
+ * `patchloop swebench` arguments for a local batch of `datasetPath` against the fake server at
+ * `serverUrl` (model openai/fake), with `--repos-dir` when `reposDir` is given.
+ */
+export function localBatchArgs(datasetPath: string, serverUrl: string, reposDir?: string): string[] {
+  return [
+    "--subset",
+    datasetPath,
+    "-m",
+    "openai/fake",
+    "--base-url",
+    `${serverUrl}/v1`,
+    "--environment",
+    "local",
+    ...(reposDir ? ["--repos-dir", reposDir] : []),
+  ];
+}
+
 /** A scripted reply that runs one bash command. */
 export const bash = (command: string, cost = 0): ScriptedResponse => ({
   content: "next step",
