@@ -31,6 +31,9 @@ export interface ThroughputOptions {
 
 const CALLS_PER_INSTANCE = 3;
 
+/** The longest reply latency of the one-worker calibration run (see benchThroughput). */
+const CALIBRATION_LATENCY_MS = 200;
+
 /** The one reply of the fake model: call 1 fixes the bug, call 2 shows the diff stat, call 3 submits. */
 const STEPWISE = [
   // The step counter uses builtins only: it is bench machinery, not the agent's work.
@@ -240,9 +243,10 @@ async function machineFloorMs(
  * against a fake OpenAI-compatible server on 127.0.0.1 that answers after `latencyMs`, in the
  * local environment (a fresh checkout per instance), at each worker count.
  * - efficiency = ideal / measured, the ideal being ceil(instances / workers) waves of one
- *   instance's floor: its model calls × latency + its commands' time, both measured in a
- *   calibration run with one worker (without jitter). Everything else the scaffold does per instance (checkout,
- *   trajectory and preds writes, cleanup, process spawns, CPU contention) counts against it.
+ *   instance's floor: its model calls × latency + its commands' time, the latter measured in a
+ *   calibration run of 10 instances with one worker (replies after at most 200 ms, no jitter).
+ *   Everything else the scaffold does per instance (checkout, trajectory and preds writes,
+ *   cleanup, process spawns, CPU contention) counts against it.
  * - instance_efficiency: the floor / the mean measured instance time (how much concurrency slows
  *   each instance; with jitter the makespan also waits for the unluckiest instances).
  * - machine_floor_s: the same instances' checkouts and commands run by plain bash at the same
@@ -284,13 +288,12 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   };
   const next = seeded(7);
   /** Queues one reply per expected model call, each with its own latency (the default answers any extra call). */
-  const queueReplies = async (instances: number) => {
-    if (jitter === 0) return;
+  const queueReplies = async (instances: number, delay: () => number) => {
     await server.enqueue(
       Array.from({ length: instances * CALLS_PER_INSTANCE }, () => ({
         ...reply,
         usage: { promptTokens: 1000, completionTokens: 20 },
-        delayMs: Math.round(latency * (1 - jitter + 2 * jitter * next())),
+        delayMs: delay(),
       })),
     );
   };
@@ -298,23 +301,27 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   let floorMs = 0;
   let calibration: Record<string, number> = {};
   try {
-    const cal = await measure(
-      config,
-      rows.slice(0, Math.min(10, count)),
-      reposDir,
-      join(root, "calibrate"),
-      1,
-    );
+    const calRows = rows.slice(0, Math.min(10, count));
+    // The calibration measures the commands' own time, which does not depend on the latency: its
+    // replies come after at most CALIBRATION_LATENCY_MS, so a long latency does not make it slow.
+    await queueReplies(calRows.length, () => Math.min(latency, CALIBRATION_LATENCY_MS));
+    const cal = await measure(config, calRows, reposDir, join(root, "calibrate"), 1);
     floorMs = CALLS_PER_INSTANCE * latency + median(cal.commandMs);
     calibration = {
       instances: cal.outcomes.length,
       median_command_ms: round(median(cal.commandMs), 1),
       mean_instance_s: round(mean(cal.outcomes.map((o) => o.seconds))),
-      overhead_ms_per_instance: round(cal.wallMs / cal.outcomes.length - floorMs, 1),
+      overhead_ms_per_instance: round(
+        cal.wallMs / cal.outcomes.length -
+          CALLS_PER_INSTANCE * Math.min(latency, CALIBRATION_LATENCY_MS) -
+          median(cal.commandMs),
+        1,
+      ),
     };
     for (const workers of workerCounts) {
       const floorRunMs = await machineFloorMs(rows, reposDir, root, workers);
-      await queueReplies(count);
+      if (jitter > 0)
+        await queueReplies(count, () => Math.round(latency * (1 - jitter + 2 * jitter * next())));
       const m = await measure(config, rows, reposDir, join(root, `run-w${workers}`), workers);
       const idealMs = Math.ceil(count / workers) * floorMs;
       results.push({
