@@ -1,19 +1,28 @@
+import { createScrubber, type SecretSource, secretsOf } from "../config/secret-values.js";
 import type { ChatMessage } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
 
+/** Stands in for the submission while the text is scrubbed (no secret or URL can match it). */
+const SUBMISSION_SLOT = "\u0000patchloop:submission\u0000";
+
 /**
  * Holds a task's trajectory and saves it (atomically) after every step, so a killed run
- * leaves a complete, valid JSON file behind.
+ * leaves a complete, valid JSON file behind. The file has the secrets of `scrub` (a config's
+ * secret values, the host's secret variables) and URL credentials masked as `***`; the
+ * trajectory in memory keeps them.
  */
 export class TrajectoryRecorder {
   readonly trajectory: Trajectory;
   private saving: Promise<void> = Promise.resolve();
+  private readonly scrub: (text: string) => string;
 
   constructor(
     private readonly path: string | undefined,
     info: Omit<TrajectoryInfo, "exit_status" | "exit_message" | "submission" | "model_stats">,
+    scrub?: SecretSource,
   ) {
+    this.scrub = createScrubber(path ? secretsOf(scrub) : []);
     this.trajectory = {
       trajectory_format: "patchloop-1",
       info: {
@@ -39,13 +48,27 @@ export class TrajectoryRecorder {
     this.trajectory.messages.push(message);
   }
 
+  /**
+   * The file's text: scrubbed, except `info.submission`, which stays verbatim (it is the patch that
+   * preds.json holds as it is, and a resumed run rebuilds preds.json from it).
+   */
+  private serialize(): string {
+    const { info } = this.trajectory;
+    const held = { ...this.trajectory, info: { ...info, submission: SUBMISSION_SLOT } };
+    const text = this.scrub(`${JSON.stringify(held, null, 2)}\n`);
+    const slot = JSON.stringify(SUBMISSION_SLOT);
+    // A secret inside the slot's text (absurd, but possible) would break it: then scrub everything.
+    if (!text.includes(slot)) return this.scrub(`${JSON.stringify(this.trajectory, null, 2)}\n`);
+    return text.replace(slot, () => JSON.stringify(info.submission));
+  }
+
   /** Writes the current state; saves are serialised so an older state never overwrites a newer one. */
   save(): Promise<void> {
     const path = this.path;
     if (!path) return Promise.resolve();
     const info = this.trajectory.info;
     info.timing.wall_seconds = (Date.now() - Date.parse(info.timing.started_at)) / 1000;
-    const text = `${JSON.stringify(this.trajectory, null, 2)}\n`;
+    const text = this.serialize();
     this.saving = this.saving.then(() => writeFileAtomic(path, text));
     return this.saving;
   }

@@ -5,8 +5,24 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key) && !key.endsWith("_env") && key !== "forward_env";
 }
 
-/** A deep copy with the values of secret-looking keys replaced (for display and for trajectories). */
+/**
+ * `scheme://user:password@` in a URL. The user information runs to the last `@` before the end of
+ * the authority (`/ ? #`, white space, quotes, angle brackets), so an unescaped `@` in a password
+ * is covered too; a URL without a password (`ssh://git@host`) does not match.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>]*:[^\s/?#"'<>]*@/gi;
+
+/** `text` with the credentials of every URL in it masked: `https://user:pw@host` → `https://***@host`. */
+export function maskUrlCredentials(text: string): string {
+  return text.includes("://") ? text.replace(URL_CREDENTIALS, "$1***@") : text;
+}
+
+/**
+ * A deep copy with the values of secret-looking keys replaced and URL credentials masked in every
+ * other string (for display and for trajectories).
+ */
 export function redactSecrets<T>(value: T): T {
+  if (typeof value === "string") return maskUrlCredentials(value) as T;
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v)) as T;
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};

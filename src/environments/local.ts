@@ -26,8 +26,11 @@ export interface LocalEnvironmentOptions {
   hideEnv?: string[];
 }
 
-/** Host variables never passed to commands: the model API keys the agent itself uses. */
-export const HIDDEN_HOST_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+/**
+ * Host variables never passed to commands: the keys patchloop itself uses (the model API keys, the
+ * Hugging Face token of dataset downloads). bwrap passes only an allowlist, so none of these either.
+ */
+export const HIDDEN_HOST_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"];
 
 /** The text handed to `warn` by the local environment. */
 export const LOCAL_NOT_ISOLATED_WARNING =

@@ -5,6 +5,7 @@ import { EXIT_STATUSES, type ExitStatus } from "../../agent/trajectory-types.js"
 import { versions } from "../../agent/versions.js";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
+import { createScrubber, secretValues } from "../../config/secret-values.js";
 import { CoalescingWriter } from "./coalescing-writer.js";
 import type { InstanceOutcome, StopReason } from "./types.js";
 
@@ -41,7 +42,11 @@ function readPrevious(path: string): Record<string, InstanceRecord> {
   }
 }
 
-/** run.json and exit_statuses.yaml of a run folder, kept up to date through serialised atomic writes. */
+/**
+ * run.json and exit_statuses.yaml of a run folder, kept up to date through serialised atomic writes.
+ * run.json's text has every secret value of `config` (and of the host's secret variables) and URL
+ * credentials masked as `***`, wherever they occur (`info.argv`, `info.config_sources`, ...).
+ */
 export class RunRecord {
   readonly data: RunJson;
   private readonly json: CoalescingWriter;
@@ -62,7 +67,8 @@ export class RunRecord {
       skipped: 0,
       instances: readPrevious(path),
     };
-    this.json = new CoalescingWriter(path, () => `${JSON.stringify(this.data, null, 2)}\n`);
+    const scrub = createScrubber(secretValues(config));
+    this.json = new CoalescingWriter(path, () => scrub(`${JSON.stringify(this.data, null, 2)}\n`));
     this.yaml = new CoalescingWriter(join(outputDir, "exit_statuses.yaml"), () =>
       exitStatusesYaml(this.data.instances),
     );

@@ -1,0 +1,113 @@
+import { isSecretKey, maskUrlCredentials } from "./redact.js";
+
+/** Values shorter than this are never collected: masking "true", a port or "none" everywhere would garble files. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Host variables whose names look secret but hold a location, not a secret (`HF_TOKEN_PATH`). */
+const LOCATION_NAME = /_(PATH|FILE|DIR|URL)$/i;
+
+/** `Bearer XYZ`, `Basic XYZ`, `token XYZ`: a scheme word and one token. */
+const SCHEME_AND_TOKEN = /^\S+\s+(\S+)$/;
+
+/** The password part of `scheme://user:password@`, wherever a URL occurs in a string. */
+const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#"'<>:]*:([^\s/?#"'<>]*)@/gi;
+
+/** Where {@link secretValues} looks, and what the writers of run files accept (see `TrajectoryRecorder`, `RunLog`). */
+export interface SecretSource {
+  /** A resolved config (not redacted): its secret values and those of the variables it names are collected. */
+  config?: unknown;
+  /** Secret values known otherwise, masked as they are. */
+  secrets?: readonly string[];
+}
+
+function addValue(out: Set<string>, value: string): void {
+  if (value.length >= MIN_SECRET_LENGTH) out.add(value);
+  const token = SCHEME_AND_TOKEN.exec(value.trim());
+  if (token && token[1].length >= MIN_SECRET_LENGTH) out.add(token[1]);
+}
+
+function addUrlPasswords(out: Set<string>, text: string): void {
+  if (!text.includes("://")) return;
+  for (const m of text.matchAll(URL_PASSWORD)) {
+    addValue(out, m[1]);
+    try {
+      addValue(out, decodeURIComponent(m[1]));
+    } catch {
+      // not percent-encoded validly: the raw form is collected already
+    }
+  }
+}
+
+function walk(value: unknown, secret: boolean, env: NodeJS.ProcessEnv, out: Set<string>): void {
+  if (typeof value === "string") {
+    if (secret) addValue(out, value);
+    addUrlPasswords(out, value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) walk(v, secret, env, out);
+  } else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      // `api_key_env: NAME` names the variable holding a key: its value is a secret.
+      if (k.endsWith("_env") && typeof v === "string" && isSecretKey(k.slice(0, -4))) {
+        const named = env[v];
+        if (named) addValue(out, named);
+      }
+      walk(v, secret || isSecretKey(k), env, out);
+    }
+  }
+}
+
+/** Whether a host environment variable's name says it holds a secret (`*API_KEY*`, `*TOKEN*`, ...). */
+export function isSecretEnvName(name: string): boolean {
+  return isSecretKey(name) && !LOCATION_NAME.test(name);
+}
+
+/**
+ * The secret values to keep out of written files, longest first, each once: every string under a
+ * secret-looking key anywhere in `config` (and the token of a `Bearer XYZ` value), the password of
+ * every URL with credentials in it, the variable named by `model.api_key_env`, and every variable of
+ * `env` whose name looks secret. Values shorter than {@link MIN_SECRET_LENGTH} are left out.
+ */
+export function secretValues(config: unknown, env: NodeJS.ProcessEnv = process.env): string[] {
+  const out = new Set<string>();
+  walk(config, false, env, out);
+  for (const [name, value] of Object.entries(env)) {
+    if (value && isSecretEnvName(name)) addValue(out, value);
+  }
+  return [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+/**
+ * The secrets of a {@link SecretSource}: its config's, its explicit ones and the host's secret
+ * variables (those even without a source), longest first.
+ */
+export function secretsOf(source: SecretSource | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  const explicit = (source?.secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH);
+  const all = [...new Set([...secretValues(source?.config, env), ...explicit])];
+  return all.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+}
+
+/** The forms a value takes in text: as is, inside a JSON string, inside a JSON string inside a JSON string. */
+function formsOf(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return [...new Set([secret, once, twice])];
+}
+
+/**
+ * A function that replaces every occurrence of the `secrets` (in each of their JSON-escaped forms
+ * too) by `***` and masks URL credentials (`scheme://***@host`). Build it once, call it per write.
+ */
+export function createScrubber(secrets: readonly string[]): (text: string) => string {
+  const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(formsOf))];
+  forms.sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join("***");
+    return maskUrlCredentials(out);
+  };
+}
+
+/** `text` with every secret value replaced by `***` and URL credentials masked (see {@link createScrubber}). */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  return createScrubber(secrets)(text);
+}
