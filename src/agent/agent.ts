@@ -71,13 +71,17 @@ function submissionOf(action: Action, output: string, returncode: number): strin
 export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const { config, model, env, runner } = o;
   const started = Date.now();
-  const rec = new TrajectoryRecorder(o.trajectoryPath, {
-    config: redactSecrets(config),
-    versions: versions(),
-    timing: { started_at: new Date(started).toISOString(), ended_at: null, wall_seconds: 0 },
-    instance_id: o.instanceId,
-    model_name: model.name,
-  });
+  const rec = new TrajectoryRecorder(
+    o.trajectoryPath,
+    {
+      config: redactSecrets(config),
+      versions: versions(),
+      timing: { started_at: new Date(started).toISOString(), ended_at: null, wall_seconds: 0 },
+      instance_id: o.instanceId,
+      model_name: model.name,
+    },
+    { config },
+  );
   const stats = rec.info.model_stats;
   const protocol = createProtocol(config, runner.specs);
   const templates = new AgentTemplates(config, o.task, o.instance ?? {}, env.cwd);

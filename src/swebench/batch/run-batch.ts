@@ -56,7 +56,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   const outputDir = resolve(o.outputDir);
   mkdirSync(outputDir, { recursive: true });
   const preds = new PredsFile(outputDir);
-  const log = new RunLog(outputDir);
+  const log = new RunLog(outputDir, { config: o.config });
   const warn = (m: string) => {
     log.line(`WARNING: ${m}`);
     o.warn?.(m);

@@ -39,17 +39,21 @@ async function recordNoStart(
   ended: Ended,
   started: number,
 ): Promise<void> {
-  const rec = new TrajectoryRecorder(trajectoryPathFor(ctx.outputDir, row.instance_id), {
-    config: redactSecrets(ctx.config),
-    versions: versions(),
-    timing: {
-      started_at: new Date(started).toISOString(),
-      ended_at: new Date().toISOString(),
-      wall_seconds: 0,
+  const rec = new TrajectoryRecorder(
+    trajectoryPathFor(ctx.outputDir, row.instance_id),
+    {
+      config: redactSecrets(ctx.config),
+      versions: versions(),
+      timing: {
+        started_at: new Date(started).toISOString(),
+        ended_at: new Date().toISOString(),
+        wall_seconds: 0,
+      },
+      instance_id: row.instance_id,
+      model_name: ctx.modelName,
     },
-    instance_id: row.instance_id,
-    model_name: ctx.modelName,
-  });
+    { config: ctx.config },
+  );
   rec.info.exit_status = ended.status;
   rec.info.exit_message = ended.message;
   await rec.save();
