@@ -52,7 +52,8 @@ export interface AgentResult {
 function modelFailure(r: Extract<ModelResult, { ok: false }>): LimitHit {
   const status: ExitStatus =
     r.kind === "context_exceeded" ? "ContextExceeded" : r.kind === "aborted" ? "Interrupted" : "ModelError";
-  return { status, message: r.message };
+  if (status !== "ModelError") return { status, message: r.message };
+  return { status, message: r.message, modelError: { kind: r.kind, ...(r.status ? { status: r.status } : {}) } };
 }
 
 /** The submission in a bash result: output whose first line is the marker, with exit status 0. */
@@ -214,6 +215,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   };
   rec.info.exit_status = final.status;
   rec.info.exit_message = final.message;
+  if (final.modelError) rec.info.model_error = final.modelError;
   rec.info.submission = submission ?? "";
   rec.info.timing.ended_at = new Date().toISOString();
   await rec.save();

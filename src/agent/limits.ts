@@ -1,5 +1,5 @@
 import type { AgentConfig } from "../config/schema.js";
-import type { ExitStatus } from "./trajectory-types.js";
+import type { ExitStatus, ModelErrorInfo } from "./trajectory-types.js";
 
 /** What the limits look at. */
 export interface Progress {
@@ -14,6 +14,8 @@ export interface Progress {
 export interface LimitHit {
   status: ExitStatus;
   message: string;
+  /** Set when the model client failed (ModelError): what kind of failure, and the HTTP status if any. */
+  modelError?: ModelErrorInfo;
 }
 
 /** A stop condition: returns why to stop, or null to go on. Composable: the loop checks each in turn. */

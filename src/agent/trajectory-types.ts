@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../models/types.js";
+import type { ChatMessage, ModelErrorKind } from "../models/types.js";
 
 /** Exit statuses (contract, DESIGN.md). */
 export const EXIT_STATUSES = [
@@ -20,6 +20,17 @@ export interface ModelStats {
   cost: number;
 }
 
+/**
+ * How the model client failed, for a `ModelError` exit. `retries_exhausted` means the server kept
+ * failing or could not be reached (429, 5xx, refused or reset connections, timeouts): a batch
+ * re-run runs such an instance again. `fatal` (400, 401, 404, a malformed reply) is final.
+ */
+export interface ModelErrorInfo {
+  kind: ModelErrorKind;
+  /** The HTTP status of the last attempt, when there was a response. */
+  status?: number;
+}
+
 export interface TrajectoryInfo {
   /** null while the task is still running. */
   exit_status: ExitStatus | null;
@@ -34,6 +45,8 @@ export interface TrajectoryInfo {
   timing: { started_at: string; ended_at: string | null; wall_seconds: number };
   instance_id?: string;
   model_name?: string;
+  /** Present when the task ended with `ModelError`. */
+  model_error?: ModelErrorInfo;
 }
 
 /**

@@ -166,7 +166,8 @@ async function evaluateAfter(
 /**
  * `patchloop swebench`: the agent on SWE-bench instances, `-w` at a time, into `-o DIR`.
  * Exit 0 when every selected instance has a final exit status, 1 when some must run again
- * (Interrupted, EnvironmentError, not started), 2 for usage, config and dataset errors.
+ * (Interrupted, EnvironmentError, ModelError after retries, not started), 2 for usage, config and
+ * dataset errors.
  */
 export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = processIo()): Promise<number> {
   const workers = number("-w/--workers", flags.workers, { integer: true, min: 1 }) as number;
@@ -188,13 +189,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
     io.out(summaryTable(result, resolve(flags.output)));
     if (flags.evaluate && !abort.signal.aborted)
       await evaluateAfter(flags, config, rows, io, workers, abort.signal);
-    const complete =
-      result.stoppedBy === null &&
-      rows.every((r) => {
-        const st = result.statuses[r.instance_id];
-        return st !== undefined && st !== "Interrupted" && st !== "EnvironmentError";
-      });
-    return complete ? 0 : 1;
+    return result.stoppedBy === null && result.pending.length === 0 ? 0 : 1;
   } finally {
     untrap();
   }

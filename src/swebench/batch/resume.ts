@@ -1,9 +1,25 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { EXIT_STATUSES, type ExitStatus, type ModelStats } from "../../agent/trajectory-types.js";
+import {
+  EXIT_STATUSES,
+  type ExitStatus,
+  type ModelErrorInfo,
+  type ModelStats,
+} from "../../agent/trajectory-types.js";
 
 /** Exit statuses that a re-run of the same command runs again (the others are final). */
 export const RERUN_STATUSES: readonly ExitStatus[] = ["Interrupted", "EnvironmentError"];
+
+/**
+ * Whether an instance that ended so must run again: `Interrupted`, `EnvironmentError`, and a
+ * `ModelError` whose server kept failing or could not be reached (retries exhausted): a model
+ * server that is down must not turn the rest of a batch into final results.
+ */
+export function mustRunAgain(status: ExitStatus, modelError?: ModelErrorInfo): boolean {
+  return (
+    RERUN_STATUSES.includes(status) || (status === "ModelError" && modelError?.kind === "retries_exhausted")
+  );
+}
 
 /** `DIR/<id>/<id>.traj.json` (contract: DESIGN.md "Output layout"). */
 export function trajectoryPathFor(outputDir: string, instanceId: string): string {
@@ -16,6 +32,8 @@ export interface PriorState {
   status: ExitStatus | null;
   submission: string;
   stats: ModelStats;
+  /** How the model failed, for a `ModelError`. */
+  modelError?: ModelErrorInfo;
   /** Why the trajectory could not be used, for the log; undefined when it was fine or absent. */
   problem?: string;
 }
@@ -34,7 +52,14 @@ export async function readPriorState(outputDir: string, instanceId: string): Pro
     const info = (JSON.parse(text) as { info?: Record<string, unknown> }).info ?? {};
     const status = EXIT_STATUSES.find((s) => s === info.exit_status) ?? null;
     const stats = { ...NO_STATS, ...(info.model_stats as Partial<ModelStats> | undefined) };
-    return { status, submission: typeof info.submission === "string" ? info.submission : "", stats };
+    const me = info.model_error as Partial<ModelErrorInfo> | undefined;
+    const modelError = typeof me?.kind === "string" ? (me as ModelErrorInfo) : undefined;
+    return {
+      status,
+      submission: typeof info.submission === "string" ? info.submission : "",
+      stats,
+      ...(modelError ? { modelError } : {}),
+    };
   } catch (err) {
     return {
       status: null,
@@ -47,5 +72,5 @@ export async function readPriorState(outputDir: string, instanceId: string): Pro
 
 /** Whether an instance with this earlier status is run (again) now. */
 export function needsRun(prior: PriorState, redoExisting: boolean): boolean {
-  return redoExisting || prior.status === null || RERUN_STATUSES.includes(prior.status);
+  return redoExisting || prior.status === null || mustRunAgain(prior.status, prior.modelError);
 }

@@ -7,10 +7,11 @@ import { createModel } from "../../models/create-model.js";
 import type { SwebenchInstance } from "../types.js";
 import { BatchBudget } from "./budget.js";
 import { openInstanceEnvironment } from "./instance-environment.js";
-import { planBatch } from "./plan.js";
+import { checkInstanceIds, planBatch } from "./plan.js";
 import { PredsFile } from "./preds-file.js";
 import { type InstanceContext, runInstance } from "./run-instance.js";
 import { RunLog } from "./run-log.js";
+import { mustRunAgain } from "./resume.js";
 import { RunRecord } from "./run-record.js";
 import type {
   BatchEvent,
@@ -22,6 +23,13 @@ import type {
 } from "./types.js";
 import { usageOf } from "./usage.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
+
+/**
+ * Instances in a row that end with `ModelError` after the model server kept failing (retries
+ * exhausted) before the batch stops starting new ones: the server is down, and every further
+ * instance would only wait out its retries. A re-run of the same command runs them again.
+ */
+export const OUTAGE_LIMIT = 3;
 
 /** The default environment opener and what it leaves to remove at the end. */
 async function defaultOpener(
@@ -54,6 +62,7 @@ async function defaultOpener(
 export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   const started = Date.now();
   const outputDir = resolve(o.outputDir);
+  checkInstanceIds(o.instances);
   mkdirSync(outputDir, { recursive: true });
   const preds = new PredsFile(outputDir);
   const log = new RunLog(outputDir, { config: o.config });
@@ -68,11 +77,19 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   const modelName = o.modelName ?? o.config.model.model_name;
   const plan = await planBatch(o.instances, outputDir, o.redoExisting ?? false);
   const statuses: Record<string, ExitStatus> = {};
+  // The caps count everything this folder has spent: the selected instances' trajectories and
+  // run.json's record of the others (earlier runs with another selection).
   const spent = { calls: 0, cost: 0 };
   for (const p of plan.priors.values()) {
     spent.calls += p.stats.api_calls;
     spent.cost += p.stats.cost;
   }
+  for (const [id, r] of Object.entries(record.data.instances)) {
+    if (plan.priors.has(id)) continue;
+    spent.calls += Number(r.api_calls) || 0;
+    spent.cost += Number(r.cost) || 0;
+  }
+  const pending = new Set(plan.todo.map((r) => r.instance_id));
   for (const { row, prior } of plan.skipped) {
     statuses[row.instance_id] = prior.status;
     const id = row.instance_id;
@@ -118,9 +135,11 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   const modelFor = o.modelFor ?? (() => createModel(o.config.model, { warn }));
   const outcomes: InstanceOutcome[] = [];
   let fatal: Error | null = null;
+  // Instances in a row whose model server kept failing; at OUTAGE_LIMIT nothing new starts.
+  let outagesInARow = 0;
   let next = 0;
   const mayLaunch = (): boolean => {
-    if (abort.signal.aborted || fatal) return false;
+    if (abort.signal.aborted || fatal || stoppedBy === "model_unavailable") return false;
     const cap = budget.exhausted();
     if (cap) stop(cap);
     return cap === null;
@@ -158,6 +177,11 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
         const outcome = await runInstance(row, contextFor(row, own.signal));
         outcomes.push(outcome);
         statuses[row.instance_id] = outcome.exit_status;
+        if (!mustRunAgain(outcome.exit_status, outcome.model_error)) pending.delete(row.instance_id);
+        const outage =
+          outcome.exit_status === "ModelError" && outcome.model_error?.kind === "retries_exhausted";
+        outagesInARow = outage ? outagesInARow + 1 : 0;
+        if (outagesInARow >= OUTAGE_LIMIT) stop("model_unavailable");
         const { instance_id: _, ...entry } = outcome;
         record.set(row.instance_id, entry);
         await record.save();
@@ -201,6 +225,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
     notStarted,
     stoppedBy,
     statuses,
+    pending: plan.todo.map((r) => r.instance_id).filter((id) => pending.has(id)),
     totals,
     wallSeconds: (Date.now() - started) / 1000,
   };

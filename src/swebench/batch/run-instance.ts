@@ -1,7 +1,7 @@
 import { type AgentEvent, runAgent } from "../../agent/agent.js";
 import { createActionRunner } from "../../agent/create-runner.js";
 import { TrajectoryRecorder } from "../../agent/trajectory.js";
-import type { ExitStatus, ModelStats } from "../../agent/trajectory-types.js";
+import type { ExitStatus, ModelErrorInfo, ModelStats } from "../../agent/trajectory-types.js";
 import { versions } from "../../agent/versions.js";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
@@ -30,6 +30,7 @@ interface Ended {
   message: string;
   submission: string;
   stats: ModelStats;
+  modelError?: ModelErrorInfo;
 }
 
 /** The trajectory of an instance whose agent never ran (its environment could not be opened). */
@@ -102,12 +103,13 @@ async function openAndRun(row: SwebenchInstance, ctx: InstanceContext, started: 
       signal: ctx.signal,
       baseCommit: opened.baseCommit,
     });
-    const stats = r.trajectory.info.model_stats;
+    const { model_stats: stats, model_error: modelError } = r.trajectory.info;
     return {
       status: r.exitStatus,
       message: r.exitMessage,
       submission: r.submission,
       stats,
+      ...(modelError ? { modelError } : {}),
       openedAt,
       agentEndedAt: Date.now(),
     };
@@ -146,5 +148,6 @@ export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): 
     environment_seconds: seconds(end.openedAt - started),
     agent_seconds: seconds(end.agentEndedAt - end.openedAt),
     seconds: seconds(finished - started),
+    ...(end.modelError ? { model_error: end.modelError } : {}),
   };
 }

@@ -2,10 +2,18 @@ import { EXIT_STATUSES } from "../../agent/trajectory-types.js";
 import { formatCount, formatDuration } from "./progress-render.js";
 import type { BatchResult } from "./types.js";
 
+/** Why the batch stopped early, and what to do about it. */
 const STOP_TEXT: Record<string, string> = {
-  interrupted: "interrupted",
-  cost_limit: "the global cost limit was reached",
-  call_limit: "the global call limit was reached",
+  interrupted: "interrupted. Run the same command again to continue",
+  cost_limit:
+    "the global cost limit (--cost-limit, over every instance of the folder) was reached. To continue, " +
+    "run the same command again with a higher --cost-limit",
+  call_limit:
+    "the global call limit (--call-limit, over every instance of the folder) was reached. To continue, " +
+    "run the same command again with a higher --call-limit",
+  model_unavailable:
+    "the model server kept failing: several instances in a row ran out of retries (see run.log). Check " +
+    "the server, then run the same command again to continue",
 };
 
 /**
@@ -41,7 +49,10 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
       .trimEnd();
   const lines = [fmt(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(fmt)];
   const t = result.totals;
-  const perHour = result.wallSeconds > 0 ? (result.outcomes.length / result.wallSeconds) * 3600 : 0;
+  // Only instances that are done count: those that must run again are not throughput.
+  const pending = new Set(result.pending);
+  const done = result.outcomes.filter((o) => !pending.has(o.instance_id)).length;
+  const perHour = result.wallSeconds > 0 ? (done / result.wallSeconds) * 3600 : 0;
   lines.push(
     "",
     `model calls ${t.api_calls}, tokens ${formatCount(t.prompt_tokens)} in / ${formatCount(t.completion_tokens)} out, ` +
@@ -50,8 +61,13 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
   );
   if (result.stoppedBy) {
     lines.push(
-      `stopped early: ${STOP_TEXT[result.stoppedBy]}. Run the same command again to continue ` +
-        "(finished instances are kept; Interrupted and EnvironmentError ones run again).",
+      `stopped early: ${STOP_TEXT[result.stoppedBy]} (finished instances are kept; Interrupted, ` +
+        "EnvironmentError and ModelError-after-retries ones run again).",
+    );
+  } else if (result.pending.length > 0) {
+    lines.push(
+      `${result.pending.length} instance(s) must run again (Interrupted, EnvironmentError, or ModelError ` +
+        "after the server kept failing): run the same command again.",
     );
   }
   return `${lines.join("\n")}\n`;

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../../agent/agent.js";
-import type { ExitStatus } from "../../agent/trajectory-types.js";
+import type { ExitStatus, ModelErrorInfo } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
 import type { Environment } from "../../environments/types.js";
 import type { Model } from "../../models/types.js";
@@ -72,10 +72,12 @@ export interface InstanceOutcome {
   agent_seconds: number;
   /** Seconds from start to end, cleanup included. */
   seconds: number;
+  /** How the model failed, for a `ModelError`. */
+  model_error?: ModelErrorInfo;
 }
 
 /** Why a batch stopped before starting every instance; null when it did not. */
-export type StopReason = "interrupted" | "cost_limit" | "call_limit" | null;
+export type StopReason = "interrupted" | "cost_limit" | "call_limit" | "model_unavailable" | null;
 
 /** What `runBatch` returns. */
 export interface BatchResult {
@@ -86,8 +88,13 @@ export interface BatchResult {
   /** Selected instances that were not started (stopped early). */
   notStarted: string[];
   stoppedBy: StopReason;
-  /** Final exit status of every selected instance that has one (earlier runs included). */
+  /** Exit status of every selected instance that has one (earlier runs included). */
   statuses: Record<string, ExitStatus>;
+  /**
+   * Selected instances a re-run of the same command runs again: not started, or ended
+   * `Interrupted`, `EnvironmentError` or `ModelError` with retries exhausted (see `mustRunAgain`).
+   */
+  pending: string[];
   /** Totals over this run's instances. */
   totals: { api_calls: number; cost: number; prompt_tokens: number; completion_tokens: number };
   wallSeconds: number;

@@ -214,7 +214,8 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(r.out).toContain("\nnot started         4\n");
     expect(r.out).toContain("cost $6.00");
     expect(r.out).toContain(
-      "stopped early: the global cost limit was reached. Run the same command again to continue",
+      "stopped early: the global cost limit (--cost-limit, over every instance of the folder) was reached. " +
+        "To continue, run the same command again with a higher --cost-limit",
     );
     expect(readJson<{ stopped_by: string; state: string }>(join(out, "run.json"))).toMatchObject({
       stopped_by: "cost_limit",
@@ -224,12 +225,30 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     const more = await cli([...base(), ...priced, "-w", "1", "-o", out, "--cost-limit", "7"]);
     expect(more.code).toBe(1);
     expect(predIds(out)).toHaveLength(3);
+    // Another selection in the same folder: the $9 the others spent count too, so nothing starts.
+    const other = await cli([
+      ...base(),
+      ...priced,
+      "-w",
+      "1",
+      "-o",
+      out,
+      "--slice",
+      "4:6",
+      "--cost-limit",
+      "8",
+    ]);
+    expect(other.code).toBe(1);
+    expect(predIds(out)).toHaveLength(3);
+    expect(other.out).toContain("\nnot started         2\n");
 
     const out2 = join(tempDir(), "run");
     const calls = await cli([...base(), "-w", "1", "-o", out2, "--call-limit", "4"]);
     expect(calls.code).toBe(1);
     expect(predIds(out2)).toHaveLength(2);
-    expect(calls.out).toContain("stopped early: the global call limit was reached.");
+    expect(calls.out).toContain(
+      "stopped early: the global call limit (--call-limit, over every instance of the folder) was reached.",
+    );
     expect(trajectory(out2, f.rows[1].instance_id).info.exit_status).toBe("Submitted");
   });
 

@@ -196,6 +196,7 @@ describe("progress", () => {
         notStarted: ["f"],
         stoppedBy: "interrupted",
         statuses: { a: "Submitted", b: "Submitted", c: "Interrupted", d: "Submitted", e: "ContextExceeded" },
+        pending: ["c", "f"],
         totals: { api_calls: 9, cost: 1.5, prompt_tokens: 3000, completion_tokens: 300 },
         wallSeconds: 120,
       },
@@ -211,11 +212,33 @@ describe("progress", () => {
         "total                   3        2      5",
         "not started             1",
         "",
-        "model calls 9, tokens 3.0k in / 300 out, cost $1.50, wall 2m00s, 90.0 instances/hour",
+        "model calls 9, tokens 3.0k in / 300 out, cost $1.50, wall 2m00s, 60.0 instances/hour",
         "results in /runs/x (preds.json, exit_statuses.yaml, run.json, run.log)",
-        "stopped early: interrupted. Run the same command again to continue (finished instances are kept; Interrupted and EnvironmentError ones run again).",
+        "stopped early: interrupted. Run the same command again to continue (finished instances are kept; Interrupted, EnvironmentError and ModelError-after-retries ones run again).",
         "",
       ].join("\n"),
+    );
+  });
+
+  it("the summary after a cap says to raise it; after pending instances, to run again", () => {
+    const base = {
+      outcomes: [outcome("a", "Submitted"), outcome("b", "ModelError")],
+      skipped: [],
+      notStarted: [],
+      statuses: { a: "Submitted" as const, b: "ModelError" as const },
+      totals: { api_calls: 2, cost: 0.5, prompt_tokens: 10, completion_tokens: 1 },
+      wallSeconds: 3600,
+    };
+    const capped = summaryTable({ ...base, stoppedBy: "cost_limit", pending: [] }, "/r").trimEnd().split("\n");
+    expect(capped.at(-1)).toBe(
+      "stopped early: the global cost limit (--cost-limit, over every instance of the folder) was reached. " +
+        "To continue, run the same command again with a higher --cost-limit (finished instances are kept; " +
+        "Interrupted, EnvironmentError and ModelError-after-retries ones run again).",
+    );
+    const again = summaryTable({ ...base, stoppedBy: null, pending: ["b"] }, "/r").trimEnd().split("\n");
+    expect(again.at(-3)).toContain("1.0 instances/hour");
+    expect(again.at(-1)).toBe(
+      "1 instance(s) must run again (Interrupted, EnvironmentError, or ModelError after the server kept failing): run the same command again.",
     );
   });
 });

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ScriptedModel, type ScriptedResponse } from "../../../src/models/scripted.js";
+import { OUTAGE_LIMIT, runBatch } from "../../../src/swebench/batch/run-batch.js";
+import type { SwebenchInstance } from "../../../src/swebench/types.js";
+import {
+  buildFixtureInstances,
+  FIX_COMMAND,
+  type FixtureInstances,
+  SUBMIT_COMMAND,
+} from "../../support/fixture-instances.js";
+import { tempDir } from "../../support/tmp.js";
+import { bash, localSwebenchConfig, trajectory } from "./helpers.js";
+
+const down: ScriptedResponse = {
+  error: "retries_exhausted",
+  message: "openai/fake: gave up after 3 attempts; last error: connect ECONNREFUSED 127.0.0.1:9",
+};
+const solve = () => new ScriptedModel([bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]);
+
+describe("a model server that is down", () => {
+  let f: FixtureInstances;
+  beforeAll(() => {
+    f = buildFixtureInstances(mkdtempSync(join(tmpdir(), "patchloop-outage-fixture-")), {
+      count: 6,
+      repos: 1,
+    });
+  });
+  afterAll(() => rmSync(join(f.reposDir, ".."), { recursive: true, force: true }));
+
+  it("stops the batch after instances in a row run out of retries, and a re-run runs them again", async () => {
+    const out = join(tempDir(), "run");
+    const config = localSwebenchConfig();
+    // Instance 1 fails fatally (a 400: final, and it does not count as an outage), then the server goes down.
+    const first = await runBatch({
+      config,
+      instances: f.rows,
+      outputDir: out,
+      reposDir: f.reposDir,
+      modelFor: (row: SwebenchInstance) =>
+        row.instance_id.endsWith("-1")
+          ? new ScriptedModel([
+              { error: "fatal", message: "openai/fake: HTTP 400 bad request (not retried)" },
+            ])
+          : new ScriptedModel([down]),
+    });
+    expect(OUTAGE_LIMIT).toBe(3);
+    expect(first.stoppedBy).toBe("model_unavailable");
+    expect(first.outcomes.map((o) => [o.instance_id, o.exit_status, o.model_error?.kind])).toEqual([
+      ["acme__lib0-1", "ModelError", "fatal"],
+      ["acme__lib0-2", "ModelError", "retries_exhausted"],
+      ["acme__lib0-3", "ModelError", "retries_exhausted"],
+      ["acme__lib0-4", "ModelError", "retries_exhausted"],
+    ]);
+    expect(first.notStarted).toEqual(["acme__lib0-5", "acme__lib0-6"]);
+    expect(first.pending).toEqual([
+      "acme__lib0-2",
+      "acme__lib0-3",
+      "acme__lib0-4",
+      "acme__lib0-5",
+      "acme__lib0-6",
+    ]);
+    expect(trajectory(out, "acme__lib0-2").info.model_error).toEqual({ kind: "retries_exhausted" });
+    expect(trajectory(out, "acme__lib0-1").info.model_error).toEqual({ kind: "fatal" });
+
+    // The server is back: everything but the fatal one runs.
+    const second = await runBatch({
+      config,
+      instances: f.rows,
+      outputDir: out,
+      reposDir: f.reposDir,
+      modelFor: () => solve(),
+    });
+    expect(second.stoppedBy).toBeNull();
+    expect(second.skipped).toEqual(["acme__lib0-1"]);
+    expect(second.outcomes.map((o) => o.exit_status)).toEqual(Array(5).fill("Submitted"));
+    expect(second.pending).toEqual([]);
+    expect(trajectory(out, "acme__lib0-2").info.model_error).toBeUndefined();
+  });
+
+  it("an instance that succeeds between failures resets the count", async () => {
+    const out = join(tempDir(), "run");
+    const result = await runBatch({
+      config: localSwebenchConfig(),
+      instances: f.rows,
+      outputDir: out,
+      reposDir: f.reposDir,
+      modelFor: (row: SwebenchInstance) =>
+        row.instance_id.endsWith("-3") || row.instance_id.endsWith("-6")
+          ? solve()
+          : new ScriptedModel([down]),
+    });
+    expect(result.stoppedBy).toBeNull();
+    expect(result.statuses).toEqual({
+      "acme__lib0-1": "ModelError",
+      "acme__lib0-2": "ModelError",
+      "acme__lib0-3": "Submitted",
+      "acme__lib0-4": "ModelError",
+      "acme__lib0-5": "ModelError",
+      "acme__lib0-6": "Submitted",
+    });
+    expect(result.pending).toEqual(["acme__lib0-1", "acme__lib0-2", "acme__lib0-4", "acme__lib0-5"]);
+  });
+});
