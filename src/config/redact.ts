@@ -17,19 +17,22 @@ export function maskUrlCredentials(text: string): string {
   return text.includes("://") ? text.replace(URL_CREDENTIALS, "$1***@") : text;
 }
 
-/**
- * A deep copy with the values of secret-looking keys replaced and URL credentials masked in every
- * other string (for display and for trajectories).
- */
-export function redactSecrets<T>(value: T): T {
-  if (typeof value === "string") return maskUrlCredentials(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v)) as T;
+function redact(value: unknown, secret: boolean): unknown {
+  if (typeof value === "string") return secret ? "***" : maskUrlCredentials(value);
+  if (Array.isArray(value)) return value.map((v) => redact(v, secret));
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = isSecretKey(k) && typeof v === "string" ? "***" : redactSecrets(v);
-    }
-    return out as T;
+    for (const [k, v] of Object.entries(value)) out[k] = redact(v, secret || isSecretKey(k));
+    return out;
   }
   return value;
+}
+
+/**
+ * A deep copy with every string under a secret-looking key (at any depth below it) replaced by
+ * `***` and URL credentials masked in every other string (for display and for trajectories).
+ * Numbers, booleans and null stay as they are.
+ */
+export function redactSecrets<T>(value: T): T {
+  return redact(value, false) as T;
 }

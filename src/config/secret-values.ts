@@ -3,8 +3,8 @@ import { isSecretKey, maskUrlCredentials } from "./redact.js";
 /** Values shorter than this are never collected: masking "true", a port or "none" everywhere would garble files. */
 export const MIN_SECRET_LENGTH = 8;
 
-/** Host variables whose names look secret but hold a location, not a secret (`HF_TOKEN_PATH`). */
-const LOCATION_NAME = /_(PATH|FILE|DIR|URL)$/i;
+/** Host variables whose names look secret but hold a location or a name, not a secret (`HF_TOKEN_PATH`). */
+const LOCATION_NAME = /_(PATH|FILE|DIR|URL|ENV)$/i;
 
 /** `Bearer XYZ`, `Basic XYZ`, `token XYZ`: a scheme word and one token. */
 const SCHEME_AND_TOKEN = /^\S+\s+(\S+)$/;

@@ -1,0 +1,229 @@
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { TrajectoryRecorder } from "../../../src/agent/trajectory.js";
+import type { Trajectory } from "../../../src/agent/trajectory-types.js";
+import { redactSecrets } from "../../../src/config/redact.js";
+import { RunLog } from "../../../src/swebench/batch/run-log.js";
+import { RunRecord } from "../../../src/swebench/batch/run-record.js";
+import { startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
+import { buildFixtureInstances, FIX_COMMAND, SUBMIT_COMMAND } from "../../support/fixture-instances.js";
+import { tempDir } from "../../support/tmp.js";
+import { localBatchArgs, localSwebenchConfig, readJson, trajectory } from "./helpers.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+const API_KEY = "sk-test-SECRET123456";
+const BEARER = "tok-SECRET987654";
+const URL_PW = "pw12345678";
+const HEADERS_ARG = `model.model_kwargs.extra_headers={"Authorization":"Bearer ${BEARER}"}`;
+
+/** A config holding an API key, a Bearer header and a base URL with a password. */
+function secretConfig(baseUrl = `http://user:${URL_PW}@127.0.0.1:9/v1`) {
+  return localSwebenchConfig([
+    `model.model_kwargs.api_key=${API_KEY}`,
+    HEADERS_ARG,
+    `model.base_url=${baseUrl}`,
+  ]);
+}
+
+describe("files written with the config's secrets masked", () => {
+  it("a trajectory file has *** where the config's secrets and URL credentials were; memory and the submission are unchanged", async () => {
+    const config = secretConfig();
+    const path = join(tempDir(), "t.traj.json");
+    const rec = new TrajectoryRecorder(
+      path,
+      {
+        config: redactSecrets(config),
+        versions: {},
+        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
+      },
+      { config },
+    );
+    const said = `curl -H 'Authorization: Bearer ${BEARER}' -d '{"key":"${API_KEY}"}' http://u:${URL_PW}@h/x`;
+    rec.add({ role: "tool", content: said, tool_call_id: "c1" });
+    rec.info.submission = "+DATABASE = 'postgres://app:pw-in-a-patch@db/x'\n";
+    await rec.save();
+
+    const file = readJson<Trajectory>(path);
+    expect(file.messages[0].content).toBe(`curl -H 'Authorization: ***' -d '{"key":"***"}' http://***@h/x`);
+    const model = (file.info.config as { model: { base_url: string; model_kwargs: Record<string, unknown> } })
+      .model;
+    expect(model.base_url).toBe("http://***@127.0.0.1:9/v1");
+    expect(model.model_kwargs.api_key).toBe("***");
+    expect(model.model_kwargs.extra_headers).toEqual({ Authorization: "***" });
+    expect(file.info.submission).toBe("+DATABASE = 'postgres://app:pw-in-a-patch@db/x'\n");
+    const text = readFileSync(path, "utf8");
+    for (const secret of [API_KEY, BEARER, URL_PW]) expect(text).not.toContain(secret);
+    expect(rec.messages[0].content).toBe(said);
+    expect(config.model.model_kwargs.api_key).toBe(API_KEY);
+  });
+
+  it("run.json masks secrets in info.argv and info.config_sources as well as in config", async () => {
+    const dir = tempDir();
+    const argv = [
+      "-c",
+      `model.model_kwargs.api_key=${API_KEY}`,
+      "-c",
+      HEADERS_ARG,
+      "--base-url",
+      `http://user:${URL_PW}@h/v1`,
+    ];
+    const record = new RunRecord(dir, secretConfig(), {
+      argv,
+      config_sources: [`-c ${HEADERS_ARG}`, `--base-url http://user:${URL_PW}@h/v1`],
+    });
+    await record.save();
+    const run = readJson<{
+      config: { model: { base_url: string } };
+      info: { argv: string[]; config_sources: string[] };
+    }>(join(dir, "run.json"));
+    expect(run.info.argv).toEqual([
+      "-c",
+      "model.model_kwargs.api_key=***",
+      "-c",
+      'model.model_kwargs.extra_headers={"Authorization":"***"}',
+      "--base-url",
+      "http://***@h/v1",
+    ]);
+    expect(run.info.config_sources).toEqual([
+      '-c model.model_kwargs.extra_headers={"Authorization":"***"}',
+      "--base-url http://***@h/v1",
+    ]);
+    expect(run.config.model.base_url).toBe("http://***@127.0.0.1:9/v1");
+  });
+
+  it("run.log masks secrets in every line", async () => {
+    const dir = tempDir();
+    const log = new RunLog(dir, { config: secretConfig() });
+    log.line(`request with key ${API_KEY} to http://user:${URL_PW}@h/v1 failed`);
+    log.line(`headers:\n  Authorization: Bearer ${BEARER}`);
+    await log.close();
+    const lines = readFileSync(join(dir, "run.log"), "utf8").replace(/^\S+Z /gm, "");
+    expect(lines).toBe(
+      "request with key *** to http://***@h/v1 failed\nheaders:\n      Authorization: ***\n",
+    );
+  });
+});
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((done, fail) => {
+    const proc = spawn(process.execPath, [join(ROOT, "bin/patchloop.js"), "swebench", ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    proc.stdout.on("data", (c: Buffer) => {
+      out += c;
+    });
+    proc.stderr.on("data", (c: Buffer) => {
+      err += c;
+    });
+    proc.on("error", fail);
+    proc.on("close", (code) => done({ code, out, err }));
+  });
+}
+
+describe("patchloop swebench with secrets in flags, config and environment", () => {
+  it("writes none of them into any file of the run folder", async () => {
+    const root = tempDir("patchloop-secrets-");
+    const f = buildFixtureInstances(root, { count: 1, repos: 1 });
+    const id = f.rows[0].instance_id;
+    const server = await startFakeLlmServer();
+    const secrets = {
+      apiKey: API_KEY,
+      bearer: BEARER,
+      urlPassword: URL_PW,
+      hfToken: "hf_SECRETVALUE123",
+      hubToken: "hub_SECRETVALUE456",
+      configEnvToken: "envtok-SECRET5555",
+      hostPassword: "pass-SECRET24680",
+    };
+    const listEnv = "env | grep -E '^(HF_TOKEN|HUGGING_FACE_HUB_TOKEN|PLTEST_)' | sort";
+    server.enqueue(
+      { type: "reply", content: "look", toolCalls: [{ name: "bash", arguments: { command: listEnv } }] },
+      { type: "reply", content: "fix", toolCalls: [{ name: "bash", arguments: { command: FIX_COMMAND } }] },
+      {
+        type: "reply",
+        content: "submit",
+        toolCalls: [{ name: "bash", arguments: { command: SUBMIT_COMMAND } }],
+      },
+    );
+    try {
+      const out = join(root, "run");
+      const base = localBatchArgs(f.datasetPath, server.url.replace("://", `://user:${URL_PW}@`), f.reposDir);
+      const argv = [
+        ...base,
+        "-o",
+        out,
+        "-c",
+        `model.model_kwargs.api_key=${API_KEY}`,
+        "-c",
+        HEADERS_ARG,
+        "-c",
+        `environment.env.PLTEST_TOKEN=${secrets.configEnvToken}`,
+      ];
+      const r = await runCli(argv, {
+        ...process.env,
+        HF_TOKEN: secrets.hfToken,
+        HUGGING_FACE_HUB_TOKEN: secrets.hubToken,
+        PLTEST_SERVICE_PASSWORD: secrets.hostPassword,
+      });
+      expect(r.err).not.toMatch(/Error/);
+      expect(r.code).toBe(0);
+      // The model was reached through the URL with credentials, three calls.
+      expect(server.requests).toHaveLength(3);
+
+      const traj = trajectory(out, id);
+      expect(traj.info.exit_status).toBe("Submitted");
+      expect(traj.info.submission).toBe(f.rows[0].patch);
+      const listed = traj.messages.find((m) => m.role === "tool" && String(m.content).includes("PLTEST_"));
+      expect(String(listed?.content)).toContain("PLTEST_SERVICE_PASSWORD=***\nPLTEST_TOKEN=***\n");
+      expect(String(listed?.content)).not.toContain("HF_TOKEN");
+      expect(String(listed?.content)).not.toContain("HUGGING_FACE_HUB_TOKEN");
+
+      const run = readJson<{ info: { argv: string[] } }>(join(out, "run.json"));
+      expect(run.info.argv).toEqual([
+        "swebench",
+        ...localBatchArgs(f.datasetPath, server.url.replace("://", "://***@"), f.reposDir),
+        "-o",
+        out,
+        "-c",
+        "model.model_kwargs.api_key=***",
+        "-c",
+        'model.model_kwargs.extra_headers={"Authorization":"***"}',
+        "-c",
+        "environment.env.PLTEST_TOKEN=***",
+      ]);
+      const files = filesUnder(out).map((p) => p.slice(out.length + 1));
+      expect(files).toContain("run.json");
+      expect(files).toContain("run.log");
+      expect(files).toContain(`${id}/${id}.traj.json`);
+      for (const file of files) {
+        const text = readFileSync(join(out, file), "utf8");
+        for (const [name, secret] of Object.entries(secrets))
+          expect(text.includes(secret), `${name} in ${file}`).toBe(false);
+      }
+      expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
+        f.rows[0].patch,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
