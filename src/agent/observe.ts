@@ -14,13 +14,24 @@ export interface ObserveOptions {
   step: number;
 }
 
-/** The observation template's `output` for a tool result. */
+/** The text of `exception_info` for a command stopped because the run is stopping (not a timeout). */
+export const INTERRUPTED_INFO = "the command was interrupted because the run is stopping";
+
+/**
+ * The observation template's `output` for a tool result. `timed_out` and the timeout text only for
+ * a command its timeout stopped; a command the abort signal stopped (`interrupted`) says so instead.
+ */
 export function outputVars(result: ToolResult, outputLimit: number, timeout: number): OutputVars {
+  const timedOut = result.timedOut === true;
   return {
     output: truncateMiddle(result.output, outputLimit),
     returncode: result.returncode,
-    exception_info: result.timedOut ? `the command timed out after ${timeout} seconds and was stopped` : "",
-    timed_out: result.timedOut === true,
+    exception_info: timedOut
+      ? `the command timed out after ${timeout} seconds and was stopped`
+      : result.interrupted
+        ? INTERRUPTED_INFO
+        : "",
+    timed_out: timedOut,
   };
 }
 

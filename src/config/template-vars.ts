@@ -54,7 +54,10 @@ export function baseContext(
 export interface OutputVars {
   output: string;
   returncode: number;
-  /** Why the action failed beyond its exit status (a timeout, a tool error), else "". */
+  /**
+   * Why the action failed beyond its exit status (a timeout, an interruption because the run is
+   * stopping, a tool error), else "".
+   */
   exception_info: string;
   timed_out: boolean;
 }

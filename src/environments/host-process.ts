@@ -46,7 +46,7 @@ export interface CapturedRunOptions {
 /**
  * Runs `argv` on the host in a new process group and captures stdout and stderr together, up to
  * `captureLimit` bytes. A timeout or an abort calls `stop` and reports returncode -1 with the output
- * produced so far. Never rejects: a program that cannot start is returncode 127 with the reason.
+ * produced so far, and `timedOut` (the timer stopped it) or `interrupted` (the signal did). Never rejects: a program that cannot start is returncode 127 with the reason.
  */
 export function runCaptured(argv: string[], options: CapturedRunOptions): Promise<ExecResult> {
   return new Promise((resolve) => {
@@ -64,25 +64,28 @@ export function runCaptured(argv: string[], options: CapturedRunOptions): Promis
       child.stdin.on("error", () => {});
       child.stdin.end(options.stdin);
     }
-    let timedOut = false;
-    const stop = () => {
-      if (timedOut) return;
-      timedOut = true;
+    let stoppedBy: "timeout" | "abort" | undefined;
+    const stop = (why: "timeout" | "abort") => {
+      if (stoppedBy) return;
+      stoppedBy = why;
       const custom = options.stop ?? ((c: ChildProcess) => killGroup(c.pid, "SIGKILL"));
       Promise.resolve(custom(child))
         .catch(() => {})
         .finally(() => killGroup(child.pid, "SIGKILL"));
     };
+    const onAbort = () => stop("abort");
     const timer =
-      options.timeout && options.timeout > 0 ? setTimeout(stop, options.timeout * 1000) : undefined;
-    if (options.signal?.aborted) stop();
-    options.signal?.addEventListener("abort", stop, { once: true });
+      options.timeout && options.timeout > 0
+        ? setTimeout(() => stop("timeout"), options.timeout * 1000)
+        : undefined;
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     let settled = false;
     const finish = (result: ExecResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", stop);
+      options.signal?.removeEventListener("abort", onAbort);
       options.track?.(child, false);
       resolve(result);
     };
@@ -98,8 +101,9 @@ export function runCaptured(argv: string[], options: CapturedRunOptions): Promis
       const signalled = signal ? 128 + (constants.signals[signal] ?? 0) : -1;
       finish({
         output: capture.text(),
-        returncode: timedOut ? -1 : (code ?? signalled),
-        timedOut,
+        returncode: stoppedBy ? -1 : (code ?? signalled),
+        timedOut: stoppedBy === "timeout",
+        ...(stoppedBy === "abort" ? { interrupted: true } : {}),
         truncated: capture.truncated,
       });
     });

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 import { childEnv, killGroup } from "./host-process.js";
 import { OutputCapture } from "./output-capture.js";
 import type { ExecResult } from "./types.js";
@@ -11,10 +13,25 @@ import type { ExecResult } from "./types.js";
  * forever on a child it has already reaped), kills what is left of the group and writes
  * NUL + nonce + ":" + exit status + newline after the output on fd 1, so everything the group
  * wrote comes before that marker.
+ *
+ * On the host the helper runs under `setpriv --pdeathsig TERM` (see {@link underParentDeath}): when
+ * this process dies, even by SIGKILL, the helper gets SIGTERM, and its trap kills the running
+ * command's process group and exits (HUP and INT likewise). `$!` is the last command started and
+ * `reaped` the last one waited for, so the trap kills a group only while its command runs (also
+ * in the instant between the fork and `pid=$!`). The subshell resets the caught signals and
+ * `exec bash` starts the command with their default actions: the trap never reaches a command.
  */
 const LOOP = String.raw`
 set -m
 shlvl=$1
+reaped=
+stopped() {
+  if [[ -n $! && $! != "$reaped" ]]; then kill -KILL -- "-$!" 2>/dev/null; fi
+  exit "$1"
+}
+trap 'stopped 129' HUP
+trap 'stopped 130' INT
+trap 'stopped 143' TERM
 if [[ -n ${"$"}{OLDPWD+set} ]]; then oldpwd=(OLDPWD="$OLDPWD"); else oldpwd=(); fi
 while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' count; do
   vars=()
@@ -33,9 +50,37 @@ while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' c
   wait "$pid"
   rc=$?
   kill -KILL -- "-$pid" 2>/dev/null
+  reaped=$pid
   printf '\0%s:%s\n' "$nonce" "$rc"
 done
 `;
+
+/** `setpriv`'s absolute path on this process's PATH, or null; undefined until looked up. */
+let setprivPath: string | null | undefined;
+
+/**
+ * `argv` run under `setpriv --pdeathsig TERM`, so the helper gets SIGTERM when this process dies
+ * (the kernel sends it when the thread that spawned it exits: Node spawns from its main thread).
+ * setpriv (util-linux) execs the program in place, so the helper keeps the pid Node sees. Where
+ * setpriv is not on PATH (looked up once per process, without starting anything) `argv` runs as
+ * it is, and a command running when this process is killed outlives it.
+ */
+function underParentDeath(argv: string[]): string[] {
+  if (setprivPath === undefined) {
+    setprivPath = null;
+    for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+      if (!isAbsolute(dir)) continue;
+      try {
+        accessSync(join(dir, "setpriv"), constants.X_OK);
+        setprivPath = join(dir, "setpriv");
+        break;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return setprivPath ? [setprivPath, "--pdeathsig", "TERM", "--", ...argv] : argv;
+}
 
 /** One request as the launcher takes it. */
 export interface LaunchRequest {
@@ -126,18 +171,20 @@ export class Launcher {
     const nonce = randomBytes(12).toString("hex");
     const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
     return new Promise((resolve) => {
-      let timedOut = false;
+      let stoppedBy: "timeout" | "abort" | undefined;
       let giveUp: NodeJS.Timeout | undefined;
-      const stop = () => {
+      const stop = (why: "timeout" | "abort") => {
         if (!this.current || this.current.stopped) return;
-        timedOut = true;
+        stoppedBy = why;
         this.current.stopped = true;
         this.killCurrent();
         // Should the kill not reach the command, the helper is dropped rather than waited for.
         giveUp = setTimeout(() => this.dropHelper(), STOP_GRACE_MS);
         giveUp.unref();
       };
-      const timer = req.timeout && req.timeout > 0 ? setTimeout(stop, req.timeout * 1000) : undefined;
+      const onAbort = () => stop("abort");
+      const timer =
+        req.timeout && req.timeout > 0 ? setTimeout(() => stop("timeout"), req.timeout * 1000) : undefined;
       const capture = new OutputCapture(req.captureLimit);
       this.current = {
         nonce,
@@ -148,23 +195,24 @@ export class Launcher {
         finish: (code) => {
           clearTimeout(timer);
           clearTimeout(giveUp);
-          req.signal?.removeEventListener("abort", stop);
+          req.signal?.removeEventListener("abort", onAbort);
           this.current = null;
           this.setRef(false);
           resolve({
             output: capture.text(),
-            returncode: timedOut ? -1 : code,
-            timedOut,
+            returncode: stoppedBy ? -1 : code,
+            timedOut: stoppedBy === "timeout",
+            ...(stoppedBy === "abort" ? { interrupted: true } : {}),
             truncated: capture.truncated,
           });
         },
       };
-      req.signal?.addEventListener("abort", stop, { once: true });
+      req.signal?.addEventListener("abort", onAbort, { once: true });
       this.setRef(true);
       helper.stdin?.write(
         [nonce, req.cwd, String(vars.length), ...vars, req.command].map((f) => `${f}\0`).join(""),
       );
-      if (req.signal?.aborted) stop();
+      if (req.signal?.aborted) onAbort();
     });
   }
 
@@ -189,7 +237,7 @@ export class Launcher {
     try {
       // "/" rather than the task's folder: a folder that does not exist is then reported per command.
       const argv = ["bash", "-c", LOOP, "patchloop-launcher", env.SHLVL];
-      const [first, ...args] = this.placement ? this.placement.wrap(argv) : argv;
+      const [first, ...args] = this.placement ? this.placement.wrap(argv) : underParentDeath(argv);
       program = first;
       child = spawn(program, args, {
         cwd: "/",

@@ -11,16 +11,22 @@ export interface ExecOptions {
   env?: Record<string, string>;
   /** Text written to the command's standard input (then closed). */
   stdin?: string;
-  /** Aborting kills the command like a timeout does. */
+  /** Aborting kills the command like a timeout does; the result then says `interrupted`, not `timedOut`. */
   signal?: AbortSignal;
 }
 
 export interface ExecResult {
   /** stdout and stderr interleaved as produced, decoded as UTF-8, capped (see `truncated`). */
   output: string;
-  /** Exit status; -1 when killed by a timeout or a signal. */
+  /** Exit status; -1 when stopped by the timeout or the abort signal. */
   returncode: number;
+  /** True when the timeout (`ExecOptions.timeout`) stopped the command, and only then. */
   timedOut: boolean;
+  /**
+   * True when the abort signal (`ExecOptions.signal`) stopped the command (the run is stopping, not
+   * the command too slow); `timedOut` is then false. Absent otherwise.
+   */
+  interrupted?: boolean;
   /** True when the output passed the capture cap and the middle was dropped. */
   truncated?: boolean;
 }

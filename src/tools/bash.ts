@@ -34,8 +34,9 @@ function duration(seconds: number): string {
   return `${seconds} second${seconds === 1 ? "" : "s"}`;
 }
 
-function timeoutNote(ctx: ToolContext, how: string): string {
-  if (ctx.signal?.aborted) {
+/** What the model is told about a command that was stopped, by the abort signal or by its timeout. */
+function stopNote(interrupted: boolean, ctx: ToolContext, how: string): string {
+  if (interrupted) {
     return `[The command was ${how} because the agent is stopping; the output above is what it printed until then.]`;
   }
   return (
@@ -47,17 +48,19 @@ function timeoutNote(ctx: ToolContext, how: string): string {
 function resetNote(run: ShellRun, ctx: ToolContext): string {
   const lost = `the working directory is back to ${ctx.env.cwd}, and variables, functions and aliases set earlier are gone`;
   if (run.reset === "unresponsive") {
-    const why = ctx.signal?.aborted ? "was interrupted" : `timed out after ${duration(ctx.timeout)}`;
+    const why = run.interrupted
+      ? "The agent is stopping, and the command"
+      : `The command timed out after ${duration(ctx.timeout)} and`;
     return (
-      `[The command ${why} and did not stop when interrupted, so the shell was ` +
-      `killed and a new one started: ${lost}.]`
+      `[${why} did not stop when interrupted, so the shell was ` + `killed and a new one started: ${lost}.]`
     );
   }
-  const how = run.timedOut
-    ? "ended"
-    : run.returncode === -1
-      ? "was killed"
-      : `exited with status ${run.returncode}`;
+  const how =
+    run.timedOut || run.interrupted
+      ? "ended"
+      : run.returncode === -1
+        ? "was killed"
+        : `exited with status ${run.returncode}`;
   return (
     `[The shell ${how} while running this command (exit, kill $$ or set -e end it), so a new shell ` +
     `will run your next command: ${lost}. To leave early from a script without ending the shell, use a ` +
@@ -92,10 +95,16 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
   async function runFresh(command: string, ctx: ToolContext, note: string): Promise<ToolResult> {
     const result = await ctx.env.exec(command, { timeout: ctx.timeout, signal: ctx.signal });
     let output = clipMiddle(result.output, outputLimit, SEE_ALL);
-    if (result.timedOut) output = joinNote(output, timeoutNote(ctx, "stopped"));
+    if (result.timedOut || result.interrupted)
+      output = joinNote(output, stopNote(result.interrupted === true, ctx, "stopped"));
     if (note) output = joinNote(output, note);
     return withRaw(
-      { output, returncode: result.returncode, timedOut: result.timedOut },
+      {
+        output,
+        returncode: result.returncode,
+        timedOut: result.timedOut,
+        ...(result.interrupted ? { interrupted: true } : {}),
+      },
       result.output,
       outputLimit,
     );
@@ -120,8 +129,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool {
       );
     }
     if (run.reset) output = joinNote(output, resetNote(run, ctx));
-    else if (run.timedOut) output = joinNote(output, timeoutNote(ctx, "interrupted (Ctrl-C)"));
-    return withRaw({ output, returncode: run.returncode, timedOut: run.timedOut }, run.output, outputLimit);
+    else if (run.timedOut || run.interrupted)
+      output = joinNote(output, stopNote(run.interrupted === true, ctx, "interrupted (Ctrl-C)"));
+    const result: ToolResult = { output, returncode: run.returncode, timedOut: run.timedOut };
+    if (run.interrupted) result.interrupted = true;
+    return withRaw(result, run.output, outputLimit);
   }
 
   async function execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

@@ -21,7 +21,13 @@ export interface ToolResult {
   output: string;
   /** 0 for success; bash's exit status; 1 for a tool error. */
   returncode: number;
+  /** True when the command ran past the per-command timeout and was stopped. */
   timedOut?: boolean;
+  /**
+   * True when the command was stopped because the run is stopping (`ToolContext.signal` fired),
+   * not by its timeout; `timedOut` is then false.
+   */
+  interrupted?: boolean;
   images?: ToolImage[];
   /** bash: the whole output before clipping (the submission is read from it, never from the clipped text). */
   fullOutput?: string;

@@ -78,6 +78,7 @@ export function environmentBehaviourSuite(target: SuiteTarget): void {
     const r = await env.exec(`sleep ${marker}1 & echo partial; sleep ${marker}2`, { timeout: 1 });
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(r).toMatchObject({ output: "partial\n", returncode: -1, timedOut: true });
+    expect(r.interrupted).toBeUndefined();
     expect(await waitFor(() => hostProcessesWith(`sleep ${marker}`).length === 0, 5_000)).toBe(true);
     const inside = await env.exec(
       `for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null | tr '\\0' ' '; echo; done | grep -c "sleep ${marker.replace(".", "[.]")}" || true`,
@@ -92,11 +93,22 @@ export function environmentBehaviourSuite(target: SuiteTarget): void {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it("stops a command when its abort signal fires", async () => {
+  it("stops a command when its abort signal fires, and says it was interrupted, not timed out", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const r = await env.exec("echo begun; sleep 30", { signal: controller.signal });
-    expect(r).toMatchObject({ output: "begun\n", returncode: -1, timedOut: true });
+    const r = await env.exec("echo begun; sleep 30", { signal: controller.signal, timeout: 20 });
+    expect(r).toMatchObject({ output: "begun\n", returncode: -1, timedOut: false, interrupted: true });
+    // A command with input is started another way; the same holds.
+    const again = new AbortController();
+    setTimeout(() => again.abort(), 300);
+    const fed = await env.exec("cat; sleep 30", { stdin: "fed\n", signal: again.signal, timeout: 20 });
+    expect(fed).toMatchObject({ output: "fed\n", returncode: -1, timedOut: false, interrupted: true });
+  });
+
+  it("a command with input past its timeout is timed out, not interrupted", async () => {
+    const r = await env.exec("cat; sleep 30", { stdin: "fed\n", timeout: 0.5 });
+    expect(r).toMatchObject({ output: "fed\n", returncode: -1, timedOut: true });
+    expect(r.interrupted).toBeUndefined();
   });
 
   it("caps huge output, keeping head and tail", async () => {

@@ -41,6 +41,36 @@ describe("launcher (local commands started by a helper shell)", () => {
     await env.close();
   });
 
+  it("reports a command stopped by its abort signal as interrupted, not timed out, however it was started", async () => {
+    const env = createLocalEnvironment({ cwd: dir });
+    const interrupted = {
+      output: "begun\n",
+      returncode: -1,
+      timedOut: false,
+      interrupted: true,
+      truncated: false,
+    };
+    for (const stdin of [undefined, ""]) {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const r = await env.exec("echo begun; sleep 30", { stdin, timeout: 20, signal: controller.signal });
+      expect(r).toEqual(interrupted);
+      // A signal that has already fired stops the command at once.
+      expect(await env.exec("sleep 30", { stdin, signal: AbortSignal.abort() })).toEqual({
+        ...interrupted,
+        output: "",
+      });
+      // With a signal that does not fire, the timeout stops it: timed out, not interrupted.
+      const timed = await env.exec("echo begun; sleep 30", {
+        stdin,
+        timeout: 0.3,
+        signal: new AbortController().signal,
+      });
+      expect(timed).toEqual({ output: "begun\n", returncode: -1, timedOut: true, truncated: false });
+    }
+    await env.close();
+  });
+
   it("keeps output of every size whole, including bytes that look like its end marker", async () => {
     const env = createLocalEnvironment({ cwd: dir });
     for (const n of [1, 4095, 4096, 65535, 65536, 65537, 200_001]) {

@@ -81,7 +81,8 @@ describe("bash, fresh mode", () => {
       output:
         "begun\n[The command was stopped because the agent is stopping; the output above is what it printed until then.]",
       returncode: -1,
-      timedOut: true,
+      timedOut: false,
+      interrupted: true,
     });
   });
 

@@ -98,6 +98,33 @@ describe("bash, persistent mode", () => {
     expect(await run('pwd; echo "${KEEP:-unset}"')).toEqual(done(`${box.dir}\nunset\n`));
   });
 
+  test("a stopped run interrupts the command (Ctrl-C) and says why, not as a timeout", async () => {
+    await run("export KEEP=yes");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const stopping = { ...box.ctx, signal: controller.signal };
+    expect(await tool.execute({ command: "echo begun; sleep 20" }, stopping)).toEqual({
+      output:
+        "begun\n[The command was interrupted (Ctrl-C) because the agent is stopping; the output above is what it printed until then.]",
+      returncode: -1,
+      timedOut: false,
+      interrupted: true,
+    });
+    expect(await run("echo $KEEP")).toEqual(done("yes\n"));
+    const again = new AbortController();
+    setTimeout(() => again.abort(), 300);
+    const stubborn = await tool.execute(
+      { command: "trap '' INT; echo stubborn; sleep 30" },
+      { ...box.ctx, signal: again.signal },
+    );
+    expect(stubborn).toEqual({
+      output: `stubborn\n[The agent is stopping, and the command did not stop when interrupted, so the shell was killed and a new one started: ${lost()}.]`,
+      returncode: -1,
+      timedOut: false,
+      interrupted: true,
+    });
+  });
+
   test("exit gives a fresh shell and says the state was reset", async () => {
     await run("cd /tmp; export KEEP=yes");
     expect(await run("echo bye; exit 3")).toEqual({

@@ -6,9 +6,12 @@ import { TextCapture } from "./text-capture.js";
 export interface ShellRun {
   /** What the command printed (stdout and stderr in order), without the shell's bookkeeping. */
   output: string;
-  /** The command's exit status; -1 when it timed out; the shell's status when it exited. */
+  /** The command's exit status; -1 when it timed out or was interrupted; the shell's status when it exited. */
   returncode: number;
+  /** True when the command ran past its timeout and was interrupted. */
   timedOut: boolean;
+  /** True when the abort signal (the run is stopping), not the timeout, interrupted the command. */
+  interrupted?: boolean;
   /** Set when the shell was replaced by a fresh one after this command: why (its state is lost). */
   reset?: "exited" | "unresponsive";
   /** True when the shell had died between commands, so this command ran in a fresh one. */
@@ -23,7 +26,8 @@ export interface PersistentShellOptions {
   captureLimit: number;
 }
 
-type Outcome = "done" | "exited" | "timeout";
+/** How a wait ended: the end marker, the shell's exit, the time allowed, or the abort signal. */
+type Outcome = "done" | "exited" | "timeout" | "aborted";
 
 interface Pending {
   capture: TextCapture;
@@ -111,10 +115,10 @@ export class PersistentShell {
         pending.wake = undefined;
         resolve(value);
       };
-      const onAbort = () => finish("timeout");
+      const onAbort = () => finish("aborted");
       const timer = Number.isFinite(ms) ? setTimeout(() => finish("timeout"), ms) : undefined;
       pending.wake = () => finish(outcome() ?? "timeout");
-      if (signal?.aborted) finish("timeout");
+      if (signal?.aborted) finish("aborted");
       else signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
@@ -149,21 +153,26 @@ export class PersistentShell {
       timeoutSec > 0 ? timeoutSec * 1000 : Number.POSITIVE_INFINITY,
       signal,
     );
-    let timedOut = false;
-    for (let attempt = 0; outcome === "timeout" && attempt < 2; attempt++) {
-      timedOut = true;
+    const interrupted = outcome === "aborted";
+    const stopped = outcome === "timeout" || interrupted;
+    for (let attempt = 0; (outcome === "timeout" || outcome === "aborted") && attempt < 2; attempt++) {
       proc.interrupt();
       outcome = await this.wait(pending, this.options.graceMs);
     }
     this.pending = undefined;
     const output = pending.capture.text();
-    const base = { output, timedOut, ...(restartedBefore ? { restartedBefore } : {}) };
-    if (outcome === "done") return { ...base, returncode: timedOut ? -1 : (pending.status ?? -1) };
+    const base = {
+      output,
+      timedOut: stopped && !interrupted,
+      ...(interrupted ? { interrupted } : {}),
+      ...(restartedBefore ? { restartedBefore } : {}),
+    };
+    if (outcome === "done") return { ...base, returncode: stopped ? -1 : (pending.status ?? -1) };
     if (outcome === "exited") {
-      return { ...base, returncode: timedOut ? -1 : (pending.exitCode ?? -1), reset: "exited" };
+      return { ...base, returncode: stopped ? -1 : (pending.exitCode ?? -1), reset: "exited" };
     }
     this.close();
-    return { ...base, returncode: -1, timedOut: true, reset: "unresponsive" };
+    return { ...base, returncode: -1, reset: "unresponsive" };
   }
 
   /** Kills the shell and everything it started; the next `run` starts a fresh one. */
