@@ -53,7 +53,11 @@ function modelFailure(r: Extract<ModelResult, { ok: false }>): LimitHit {
   const status: ExitStatus =
     r.kind === "context_exceeded" ? "ContextExceeded" : r.kind === "aborted" ? "Interrupted" : "ModelError";
   if (status !== "ModelError") return { status, message: r.message };
-  return { status, message: r.message, modelError: { kind: r.kind, ...(r.status ? { status: r.status } : {}) } };
+  return {
+    status,
+    message: r.message,
+    modelError: { kind: r.kind, ...(r.status ? { status: r.status } : {}) },
+  };
 }
 
 /** The submission in a bash result: output whose first line is the marker, with exit status 0. */

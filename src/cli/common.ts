@@ -32,7 +32,11 @@ export interface AgentFlags {
 }
 
 /** Resolves the config of an agent-running command: -c layers, then the dedicated flags. */
-export function loadAgentConfig(flags: AgentFlags, defaultConfig: string): LoadedConfig {
+export function loadAgentConfig(
+  flags: AgentFlags,
+  defaultConfig: string,
+  templateInstance?: Record<string, unknown> | null,
+): LoadedConfig {
   const layers: ConfigLayer[] = [];
   if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
   if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
@@ -41,7 +45,12 @@ export function loadAgentConfig(flags: AgentFlags, defaultConfig: string): Loade
       flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment),
     );
   if (flags.image) layers.push(flagLayer(`--image ${flags.image}`, "environment.image", flags.image));
-  const loaded = loadConfig({ configArgs: flags.config, defaultConfig, flagLayers: layers });
+  const loaded = loadConfig({
+    configArgs: flags.config,
+    defaultConfig,
+    flagLayers: layers,
+    templateInstance,
+  });
   for (const w of loaded.warnings) process.stderr.write(`WARNING: ${w}\n`);
   return loaded;
 }

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../version.js";
+import { surviveBrokenPipes } from "./broken-pipe.js";
 
 /** Command registrations: each command lives in its own file and adds itself to the program. */
 const registrations: Array<() => Promise<{ register: (program: Command) => void }>> = [
@@ -16,6 +17,7 @@ const registrations: Array<() => Promise<{ register: (program: Command) => void 
 
 /** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
 export async function main(argv: string[]): Promise<void> {
+  surviveBrokenPipes();
   const program = new Command("patchloop")
     .description("An open, configurable scaffold for software-engineering agents")
     .version(VERSION)

@@ -1,11 +1,12 @@
 import { existsSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
-import { createProgressDisplay } from "../swebench/batch/progress-display.js";
+import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
 import { runBatch } from "../swebench/batch/run-batch.js";
 import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
@@ -113,8 +114,12 @@ async function selectRows(flags: SwebenchFlags): Promise<SwebenchInstance[]> {
   }
 }
 
-/** First SIGINT/SIGTERM: abort (running instances save as Interrupted). Second: exit at once (files stay valid). */
-function trapSignals(abort: AbortController, io: CommandIo): () => void {
+/**
+ * First SIGINT/SIGTERM/SIGHUP: abort (running instances save as Interrupted). Second: exit at once
+ * (files stay valid). `say` prints above the live progress block, which would otherwise erase it.
+ */
+function trapSignals(abort: AbortController, say: (text: string) => void): () => void {
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const handler = () => {
     if (abort.signal.aborted) {
       writeSync(
@@ -123,16 +128,14 @@ function trapSignals(abort: AbortController, io: CommandIo): () => void {
       );
       process.exit(130);
     }
-    io.err(
-      "\ninterrupted: no new instances start; the running ones stop and save as Interrupted (Ctrl-C again to quit at once)\n",
+    say(
+      "interrupted: no new instances start; the running ones stop and save as Interrupted (Ctrl-C again to quit at once)",
     );
     abort.abort();
   };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
+  for (const s of signals) process.on(s, handler);
   return () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
+    for (const s of signals) process.off(s, handler);
   };
 }
 
@@ -173,15 +176,23 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const workers = number("-w/--workers", flags.workers, { integer: true, min: 1 }) as number;
   const costLimit = number("--cost-limit", flags.costLimit, { min: 0 });
   const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 0 });
-  const loaded = loadAgentConfig(flags, "swebench");
+  // The templates are checked against the selected rows (each has its own fields), not a sample.
+  const loaded = loadAgentConfig(flags, "swebench", null);
   const config = loaded.config;
   checkModel(config);
   checkReposDir(config, flags.reposDir);
   const rows = await selectRows(flags);
+  checkTemplatesForRows(config, rows);
   const abort = new AbortController();
-  const untrap = trapSignals(abort, io);
+  const display = createProgressDisplay({
+    write: io.err,
+    tty: io.tty,
+    columns: io.columns,
+    intervalMs: io.progressIntervalMs,
+  });
+  const untrap = trapSignals(abort, display.print);
   try {
-    const result = await runWithProgress(flags, config, loaded.sources, rows, io, abort.signal, {
+    const result = await runWithProgress(flags, config, loaded.sources, rows, display, abort.signal, {
       workers,
       costLimit,
       callLimit,
@@ -191,6 +202,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       await evaluateAfter(flags, config, rows, io, workers, abort.signal);
     return result.stoppedBy === null && result.pending.length === 0 ? 0 : 1;
   } finally {
+    display.stop();
     untrap();
   }
 }
@@ -206,16 +218,10 @@ async function runWithProgress(
   config: Config,
   sources: string[],
   rows: SwebenchInstance[],
-  io: CommandIo,
+  display: ProgressDisplay,
   signal: AbortSignal,
   n: Numbers,
 ): Promise<BatchResult> {
-  const display = createProgressDisplay({
-    write: io.err,
-    tty: io.tty,
-    columns: io.columns,
-    intervalMs: io.progressIntervalMs,
-  });
   try {
     return await runBatch({
       config,

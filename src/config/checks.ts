@@ -57,30 +57,68 @@ export const SAMPLE_INSTANCE: Record<string, unknown> = {
   environment_setup_commit: "",
 };
 
-/** Parses every template and renders the per-step ones with sample values: errors surface before any work starts. */
+/**
+ * Checks the templates against every row a batch will run (the instance template gets the row's
+ * own fields, so one row may lack what another has). Throws ConfigError naming the first row that
+ * fails and how many fail.
+ */
+export function checkTemplatesForRows(config: Config, rows: Array<{ instance_id: string }>): void {
+  let first: { id: string; message: string } | null = null;
+  let failing = 0;
+  const check = templateChecker(config);
+  for (const row of rows) {
+    try {
+      check(row as unknown as Record<string, unknown>);
+    } catch (err) {
+      failing++;
+      first ??= { id: row.instance_id, message: (err as Error).message };
+    }
+  }
+  if (first)
+    throw new ConfigError(
+      `the templates do not render for instance ${first.id}` +
+        (failing > 1 ? ` (nor for ${failing - 1} more of the ${rows.length} selected)` : "") +
+        `: ${first.message}`,
+    );
+}
+
+/**
+ * Parses every template once; the returned function renders them all (the per-step ones with
+ * sample values) for one dataset row and throws ConfigError-worthy errors on the first that fails.
+ */
+function templateChecker(config: Config): (instance: Record<string, unknown>) => void {
+  const t = (text: string, name: string) => new StrictTemplate(text, name);
+  const system = t(config.agent.system_template, "agent.system_template");
+  const instanceT = t(config.agent.instance_template, "agent.instance_template");
+  const length = t(config.agent.length_template, "agent.length_template");
+  const observation = t(config.model.observation_template, "model.observation_template");
+  const formatError = t(config.model.format_error_template, "model.format_error_template");
+  return (instance) => {
+    const base = baseContext(
+      config,
+      "(task)",
+      instance,
+      config.environment.cwd || "/repo",
+      stepVars(config, 1, 0, 0),
+    );
+    system.render(base);
+    instanceT.render(base);
+    length.render({ ...base, finish_reason: "length" });
+    observation.render({
+      ...base,
+      output: { output: "", returncode: 0, exception_info: "", timed_out: false },
+    });
+    formatError.render({
+      ...base,
+      error: "(error)",
+      actions: [],
+      finish_reason: "stop",
+      has_tool_calls: false,
+    });
+  };
+}
+
+/** Parses every template and renders them with sample values: errors surface before any work starts. */
 export function checkTemplates(config: Config, instance: Record<string, unknown> = SAMPLE_INSTANCE): void {
-  const base = baseContext(
-    config,
-    "(task)",
-    instance,
-    config.environment.cwd || "/repo",
-    stepVars(config, 1, 0, 0),
-  );
-  new StrictTemplate(config.agent.system_template, "agent.system_template").render(base);
-  new StrictTemplate(config.agent.instance_template, "agent.instance_template").render(base);
-  new StrictTemplate(config.agent.length_template, "agent.length_template").render({
-    ...base,
-    finish_reason: "length",
-  });
-  new StrictTemplate(config.model.observation_template, "model.observation_template").render({
-    ...base,
-    output: { output: "", returncode: 0, exception_info: "", timed_out: false },
-  });
-  new StrictTemplate(config.model.format_error_template, "model.format_error_template").render({
-    ...base,
-    error: "(error)",
-    actions: [],
-    finish_reason: "stop",
-    has_tool_calls: false,
-  });
+  templateChecker(config)(instance);
 }

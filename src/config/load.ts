@@ -14,6 +14,11 @@ export interface LoadConfigOptions {
   defaultConfig: string;
   /** Layers from dedicated CLI flags (-m, --base-url, ...), applied last. */
   flagLayers?: ConfigLayer[];
+  /**
+   * The dataset row the templates are checked with (default: a sample SWE-bench row). `null` skips
+   * the check, for a caller that checks them against its real rows (see `checkTemplatesForRows`).
+   */
+  templateInstance?: Record<string, unknown> | null;
 }
 
 export interface LoadedConfig {
@@ -49,7 +54,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const warnings = stripIgnoredMiniKeys(merged, origin);
   const config = validateConfig(merged, origin);
   checkProtocolOptions(config);
-  checkTemplates(config);
+  if (options.templateInstance !== null) checkTemplates(config, options.templateInstance);
   return { config, warnings, sources: all.map((l) => l.source) };
 }
 

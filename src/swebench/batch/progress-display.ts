@@ -1,6 +1,6 @@
 import { formatDuration, liveLines, plainLine } from "./progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "./progress-state.js";
-import type { BatchEvent } from "./types.js";
+import type { BatchEvent, InstanceOutcome } from "./types.js";
 
 /** Options of `createProgressDisplay`. */
 export interface ProgressDisplayOptions {
@@ -44,6 +44,18 @@ function cut(line: string, columns: number): string {
   return out;
 }
 
+/** Exit statuses whose line also says why (the reason is otherwise only in run.log). */
+const EXPLAINED = new Set(["ModelError", "EnvironmentError", "RepeatedFormatError"]);
+
+/** The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`. */
+export function endLine(o: InstanceOutcome, done: number, total: number): string {
+  const calls = `${o.api_calls} call${o.api_calls === 1 ? "" : "s"}`;
+  const head = `[${done}/${total}] ${o.instance_id} ${o.exit_status} (${calls}, $${o.cost.toFixed(2)}, ${formatDuration(o.seconds)})`;
+  if (!EXPLAINED.has(o.exit_status) || !o.exit_message) return head;
+  const why = o.exit_message.replace(/\s+/g, " ").trim();
+  return `${head}: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}`;
+}
+
 /**
  * Shows a batch's progress. On a terminal: a block redrawn in place (done/total, rate, ETA, counts
  * per exit status, tokens, cost, running instances with their step), with one line per finished
@@ -69,10 +81,12 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
     opts.intervalMs ?? (opts.tty ? 500 : 30_000),
   );
   timer.unref();
+  let stopped = false;
   const print = (text: string) => {
-    if (opts.tty) erase();
+    const live = opts.tty && !stopped;
+    if (live) erase();
     opts.write(text.endsWith("\n") ? text : `${text}\n`);
-    if (opts.tty) draw();
+    if (live) draw();
   };
   return {
     onEvent(event) {
@@ -82,13 +96,13 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
       const text =
         event.type === "stopping"
           ? `stopping (${event.reason}): no new instances start; waiting for the running ones`
-          : `[${s.skipped + s.doneNow}/${s.total}] ${event.outcome.instance_id} ${event.outcome.exit_status} ` +
-            `(${event.outcome.api_calls} steps, $${event.outcome.cost.toFixed(2)}, ${formatDuration(event.outcome.seconds)})`;
+          : endLine(event.outcome, s.skipped + s.doneNow, s.total);
       print(text);
     },
     print,
     snapshot: () => state.snapshot(),
     stop() {
+      stopped = true;
       clearInterval(timer);
       if (opts.tty) erase();
     },

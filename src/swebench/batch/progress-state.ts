@@ -1,4 +1,5 @@
 import type { ExitStatus } from "../../agent/trajectory-types.js";
+import { mustRunAgain } from "./resume.js";
 import type { BatchEvent } from "./types.js";
 import { usageOf } from "./usage.js";
 
@@ -27,7 +28,10 @@ export interface ProgressSnapshot {
   completionTokens: number;
   cost: number;
   elapsedSeconds: number;
-  /** Instances ended per hour in this run (0 before the first ends). */
+  /**
+   * Instances finished per hour in this run (0 before the first finishes). Instances that must run
+   * again (Interrupted, EnvironmentError, ModelError after retries) do not count: they are not done.
+   */
   perHour: number;
   /** Seconds until the remaining instances are done at the current rate; null before the first ends. */
   etaSeconds: number | null;
@@ -41,6 +45,7 @@ export class ProgressState {
   private skipped = 0;
   private todo = 0;
   private doneNow = 0;
+  private finishedNow = 0;
   private readonly running = new Map<string, RunningInstance>();
   private readonly counts: Partial<Record<ExitStatus, number>> = {};
   private calls = 0;
@@ -70,6 +75,7 @@ export class ProgressState {
     } else if (e.type === "instance_end") {
       this.running.delete(e.outcome.instance_id);
       this.doneNow++;
+      if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
       this.counts[e.outcome.exit_status] = (this.counts[e.outcome.exit_status] ?? 0) + 1;
     } else if (e.type === "stopping") {
       this.stopping = e.reason;
@@ -78,7 +84,7 @@ export class ProgressState {
 
   snapshot(now = Date.now()): ProgressSnapshot {
     const elapsed = Math.max(0.001, (now - this.startedAt) / 1000);
-    const perHour = this.doneNow > 0 ? (this.doneNow / elapsed) * 3600 : 0;
+    const perHour = this.finishedNow > 0 ? (this.finishedNow / elapsed) * 3600 : 0;
     const remaining = Math.max(0, this.todo - this.doneNow);
     return {
       total: this.total,

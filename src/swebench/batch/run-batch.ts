@@ -9,9 +9,9 @@ import { BatchBudget } from "./budget.js";
 import { openInstanceEnvironment } from "./instance-environment.js";
 import { checkInstanceIds, planBatch } from "./plan.js";
 import { PredsFile } from "./preds-file.js";
+import { mustRunAgain } from "./resume.js";
 import { type InstanceContext, runInstance } from "./run-instance.js";
 import { RunLog } from "./run-log.js";
-import { mustRunAgain } from "./resume.js";
 import { RunRecord } from "./run-record.js";
 import type {
   BatchEvent,

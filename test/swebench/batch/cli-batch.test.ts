@@ -106,7 +106,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     );
     const ends = r.err.split("\n").filter((l) => /^\[\d\/6\] /.test(l));
     expect(ends).toHaveLength(6);
-    expect(ends[5]).toMatch(/^\[6\/6\] acme__lib\d-\d Submitted \(3 steps, \$0\.00, \d+s\)$/);
+    expect(ends[5]).toMatch(/^\[6\/6\] acme__lib\d-\d Submitted \(3 calls, \$0\.00, \d+s\)$/);
     const run = readJson<{ info: { argv: string[]; dataset: unknown; config_sources: string[] } }>(
       join(out, "run.json"),
     );
@@ -203,6 +203,47 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(r.stderr).toMatch(
       new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: line 3 is not valid JSON \\(`),
     );
+  });
+
+  it("the instance template gets each row's own fields, checked against every selected row first", async () => {
+    const rows = readFileSync(f.datasetPath, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const write = (list: Record<string, unknown>[]) => {
+      const path = join(tempDir(), "rows.jsonl");
+      writeFileSync(path, `${list.map((r) => JSON.stringify(r)).join("\n")}\n`);
+      return path;
+    };
+    const withExtra = write(rows.map((r, i) => ({ ...r, hint_cmd: `pytest -k case${i}` })));
+    const template = ["-c", "agent.instance_template=Run {{ instance.hint_cmd }}. {{ task }}"];
+    const args = (out: string, dataset = withExtra) => [
+      ...localBatchArgs(dataset, server.url, f.reposDir),
+      ...template,
+      "--slice",
+      "0:1",
+      "-o",
+      out,
+    ];
+    const out = join(tempDir(), "run");
+    const ok = await cli(args(out));
+    expect(ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+    const first = trajectory(out, String(rows[0].instance_id)).messages[1].content as string;
+    expect(first.startsWith("Run pytest -k case0. ")).toBe(true);
+
+    // The row without the field is named, before anything starts.
+    const partly = write(rows.map((r, i) => (i === 0 ? { ...r, hint_cmd: "x" } : r)));
+    const out2 = join(tempDir(), "run");
+    const bad = await cli(args(out2, partly).filter((a) => a !== "0:1" && a !== "--slice"));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      new RegExp(
+        `^error: the templates do not render for instance ${rows[1].instance_id} \\(nor for 4 more of the 6 selected\\): `,
+      ),
+    );
+    expect(bad.stderr).toContain("instance.hint_cmd");
+    expect(existsSync(out2)).toBe(false);
   });
 
   it("--cost-limit and --call-limit stop launching instances; the rest run on the next invocation", async () => {

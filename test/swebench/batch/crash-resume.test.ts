@@ -212,4 +212,21 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
     expect(again.code).toBe(0);
     expectAllDone(out);
   });
+
+  it("a reader of its output that goes away (| head) does not stop the batch", async () => {
+    const out = join(tempDir(), "run");
+    const bin = join(import.meta.dirname, "..", "..", "..", "bin", "patchloop.js");
+    const proc = spawn(process.execPath, [bin, "swebench", ...args(out, 3)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    // Both pipes close after the first line on stderr, as `2>&1 | head -1` would.
+    proc.stderr?.once("data", () => {
+      proc.stderr?.destroy();
+      proc.stdout?.destroy();
+    });
+    const code = await new Promise<number | null>((resolve) => proc.on("close", (c) => resolve(c)));
+    expect(code).toBe(0);
+    expect(readJson<{ state: string }>(join(out, "run.json")).state).toBe("finished");
+    expectAllDone(out);
+  });
 });

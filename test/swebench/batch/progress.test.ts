@@ -105,6 +105,9 @@ describe("progress", () => {
       etaSeconds: 3 * 3600,
     });
     expect(snapshot.running.map((r) => [r.id, r.step])).toEqual([["a", 2]]);
+    // An instance that must run again ends, but is not done: the rate and the ETA stay.
+    s.apply({ type: "instance_end", outcome: outcome("a", "EnvironmentError") });
+    expect(s.snapshot(t0 + 3600_000)).toMatchObject({ doneNow: 2, perHour: 1, etaSeconds: 2 * 3600 });
   });
 
   it("the live block: totals, statuses, usage, running instances (capped), and a stop notice", () => {
@@ -157,14 +160,21 @@ describe("progress", () => {
     d.onEvent({ type: "instance_end", outcome: outcome("x__y-1", "Submitted") });
     d.onEvent({
       type: "instance_end",
-      outcome: outcome("x__y-2", "ModelError", { api_calls: 7, cost: 0.125, seconds: 5 }),
+      outcome: outcome("x__y-2", "ModelError", {
+        api_calls: 7,
+        cost: 0.125,
+        seconds: 5,
+        exit_message: "openai/fake: gave up after 3 attempts;\n last error: HTTP 503",
+      }),
     });
-    expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 steps, $0.50, 1m01s)\n");
+    expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 calls, $0.50, 1m01s)\n");
     const block = written[1].split("\n");
     expect(block).toHaveLength(4); // three lines and the final newline
     expect(block.every((l) => l.replace(/\x1b\[[0-9;]*m/g, "").length <= 39)).toBe(true);
     expect(written[2]).toBe("\x1b[3F\x1b[J");
-    expect(written[3]).toBe("[2/2] x__y-2 ModelError (7 steps, $0.13, 5s)\n");
+    expect(written[3]).toBe(
+      "[2/2] x__y-2 ModelError (7 calls, $0.13, 5s): openai/fake: gave up after 3 attempts; last error: HTTP 503\n",
+    );
     const before = written.length;
     d.print("WARNING: something");
     expect(written.slice(before, before + 2)).toEqual(["\x1b[3F\x1b[J", "WARNING: something\n"]);
@@ -229,13 +239,17 @@ describe("progress", () => {
       totals: { api_calls: 2, cost: 0.5, prompt_tokens: 10, completion_tokens: 1 },
       wallSeconds: 3600,
     };
-    const capped = summaryTable({ ...base, stoppedBy: "cost_limit", pending: [] }, "/r").trimEnd().split("\n");
+    const capped = summaryTable({ ...base, stoppedBy: "cost_limit", pending: [] }, "/r")
+      .trimEnd()
+      .split("\n");
     expect(capped.at(-1)).toBe(
       "stopped early: the global cost limit (--cost-limit, over every instance of the folder) was reached. " +
         "To continue, run the same command again with a higher --cost-limit (finished instances are kept; " +
         "Interrupted, EnvironmentError and ModelError-after-retries ones run again).",
     );
-    const again = summaryTable({ ...base, stoppedBy: null, pending: ["b"] }, "/r").trimEnd().split("\n");
+    const again = summaryTable({ ...base, stoppedBy: null, pending: ["b"] }, "/r")
+      .trimEnd()
+      .split("\n");
     expect(again.at(-3)).toContain("1.0 instances/hour");
     expect(again.at(-1)).toBe(
       "1 instance(s) must run again (Interrupted, EnvironmentError, or ModelError after the server kept failing): run the same command again.",
