@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DatasetError } from "../../src/swebench/dataset.js";
 import { pySlice, selectInstances } from "../../src/swebench/select.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
 import { readSharedRows } from "./shared-data.js";
@@ -63,5 +64,59 @@ describe("selectInstances", () => {
     expect(() =>
       selectInstances(lite, { instanceIds: [lite[0].instance_id, "nope__nope-1", "x__y-2"] }),
     ).toThrow("unknown instance ids (not in the dataset): nope__nope-1, x__y-2.");
+  });
+
+  it("rejects an empty --slice string instead of selecting everything", () => {
+    expect(() => selectInstances(lite, { slice: "" })).toThrow(
+      new DatasetError('--slice needs A:B, e.g. 0:10; got ""'),
+    );
+    expect(() => selectInstances(lite, { slice: "  " })).toThrow(
+      new DatasetError('--slice needs A:B, e.g. 0:10; got "  "'),
+    );
+    expect(selectInstances(lite, { slice: undefined })).toEqual(lite);
+  });
+
+  it.each([
+    ["5:2", "--slice 5:2 selects nothing: the start (5) is not before the end (2)"],
+    ["3:3", "--slice 3:3 selects nothing: the start (3) is not before the end (3)"],
+    ["-1:-3", "--slice -1:-3 selects nothing: the start (-1, i.e. 299) is not before the end (-3, i.e. 297)"],
+    [":-400", "--slice :-400 selects nothing: the start (0) is not before the end (-400, i.e. 0)"],
+    [
+      "300:",
+      "--slice 300: selects nothing: the start (300) is past the end of the 300 instances (indexes 0 to 299, or -300 to -1)",
+    ],
+    [
+      "400:410",
+      "--slice 400:410 selects nothing: the start (400) is past the end of the 300 instances (indexes 0 to 299, or -300 to -1)",
+    ],
+    [
+      "2:8:-1",
+      "--slice 2:8:-1 selects nothing: with a negative step the start (2) must be after the end (8)",
+    ],
+    [
+      "-400::-1",
+      "--slice -400::-1 selects nothing: the start (-400) is before the beginning of the 300 instances (indexes 0 to 299, or -300 to -1)",
+    ],
+  ])("an empty slice %s is an error saying why", (slice, message) => {
+    expect(() => selectInstances(lite, { slice })).toThrow(new DatasetError(message));
+  });
+
+  it("counts what --filter and --instance-ids left when the slice starts past it", () => {
+    expect(() => selectInstances(lite, { filter: "pallets__", slice: "3:" })).toThrow(
+      new DatasetError(
+        "--slice 3: selects nothing: the start (3) is past the end of the 3 instances left after --filter (indexes 0 to 2, or -3 to -1)",
+      ),
+    );
+    const one = [lite[7].instance_id];
+    expect(() => selectInstances(lite, { instanceIds: one, filter: "", slice: "1:" })).toThrow(
+      new DatasetError(
+        "--slice 1: selects nothing: the start (1) is past the end of the 1 instance left after --instance-ids (index 0, or -1)",
+      ),
+    );
+    expect(ids(selectInstances(lite, { instanceIds: one, slice: "-1:" }))).toEqual(one);
+  });
+
+  it("leaves an empty selection before the slice to the caller (the filter emptied it)", () => {
+    expect(selectInstances(lite, { filter: "nope__", slice: "0:5" })).toEqual([]);
   });
 });
