@@ -1,9 +1,7 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DatasetError, loadDataset, parseTestList } from "../../src/swebench/dataset.js";
 import { readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
 import { writeParquet } from "./support/parquet-writer.js";
@@ -67,6 +65,30 @@ describe("local dataset files", () => {
     await expect(loadDataset({ subset: "lightish" })).rejects.toThrow(DatasetError);
   });
 
+  it("accepts only the default split with a local file: a file has no splits", async () => {
+    const path = join(tmp, "three.jsonl");
+    writeFileSync(
+      path,
+      `${lite
+        .slice(0, 3)
+        .map((r) => JSON.stringify(r))
+        .join("\n")}\n`,
+    );
+    expect(await loadDataset({ subset: path, split: "test" })).toEqual(lite.slice(0, 3));
+    expect(await loadDataset({ subset: path })).toEqual(lite.slice(0, 3));
+    for (const split of ["dev", "bogus"]) {
+      await expect(loadDataset({ subset: path, split })).rejects.toThrow(
+        new DatasetError(
+          `${path} is a local file, which has no splits; got --split "${split}". ` +
+            "Leave --split out (or use test) and pass the file with the rows you want.",
+        ),
+      );
+    }
+    await expect(loadDataset({ subset: join(tmp, "gone.jsonl"), split: "dev" })).rejects.toThrow(
+      new DatasetError(`dataset file not found: ${join(tmp, "gone.jsonl")}`),
+    );
+  });
+
   it("reads a parquet file (nullable UTF8 columns) back to the same rows", async () => {
     const rows = lite.slice(0, 5);
     const path = join(tmp, "five.parquet");
@@ -89,108 +111,5 @@ describe("parseTestList", () => {
     expect(() => parseTestList({ instance_id: "x__y-1", PASS_TO_PASS: '{"a": 1}' }, "PASS_TO_PASS")).toThrow(
       "PASS_TO_PASS must be a list of test names",
     );
-  });
-});
-
-describe("Hugging Face download (server on 127.0.0.1)", () => {
-  let server: Server;
-  let base = "";
-  const hits: string[] = [];
-  const parquet = writeParquet(asStrings(lite.slice(10, 13)));
-  let listing = true;
-
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      hits.push(req.url ?? "");
-      const url = new URL(req.url ?? "/", base);
-      if (url.pathname === "/api/parquet" && listing) {
-        expect(url.searchParams.get("dataset")).toBe("princeton-nlp/SWE-bench_Lite");
-        res.setHeader("content-type", "application/json");
-        res.end(
-          JSON.stringify({
-            parquet_files: [
-              {
-                dataset: "d",
-                config: "default",
-                split: "dev",
-                url: `${base}/files/dev.parquet`,
-                filename: "0000.parquet",
-                size: 1,
-              },
-              {
-                dataset: "d",
-                config: "default",
-                split: "test",
-                url: `${base}/files/test.parquet`,
-                filename: "0000.parquet",
-                size: 1,
-              },
-            ],
-          }),
-        );
-      } else if (url.pathname === "/files/test.parquet") res.end(parquet);
-      else if (
-        url.pathname ===
-        "/hub/datasets/princeton-nlp/SWE-bench_Verified/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet"
-      ) {
-        res.end(parquet);
-      } else {
-        res.statusCode = 404;
-        res.end("not found");
-      }
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
-
-  it("downloads the split's parquet files once, then reads them from the cache", async () => {
-    const cacheDir = join(tmp, "cache1");
-    const opts = { subset: "lite", split: "test", cacheDir, apiUrl: `${base}/api`, hubUrl: `${base}/hub` };
-    const rows = await loadDataset(opts);
-    expect(rows.map((r) => r.instance_id)).toEqual(lite.slice(10, 13).map((r) => r.instance_id));
-    expect(hits.filter((h) => h.startsWith("/files/"))).toEqual(["/files/test.parquet"]);
-    const before = hits.length;
-    expect(await loadDataset(opts)).toEqual(rows);
-    expect(hits.length).toBe(before);
-    expect(readdirSync(join(cacheDir, "princeton-nlp__SWE-bench_Lite", "test")).sort()).toEqual([
-      "0000.parquet",
-      "manifest.json",
-    ]);
-    await expect(loadDataset({ ...opts, split: "train" })).rejects.toThrow(
-      'has no split "train"; its splits: dev, test',
-    );
-  });
-
-  it("falls back to the refs/convert/parquet file when the listing API fails", async () => {
-    listing = false;
-    const rows = await loadDataset({
-      subset: "verified",
-      cacheDir: join(tmp, "cache2"),
-      apiUrl: `${base}/api`,
-      hubUrl: `${base}/hub`,
-    });
-    listing = true;
-    expect(rows).toHaveLength(3);
-  });
-
-  it("offline: an error naming the URL and suggesting a local file", async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((r) => closed.close(() => r()));
-    const dead = `http://127.0.0.1:${port}`;
-    const err = await loadDataset({
-      subset: "lite",
-      cacheDir: join(tmp, "cache3"),
-      apiUrl: dead,
-      hubUrl: dead,
-    }).catch((e) => e);
-    expect(err).toBeInstanceOf(DatasetError);
-    expect(err.message).toContain(
-      `cannot download princeton-nlp/SWE-bench_Lite (split test) from ${dead}/datasets/princeton-nlp/SWE-bench_Lite/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet`,
-    );
-    expect(err.message).toContain("pass a local file instead");
-    expect(err.message).toContain("ECONNREFUSED");
   });
 });

@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { CacheWriter, cachedFiles, cacheFolder } from "./cache-files.js";
 import { DatasetError } from "./errors.js";
 
 /** The Hugging Face datasets behind `--subset lite|verified|full`. */
@@ -10,14 +10,50 @@ export const HUB_DATASETS: Readonly<Record<string, string>> = {
   full: "princeton-nlp/SWE-bench",
 };
 
+/**
+ * The splits of the datasets in `HUB_DATASETS` (keyed by Hugging Face name): asking one of them
+ * for another split is an error before any download.
+ */
+export const HUB_SPLITS: Readonly<Record<string, readonly string[]>> = {
+  "princeton-nlp/SWE-bench_Lite": ["dev", "test"],
+  "princeton-nlp/SWE-bench_Verified": ["test"],
+  "princeton-nlp/SWE-bench": ["dev", "test", "train"],
+};
+
+const DEFAULT_ENDPOINT = "https://huggingface.co";
+const DEFAULT_API = "https://datasets-server.huggingface.co";
+
+/** The Hugging Face endpoint in use and where it came from. */
+export interface HubEndpoint {
+  /** Base URL without a trailing slash. */
+  url: string;
+  /** `option`: `HubOptions.hubUrl`; `HF_ENDPOINT`: the environment variable; `default`: huggingface.co. */
+  from: "option" | "HF_ENDPOINT" | "default";
+}
+
+/**
+ * The Hub base URL: `hubUrl` when given, else `HF_ENDPOINT` when set and non-empty (a mirror, as
+ * huggingface_hub honours it), else https://huggingface.co; trailing slashes are dropped.
+ */
+export function hubEndpoint(hubUrl?: string): HubEndpoint {
+  const env = process.env.HF_ENDPOINT?.trim();
+  const [url, from]: [string, HubEndpoint["from"]] =
+    hubUrl !== undefined ? [hubUrl, "option"] : env ? [env, "HF_ENDPOINT"] : [DEFAULT_ENDPOINT, "default"];
+  return { url: url.replace(/\/+$/, ""), from };
+}
+
 /** Where and how to download. Every URL and the fetch function can be replaced (tests use 127.0.0.1). */
 export interface HubOptions {
   /** Directory of the download cache; default `$XDG_CACHE_HOME/patchloop/datasets` or `~/.cache/patchloop/datasets`. */
   cacheDir?: string;
   fetch?: typeof fetch;
-  /** Default `https://huggingface.co`. */
+  /** Default `HF_ENDPOINT` when set, else `https://huggingface.co`. */
   hubUrl?: string;
-  /** The dataset viewer API that lists a dataset's parquet files; default `https://datasets-server.huggingface.co`. */
+  /**
+   * The dataset viewer API that lists a dataset's parquet files; default
+   * `https://datasets-server.huggingface.co`, except with `HF_ENDPOINT` set (mirrors do not serve
+   * it): then the listing is skipped and only the Hub's `refs/convert/parquet` file is fetched.
+   */
   apiUrl?: string;
   /** Sent as a bearer token when set (default: `HF_TOKEN`); never logged. */
   token?: string;
@@ -29,51 +65,52 @@ export function defaultCacheDir(): string {
   return join(base, "patchloop", "datasets");
 }
 
-interface Manifest {
-  dataset: string;
-  split: string;
-  files: string[];
-  downloaded_at: string;
-}
-
-function cacheFolder(cacheDir: string, dataset: string, split: string): string {
-  return join(cacheDir, dataset.replaceAll("/", "__"), split);
-}
-
-/** The cached parquet files of `dataset`/`split`, or undefined when not (completely) cached. */
-async function cachedFiles(folder: string): Promise<string[] | undefined> {
-  try {
-    const manifest = JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")) as Manifest;
-    return manifest.files.map((f) => join(folder, f));
-  } catch {
-    return undefined;
-  }
-}
-
-function offlineError(what: string, url: string, cause: unknown, cacheDir: string): DatasetError {
+function offlineError(
+  what: string,
+  url: string,
+  cause: unknown,
+  cacheDir: string,
+  endpoint: HubEndpoint,
+): DatasetError {
   const reason =
     cause instanceof Error
       ? cause.cause instanceof Error
         ? cause.cause.message
         : cause.message
       : String(cause);
+  const where =
+    endpoint.from === "HF_ENDPOINT"
+      ? `${endpoint.url} (from HF_ENDPOINT)`
+      : endpoint.from === "default"
+        ? `${endpoint.url} (set HF_ENDPOINT to use a mirror)`
+        : endpoint.url;
   return new DatasetError(
-    `cannot download ${what} from ${url}: ${reason}. Without network access, pass a local file instead ` +
+    `cannot download ${what} from ${url}: ${reason}. Hugging Face endpoint: ${where}. ` +
+      "Without network access, pass a local file instead " +
       "(--subset/--dataset PATH with a .json, .jsonl or .parquet file in the Hugging Face schema); " +
       `downloads are cached under ${cacheDir}.`,
   );
 }
 
+interface DownloadSettings {
+  fetch: typeof fetch;
+  hubUrl: string;
+  /** Undefined: no listing API (a mirror set by HF_ENDPOINT). */
+  apiUrl?: string;
+  headers: Record<string, string>;
+}
+
 /**
  * The parquet URLs of one split: first from the dataset viewer's `/parquet` listing (all shards),
  * and where that cannot be reached, the `refs/convert/parquet` branch's conventional first shard
- * `default/<split>/0000.parquet`.
+ * `default/<split>/0000.parquet` (the only source when no listing API is in use).
  */
 async function parquetUrls(
   dataset: string,
   split: string,
-  opts: Required<Omit<HubOptions, "token">> & { headers: Record<string, string> },
+  opts: DownloadSettings,
 ): Promise<Array<{ url: string; name: string }>> {
+  if (opts.apiUrl === undefined) return [hubFallback(dataset, split, opts.hubUrl)];
   const listing = `${opts.apiUrl}/parquet?dataset=${encodeURIComponent(dataset)}`;
   let body:
     | { parquet_files?: Array<{ config: string; split: string; url: string; filename: string }> }
@@ -94,8 +131,13 @@ async function parquetUrls(
     }
     return files.map((f, i) => ({ url: f.url, name: `${String(i).padStart(4, "0")}.parquet` }));
   }
-  const url = `${opts.hubUrl}/datasets/${dataset}/resolve/${encodeURIComponent("refs/convert/parquet")}/default/${split}/0000.parquet`;
-  return [{ url, name: "0000.parquet" }];
+  return [hubFallback(dataset, split, opts.hubUrl)];
+}
+
+/** The first shard of the split on the Hub's `refs/convert/parquet` branch. */
+function hubFallback(dataset: string, split: string, hubUrl: string): { url: string; name: string } {
+  const url = `${hubUrl}/datasets/${dataset}/resolve/${encodeURIComponent("refs/convert/parquet")}/default/${split}/0000.parquet`;
+  return { url, name: "0000.parquet" };
 }
 
 /**
@@ -113,42 +155,42 @@ export async function fetchHubParquet(
   const cached = await cachedFiles(folder);
   if (cached) return cached;
   const token = options.token ?? process.env.HF_TOKEN;
-  const opts = {
-    cacheDir,
+  const endpoint = hubEndpoint(options.hubUrl);
+  const apiUrl = options.apiUrl ?? (endpoint.from === "HF_ENDPOINT" ? undefined : DEFAULT_API);
+  const opts: DownloadSettings = {
     fetch: options.fetch ?? fetch,
-    hubUrl: (options.hubUrl ?? "https://huggingface.co").replace(/\/$/, ""),
-    apiUrl: (options.apiUrl ?? "https://datasets-server.huggingface.co").replace(/\/$/, ""),
-    headers: token ? { authorization: `Bearer ${token}` } : ({} as Record<string, string>),
+    hubUrl: endpoint.url,
+    apiUrl: apiUrl?.replace(/\/+$/, ""),
+    headers: token ? { authorization: `Bearer ${token}` } : {},
   };
   const what = `${dataset} (split ${split})`;
   const files = await parquetUrls(dataset, split, opts);
-  await mkdir(folder, { recursive: true });
-  for (const file of files) {
-    let res: Response;
-    try {
-      res = await opts.fetch(file.url, { headers: opts.headers });
-    } catch (err) {
-      throw offlineError(what, file.url, err, cacheDir);
+  const writer = new CacheWriter(folder);
+  try {
+    const paths: string[] = [];
+    for (const file of files) {
+      let res: Response;
+      try {
+        res = await opts.fetch(file.url, { headers: opts.headers });
+      } catch (err) {
+        throw offlineError(what, file.url, err, cacheDir, endpoint);
+      }
+      if (!res.ok) {
+        throw new DatasetError(
+          `cannot download ${what} from ${file.url}: HTTP ${res.status} ${res.statusText}. ` +
+            "Check the dataset name and split, or pass a local .json, .jsonl or .parquet file.",
+        );
+      }
+      paths.push(await writer.write(file.name, Buffer.from(await res.arrayBuffer())));
     }
-    if (!res.ok) {
-      throw new DatasetError(
-        `cannot download ${what} from ${file.url}: HTTP ${res.status} ${res.statusText}. ` +
-          "Check the dataset name and split, or pass a local .json, .jsonl or .parquet file.",
-      );
-    }
-    const bytes = Buffer.from(await res.arrayBuffer());
-    const tmp = join(folder, `${file.name}.tmp-${process.pid}`);
-    await writeFile(tmp, bytes);
-    await rename(tmp, join(folder, file.name));
+    await writer.finish(
+      dataset,
+      split,
+      files.map((f) => f.name),
+    );
+    return paths;
+  } catch (err) {
+    await writer.discard();
+    throw err;
   }
-  const manifest: Manifest = {
-    dataset,
-    split,
-    files: files.map((f) => f.name),
-    downloaded_at: new Date().toISOString(),
-  };
-  const tmp = join(folder, `manifest.json.tmp-${process.pid}`);
-  await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(tmp, join(folder, "manifest.json"));
-  return files.map((f) => join(folder, f.name));
 }
