@@ -27,6 +27,7 @@ export interface SwebenchFlags extends AgentFlags {
   output: string;
   reposDir?: string;
   redoExisting?: boolean;
+  allowConfigChange?: boolean;
   costLimit?: string;
   callLimit?: string;
   evaluate?: boolean;
@@ -230,6 +231,7 @@ async function runWithProgress(
       workers: n.workers,
       reposDir: flags.reposDir ? resolve(flags.reposDir) : undefined,
       redoExisting: flags.redoExisting,
+      allowConfigChange: flags.allowConfigChange,
       costLimit: n.costLimit,
       callLimit: n.callLimit,
       signal,
@@ -276,6 +278,10 @@ export function register(program: Command, io?: CommandIo): void {
       .requiredOption("-o, --output <DIR>", "the run folder (created; an existing one is resumed)")
       .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
       .option("--redo-existing", "run every selected instance again, even those with a final exit status")
+      .option(
+        "--allow-config-change",
+        "resume a run folder whose results came from another config (run.json keeps the earlier one)",
+      )
       .option("--cost-limit <USD>", "stop starting instances once all instances together cost this much")
       .option(
         "--call-limit <N>",

@@ -1,15 +1,19 @@
 import { setMaxListeners } from "node:events";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import { createModel } from "../../models/create-model.js";
+import { removeStaleTempFiles } from "../../util/atomic-write.js";
 import type { SwebenchInstance } from "../types.js";
 import { BatchBudget } from "./budget.js";
+import { checkConfigDrift } from "./config-drift.js";
+import { BatchInputError } from "./errors.js";
 import { openInstanceEnvironment } from "./instance-environment.js";
 import { checkInstanceIds, planBatch } from "./plan.js";
 import { PredsFile } from "./preds-file.js";
 import { mustRunAgain } from "./resume.js";
+import { lockRunFolder } from "./run-folder-lock.js";
 import { type InstanceContext, runInstance } from "./run-instance.js";
 import { RunLog } from "./run-log.js";
 import { RunRecord } from "./run-record.js";
@@ -58,12 +62,31 @@ async function defaultOpener(
  * unfinished trajectories run again. Aborting `signal` starts nothing new and interrupts the
  * running instances, which save as `Interrupted`. Rejects only when a file cannot be written
  * (or an existing preds.json cannot be read), after the running instances have stopped.
+ *
+ * The folder is locked for the run (a second run on it is a BatchInputError, a lock of a dead
+ * process is taken over), temp files of killed writers are removed, and a folder holding results
+ * of another config is refused unless `allowConfigChange` (config-drift.ts).
  */
 export async function runBatch(o: BatchOptions): Promise<BatchResult> {
-  const started = Date.now();
   const outputDir = resolve(o.outputDir);
   checkInstanceIds(o.instances);
+  if (existsSync(outputDir) && !statSync(outputDir).isDirectory())
+    throw new BatchInputError(`${outputDir} is not a folder: give -o a folder (new or of an earlier run)`);
   mkdirSync(outputDir, { recursive: true });
+  const release = lockRunFolder(outputDir);
+  try {
+    const earlier = checkConfigDrift(outputDir, o.config, o.allowConfigChange ?? false);
+    removeStaleTempFiles(outputDir);
+    const runInfo = earlier.length > 0 ? { ...o.runInfo, earlier_configs: earlier } : o.runInfo;
+    return await runInFolder({ ...o, runInfo }, outputDir);
+  } finally {
+    release();
+  }
+}
+
+/** runBatch once the folder is checked and locked. */
+async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchResult> {
+  const started = Date.now();
   const preds = new PredsFile(outputDir);
   const log = new RunLog(outputDir, { config: o.config });
   const warn = (m: string) => {

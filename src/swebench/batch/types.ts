@@ -35,6 +35,11 @@ export interface BatchOptions {
   reposDir?: string;
   /** Run every selected instance again, even those with a final exit status. */
   redoExisting?: boolean;
+  /**
+   * Resume a folder whose results came from another config (see config-drift.ts); without it that
+   * is a BatchInputError listing the changes.
+   */
+  allowConfigChange?: boolean;
   /** USD over all instances (this and earlier runs of the folder) after which nothing new starts; 0/undefined: none. */
   costLimit?: number;
   /** Model calls over all instances after which nothing new starts; 0/undefined: none. */
