@@ -56,13 +56,16 @@ const processIo = (): CommandIo => ({
 function number(
   flag: string,
   value: string | undefined,
-  opts: { integer?: boolean; min: number },
+  opts: { integer?: boolean; min: number; above?: boolean },
 ): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || n < opts.min) {
+  const low = opts.above ? n <= opts.min : n < opts.min;
+  if (value.trim() === "" || !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || low) {
     const kind = opts.integer ? "an integer" : "a number";
-    throw new ConfigError(`${flag} needs ${kind} >= ${opts.min}; got ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      `${flag} needs ${kind} ${opts.above ? ">" : ">="} ${opts.min}; got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }
@@ -175,8 +178,9 @@ async function evaluateAfter(
  */
 export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = processIo()): Promise<number> {
   const workers = number("-w/--workers", flags.workers, { integer: true, min: 1 }) as number;
-  const costLimit = number("--cost-limit", flags.costLimit, { min: 0 });
-  const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 0 });
+  // A cap of 0 would stop everything at once; leave the flag out for no cap.
+  const costLimit = number("--cost-limit", flags.costLimit, { min: 0, above: true });
+  const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 1 });
   // The templates are checked against the selected rows (each has its own fields), not a sample.
   const loaded = loadAgentConfig(flags, "swebench", null);
   const config = loaded.config;

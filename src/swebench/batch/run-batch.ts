@@ -160,6 +160,16 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
   let fatal: Error | null = null;
   // Instances in a row whose model server kept failing; at OUTAGE_LIMIT nothing new starts.
   let outagesInARow = 0;
+  let warnedFree = false;
+  /** A cost cap on a model whose calls cost nothing can never stop the run: say so once. */
+  const checkFree = (outcome: InstanceOutcome) => {
+    if (warnedFree || !o.costLimit || outcome.api_calls === 0 || budget.cost > 0) return;
+    warnedFree = true;
+    warn(
+      `--cost-limit ${o.costLimit} cannot stop this run: its model calls cost $0 (no price is known for ` +
+        `${modelName}). Set model.price {input_per_mtok, output_per_mtok}, or use --call-limit.`,
+    );
+  };
   let next = 0;
   const mayLaunch = (): boolean => {
     if (abort.signal.aborted || fatal || stoppedBy === "model_unavailable") return false;
@@ -205,6 +215,7 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
           outcome.exit_status === "ModelError" && outcome.model_error?.kind === "retries_exhausted";
         outagesInARow = outage ? outagesInARow + 1 : 0;
         if (outagesInARow >= OUTAGE_LIMIT) stop("model_unavailable");
+        checkFree(outcome);
         const { instance_id: _, ...entry } = outcome;
         record.set(row.instance_id, entry);
         await record.save();

@@ -160,7 +160,13 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       'error: -w/--workers needs an integer >= 1; got "0"\n',
     );
     expect(await failing([...base(), "-o", out, "--cost-limit", "lots"])).toBe(
-      'error: --cost-limit needs a number >= 0; got "lots"\n',
+      'error: --cost-limit needs a number > 0; got "lots"\n',
+    );
+    expect(await failing([...base(), "-o", out, "--cost-limit", "0"])).toBe(
+      'error: --cost-limit needs a number > 0; got "0"\n',
+    );
+    expect(await failing([...base(), "-o", out, "--call-limit", "0"])).toBe(
+      'error: --call-limit needs an integer >= 1; got "0"\n',
     );
     expect(await failing([...base(), "-o", out, "--filter", "zzz"])).toBe(
       `error: the selection matched none of the 6 instances of ${f.datasetPath} (test); check --slice, --filter and --instance-ids\n`,
@@ -284,7 +290,12 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(other.out).toContain("\nnot started         2\n");
 
     const out2 = join(tempDir(), "run");
-    const calls = await cli([...base(), "-w", "1", "-o", out2, "--call-limit", "4"]);
+    const calls = await cli([...base(), "-w", "1", "-o", out2, "--call-limit", "4", "--cost-limit", "100"]);
+    // The fake server's model has no price: the cost cap cannot work, and the run says so.
+    expect(calls.err).toContain(
+      "WARNING: --cost-limit 100 cannot stop this run: its model calls cost $0 (no price is known for openai/fake). " +
+        "Set model.price {input_per_mtok, output_per_mtok}, or use --call-limit.\n",
+    );
     expect(calls.code).toBe(1);
     expect(predIds(out2)).toHaveLength(2);
     expect(calls.out).toContain(

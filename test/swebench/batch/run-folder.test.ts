@@ -67,7 +67,7 @@ describe("the run folder: one run at a time, one config, no stale temp files", (
     const slow = runBatch(
       options(out, [], {
         instances: f.rows.slice(0, 1),
-        modelFor: () => new ScriptedModel([() => bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]),
+        modelFor: () => new ScriptedModel([bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]),
         onEvent: (e) => {
           if (e.type === "instance_start") release();
         },
