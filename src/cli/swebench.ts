@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
+import { environmentProblem } from "../environments/preflight.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
 import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
@@ -188,6 +189,8 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   checkReposDir(config, flags.reposDir);
   const rows = await selectRows(flags);
   checkTemplatesForRows(config, rows);
+  const engine = await environmentProblem(config.environment);
+  if (engine) throw new ConfigError(engine);
   const abort = new AbortController();
   const display = createProgressDisplay({
     write: io.err,

@@ -183,6 +183,20 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
         out,
       ]),
     ).toMatch(/^error: no model: pass -m/);
+    const noEngine = [
+      ...localBatchArgs(f.datasetPath, server.url),
+      "--environment",
+      "docker",
+      "-c",
+      "environment.executable=/nonexistent/docker",
+      "-o",
+      out,
+    ];
+    expect(await failing(noEngine)).toBe(
+      "error: environment docker: `/nonexistent/docker info` failed: /nonexistent/docker was not found on PATH " +
+        "(install it, or set environment.executable). Start the engine (e.g. the Docker daemon) and try again, " +
+        "or choose another environment (--environment docker|podman, or local|bwrap with --repos-dir).\n",
+    );
     expect(existsSync(out)).toBe(false);
   });
 

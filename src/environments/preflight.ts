@@ -1,0 +1,32 @@
+import type { EnvironmentConfig } from "../config/schema.js";
+import { runCli, stderrTail } from "./container-cli.js";
+
+/**
+ * Checks once, before a batch starts, that the environment's engine works, so that a stopped
+ * Docker daemon is one clear error instead of every instance failing with EnvironmentError.
+ * Returns what is wrong and what to do, or null when the engine answers (local: always).
+ */
+export async function environmentProblem(config: EnvironmentConfig): Promise<string | null> {
+  const kind = config.environment_class;
+  if (kind === "docker" || kind === "podman") {
+    const exe = config.executable ?? kind;
+    const r = await runCli(exe, ["info"], { timeout: 60 });
+    if (r.code === 0) return null;
+    const why = r.timedOut
+      ? "it did not answer within 60 s"
+      : (stderrTail(r.stderr) || `exit status ${r.code}`).replace(/\.$/, "");
+    return (
+      `environment ${kind}: \`${exe} info\` failed: ${why}. Start the engine (e.g. the Docker daemon) and ` +
+      "try again, or choose another environment (--environment docker|podman, or local|bwrap with --repos-dir)."
+    );
+  }
+  if (kind === "bwrap") {
+    const r = await runCli("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"], { timeout: 60 });
+    if (r.code === 0) return null;
+    return (
+      `environment bwrap cannot create a sandbox here: ${stderrTail(r.stderr) || `exit status ${r.code}`} ` +
+      "(Debian package: bubblewrap; it needs user or root namespaces). Or use --environment local|docker|podman."
+    );
+  }
+  return null;
+}
