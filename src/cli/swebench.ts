@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -42,7 +43,8 @@ export interface CommandIo {
   err: (text: string) => void;
   /** Whether `err` is a terminal (live redraw) or not (plain lines). */
   tty: boolean;
-  columns?: number;
+  /** Terminal width (a function: asked at every redraw). */
+  columns?: number | (() => number | undefined);
   /** Milliseconds between plain progress lines (default 30 s) or redraws. */
   progressIntervalMs?: number;
 }
@@ -51,7 +53,7 @@ const processIo = (): CommandIo => ({
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   tty: process.stderr.isTTY === true,
-  columns: process.stderr.columns,
+  columns: () => process.stderr.columns,
 });
 
 function number(
@@ -97,9 +99,25 @@ function checkReposDir(config: Config, reposDir: string | undefined): void {
     throw new ConfigError(`--repos-dir ${reposDir}: not a directory`);
 }
 
-async function selectRows(flags: SwebenchFlags): Promise<SwebenchInstance[]> {
+/** What identifies the dataset a run used (run.json `info.dataset`). */
+interface DatasetInfo {
+  subset: string;
+  split: string;
+  /** Rows in the dataset (before the selection). */
+  rows: number;
+  /** sha256 of the loaded rows as JSON: the same rows give the same hash, whatever the source. */
+  sha256: string;
+}
+
+async function selectRows(flags: SwebenchFlags): Promise<{ rows: SwebenchInstance[]; dataset: DatasetInfo }> {
   try {
     const rows = await loadDataset({ subset: flags.subset, split: flags.split });
+    const dataset = {
+      subset: flags.subset,
+      split: flags.split,
+      rows: rows.length,
+      sha256: createHash("sha256").update(JSON.stringify(rows)).digest("hex"),
+    };
     const ids = flags.instanceIds.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
     const selected = selectInstances(rows, {
       slice: flags.slice,
@@ -112,7 +130,7 @@ async function selectRows(flags: SwebenchFlags): Promise<SwebenchInstance[]> {
         `the selection matched none of the ${rows.length} instances of ${flags.subset} (${flags.split}); check --slice, --filter and --instance-ids`,
       );
     }
-    return selected;
+    return { rows: selected, dataset };
   } catch (err) {
     if (err instanceof DatasetError) throw new ConfigError(err.message);
     throw err;
@@ -187,7 +205,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const config = loaded.config;
   checkModel(config);
   checkReposDir(config, flags.reposDir);
-  const rows = await selectRows(flags);
+  const { rows, dataset } = await selectRows(flags);
   checkTemplatesForRows(config, rows);
   const engine = await environmentProblem(config.environment);
   if (engine) throw new ConfigError(engine);
@@ -201,6 +219,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const untrap = trapSignals(abort, display.print);
   try {
     const result = await runWithProgress(flags, config, loaded.sources, rows, display, abort.signal, {
+      dataset,
       workers,
       costLimit,
       callLimit,
@@ -219,6 +238,7 @@ interface Numbers {
   workers: number;
   costLimit?: number;
   callLimit?: number;
+  dataset: DatasetInfo;
 }
 
 async function runWithProgress(
@@ -247,7 +267,7 @@ async function runWithProgress(
       runInfo: {
         argv: process.argv.slice(2),
         config_sources: sources,
-        dataset: { subset: flags.subset, split: flags.split },
+        dataset: n.dataset,
         selection: {
           slice: flags.slice,
           filter: flags.filter,

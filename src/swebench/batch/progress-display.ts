@@ -7,8 +7,11 @@ export interface ProgressDisplayOptions {
   write: (text: string) => void;
   /** Redraw a block of lines in place (a terminal) or print plain lines (a pipe, a log). */
   tty: boolean;
-  /** Terminal width; lines are cut to it so that the redraw stays aligned. */
-  columns?: number;
+  /**
+   * Terminal width; lines are cut to it so that the redraw stays aligned. A function is asked at
+   * every redraw, so the block follows a resized terminal.
+   */
+  columns?: number | (() => number | undefined);
   /** Milliseconds between redraws (tty, default 500) or between plain progress lines (default 30000). */
   intervalMs?: number;
 }
@@ -64,13 +67,14 @@ export function endLine(o: InstanceOutcome, done: number, total: number): string
  */
 export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDisplay {
   const state = new ProgressState();
-  const columns = opts.columns ?? 120;
+  const width = () => (typeof opts.columns === "function" ? opts.columns() : opts.columns) ?? 120;
   let drawn = 0;
   const erase = () => {
     if (drawn > 0) opts.write(`${ESC}${drawn}F${ESC}J`);
     drawn = 0;
   };
   const draw = () => {
+    const columns = width();
     const lines = liveLines(state.snapshot(), { color: true }).map((l) => cut(l, columns));
     erase();
     opts.write(`${lines.join("\n")}\n`);

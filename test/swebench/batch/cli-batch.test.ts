@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,7 +111,18 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     const run = readJson<{ info: { argv: string[]; dataset: unknown; config_sources: string[] } }>(
       join(out, "run.json"),
     );
-    expect(run.info.dataset).toEqual({ subset: f.datasetPath, split: "test" });
+    const rowsJson = JSON.stringify(
+      readFileSync(f.datasetPath, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    );
+    expect(run.info.dataset).toEqual({
+      subset: f.datasetPath,
+      split: "test",
+      rows: 6,
+      sha256: createHash("sha256").update(rowsJson).digest("hex"),
+    });
     expect(run.info.config_sources).toEqual([
       "configs/base.yaml",
       'built-in config "swebench"',

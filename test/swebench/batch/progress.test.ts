@@ -198,6 +198,30 @@ describe("progress", () => {
     expect(written).toHaveLength(count);
   });
 
+  it("on a terminal, the block follows a resized terminal", () => {
+    const written: string[] = [];
+    let width = 60;
+    const d = createProgressDisplay({
+      write: (t) => written.push(t),
+      tty: true,
+      columns: () => width,
+      intervalMs: 3_600_000,
+    });
+    d.onEvent({ type: "planned", total: 300, skipped: 0, todo: 300 });
+    d.onEvent({ type: "instance_start", instance_id: "django__django-11099" });
+    const visible = (block: string) =>
+      Math.max(...block.split("\n").map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").length));
+    d.print("a");
+    const wide = visible(written[written.length - 1]);
+    width = 20;
+    d.print("b");
+    const narrow = visible(written[written.length - 1]);
+    d.stop();
+    expect(wide).toBeGreaterThan(19);
+    expect(wide).toBeLessThanOrEqual(59);
+    expect(narrow).toBeLessThanOrEqual(19);
+  });
+
   it("the summary table", () => {
     const text = summaryTable(
       {

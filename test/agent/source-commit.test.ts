@@ -1,0 +1,40 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sourceCommit } from "../../src/agent/source-commit.js";
+import { versions } from "../../src/agent/versions.js";
+import { packageRoot } from "../../src/package-root.js";
+import { tempDir } from "../support/tmp.js";
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+
+describe("the commit patchloop runs from", () => {
+  it("reads HEAD through a branch, through packed refs and detached; null outside a checkout", () => {
+    const repo = tempDir();
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "a"), "a\n");
+    git(repo, "add", "a");
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a");
+    const head = git(repo, "rev-parse", "HEAD");
+    expect(sourceCommit(repo)).toBe(head);
+    git(repo, "pack-refs", "--all");
+    expect(sourceCommit(repo)).toBe(head);
+    git(repo, "checkout", "-q", "--detach");
+    expect(sourceCommit(repo)).toBe(head);
+    const plain = tempDir();
+    mkdirSync(join(plain, "x"));
+    expect(sourceCommit(plain)).toBeNull();
+  });
+
+  it("is in versions() when patchloop runs from a checkout", () => {
+    const root = packageRoot();
+    let head: string | null = null;
+    try {
+      head = git(root, "rev-parse", "HEAD");
+    } catch {
+      head = null;
+    }
+    expect(versions().patchloop_commit).toBe(head ?? undefined);
+  });
+});
