@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../../src/agent/protocols/types.js";
+import { sourceCommit } from "../../../src/agent/source-commit.js";
+import { versions } from "../../../src/agent/versions.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
@@ -130,7 +132,12 @@ describe("batch with the scripted model, local environment", () => {
     expect((run.config as { environment: { environment_class: string } }).environment.environment_class).toBe(
       "local",
     );
-    expect(Object.keys(run.versions as object)).toEqual(["patchloop", "node", "platform"]);
+    expect(run.versions).toEqual(versions());
+    expect(Object.keys(run.versions as object)).toEqual(
+      sourceCommit()
+        ? ["patchloop", "patchloop_commit", "node", "platform"]
+        : ["patchloop", "node", "platform"],
+    );
     const log = readFileSync(join(out, "run.log"), "utf8");
     expect(log).toMatch(/batch: 4 selected, 0 with a final status kept, 4 to run, 2 workers/);
     expect(log).toMatch(/end acme__lib1-4 LimitsExceeded \(2 calls/);
