@@ -67,7 +67,8 @@ export function endLine(o: InstanceOutcome, done: number, total: number): string
  */
 export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDisplay {
   const state = new ProgressState();
-  const width = () => (typeof opts.columns === "function" ? opts.columns() : opts.columns) ?? 120;
+  // A terminal that reports no width (0: a pty of `script`, some CI consoles) gets 120.
+  const width = () => (typeof opts.columns === "function" ? opts.columns() : opts.columns) || 120;
   let drawn = 0;
   const erase = () => {
     if (drawn > 0) opts.write(`${ESC}${drawn}F${ESC}J`);

@@ -216,10 +216,15 @@ describe("progress", () => {
     width = 20;
     d.print("b");
     const narrow = visible(written[written.length - 1]);
+    // A terminal that reports a width of 0 (a pty of `script`) still shows the block.
+    width = 0;
+    d.print("c");
+    const unknown = visible(written[written.length - 1]);
     d.stop();
     expect(wide).toBeGreaterThan(19);
     expect(wide).toBeLessThanOrEqual(59);
     expect(narrow).toBeLessThanOrEqual(19);
+    expect(unknown).toBeGreaterThan(19);
   });
 
   it("the summary table", () => {
