@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -63,20 +63,26 @@ let setprivPath: string | null | undefined;
  * (the kernel sends it when the thread that spawned it exits: Node spawns from its main thread).
  * setpriv (util-linux) execs the program in place, so the helper keeps the pid Node sees. Where
  * setpriv is not on PATH (looked up once per process, without starting anything) `argv` runs as
- * it is, and a command running when this process is killed outlives it.
+ * it is, and a command running when this process is killed outlives it. A setpriv without
+ * `--pdeathsig` (util-linux before 2.33, busybox) is found by running it once with `true`.
  */
 function underParentDeath(argv: string[]): string[] {
   if (setprivPath === undefined) {
     setprivPath = null;
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
       if (!isAbsolute(dir)) continue;
+      const candidate = join(dir, "setpriv");
       try {
-        accessSync(join(dir, "setpriv"), constants.X_OK);
-        setprivPath = join(dir, "setpriv");
-        break;
+        accessSync(candidate, constants.X_OK);
       } catch {
-        // not here
+        continue; // not here
       }
+      const probe = spawnSync(candidate, ["--pdeathsig", "TERM", "--", "true"], {
+        stdio: "ignore",
+        timeout: 10_000,
+      });
+      if (probe.status === 0) setprivPath = candidate;
+      break;
     }
   }
   return setprivPath ? [setprivPath, "--pdeathsig", "TERM", "--", ...argv] : argv;

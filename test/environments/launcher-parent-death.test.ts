@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -178,6 +179,42 @@ describe("launcher: a command does not outlive the process that started it", () 
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual({
       output: `42 ${bin}\n`,
+      returncode: 0,
+      timedOut: false,
+      truncated: false,
+    });
+  });
+
+  it("an old setpriv without --pdeathsig (util-linux < 2.33, busybox) is not used", () => {
+    const bin = join(dir, "bin-old-setpriv");
+    rmSync(bin, { recursive: true, force: true });
+    mkdirBash(bin);
+    for (const tool of ["true", "cat"]) {
+      const path = execFileSync("bash", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
+      symlinkSync(path, join(bin, tool));
+    }
+    writeFileSync(
+      join(bin, "setpriv"),
+      '#!/bin/bash\nif [ "$1" = --pdeathsig ]; then echo "setpriv: unrecognized option \'--pdeathsig\'" >&2; exit 1; fi\nexec "$@"\n',
+    );
+    chmodSync(join(bin, "setpriv"), 0o755);
+    const script = join(dir, "old-setpriv.mjs");
+    writeFileSync(
+      script,
+      `import { createLocalEnvironment } from ${JSON.stringify(dist("local.js"))};\n` +
+        `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
+        `const r = await env.exec("echo $((6 * 7))");\n` +
+        "console.log(JSON.stringify(r));\n" +
+        "await env.close();\n",
+    );
+    const r = spawnSync(process.execPath, [script], {
+      encoding: "utf8",
+      timeout: 20_000,
+      env: { PATH: bin, HOME: dir },
+    });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({
+      output: "42\n",
       returncode: 0,
       timedOut: false,
       truncated: false,
