@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
+import { createScrubber, secretsOf } from "../config/secret-values.js";
 import { environmentProblem } from "../environments/preflight.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
@@ -210,8 +211,10 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const engine = await environmentProblem(config.environment);
   if (engine) throw new ConfigError(engine);
   const abort = new AbortController();
+  // The console gets what run.log gets: the config's and the host's secrets and URL credentials masked.
+  const scrub = createScrubber(secretsOf({ config }));
   const display = createProgressDisplay({
-    write: io.err,
+    write: (text) => io.err(scrub(text)),
     tty: io.tty,
     columns: io.columns,
     intervalMs: io.progressIntervalMs,
@@ -224,7 +227,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       costLimit,
       callLimit,
     });
-    io.out(summaryTable(result, resolve(flags.output)));
+    io.out(scrub(summaryTable(result, resolve(flags.output))));
     if (flags.evaluate && !abort.signal.aborted)
       await evaluateAfter(flags, config, rows, io, workers, abort.signal);
     return result.stoppedBy === null && result.pending.length === 0 ? 0 : 1;
