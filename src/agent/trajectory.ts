@@ -1,16 +1,13 @@
-import { createScrubber, type SecretSource, secretsOf } from "../config/secret-values.js";
+import { createScrubber, type SecretSource, scrubStringValues, secretsOf } from "../config/secret-values.js";
 import type { ChatMessage } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
 
-/** Stands in for the submission while the text is scrubbed (no secret or URL can match it). */
-const SUBMISSION_SLOT = "\u0000patchloop:submission\u0000";
-
 /**
  * Holds a task's trajectory and saves it (atomically) after every step, so a killed run
  * leaves a complete, valid JSON file behind. The file has the secrets of `scrub` (a config's
- * secret values, the host's secret variables) and URL credentials masked as `***`; the
- * trajectory in memory keeps them.
+ * secret values, the host's secret variables) and URL credentials masked as `***` in its string
+ * values (never in numbers or keys: the file always parses); the trajectory in memory keeps them.
  */
 export class TrajectoryRecorder {
   readonly trajectory: Trajectory;
@@ -49,17 +46,13 @@ export class TrajectoryRecorder {
   }
 
   /**
-   * The file's text: scrubbed, except `info.submission`, which stays verbatim (it is the patch that
-   * preds.json holds as it is, and a resumed run rebuilds preds.json from it).
+   * The file's text: every string value scrubbed, except `info.submission`, which stays verbatim
+   * (it is the patch that preds.json holds as it is, and a resumed run rebuilds preds.json from it).
    */
   private serialize(): string {
-    const { info } = this.trajectory;
-    const held = { ...this.trajectory, info: { ...info, submission: SUBMISSION_SLOT } };
-    const text = this.scrub(`${JSON.stringify(held, null, 2)}\n`);
-    const slot = JSON.stringify(SUBMISSION_SLOT);
-    // A secret inside the slot's text (absurd, but possible) would break it: then scrub everything.
-    if (!text.includes(slot)) return this.scrub(`${JSON.stringify(this.trajectory, null, 2)}\n`);
-    return text.replace(slot, () => JSON.stringify(info.submission));
+    const scrubbed = scrubStringValues(this.trajectory, this.scrub);
+    scrubbed.info.submission = this.trajectory.info.submission;
+    return `${JSON.stringify(scrubbed, null, 2)}\n`;
   }
 
   /** Writes the current state; saves are serialised so an older state never overwrites a newer one. */

@@ -4,6 +4,7 @@ import { AgentTemplates } from "../agent/templates.js";
 import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
+import { scrubSecrets, secretsOf } from "../config/secret-values.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
@@ -52,7 +53,8 @@ export function register(program: Command): void {
       const templates = new AgentTemplates(cfg, task, instance, cwd);
       const vars = templates.vars(0, 0, 0);
       const out = [
-        `# patchloop resolved config (layers: ${sources.join(" -> ")})`,
+        // A layer's source is the `-c`/flag text as typed: it may hold the config's secrets.
+        `# patchloop resolved config (layers: ${scrubSecrets(sources.join(" -> "), secretsOf({ config: cfg }))})`,
         stringify(redactSecrets(cfg), { lineWidth: 0 }).trimEnd(),
         "",
         section("system message", templates.system(vars)),

@@ -3,6 +3,9 @@ import { isSecretKey, maskUrlCredentials } from "./redact.js";
 /** Values shorter than this are never collected: masking "true", a port or "none" everywhere would garble files. */
 export const MIN_SECRET_LENGTH = 8;
 
+/** A host variable's value this long counts as a token whatever its characters (see {@link isTokenLike}). */
+export const MIN_HOST_TOKEN_LENGTH = 16;
+
 /** Host variables whose names look secret but hold a location or a name, not a secret (`HF_TOKEN_PATH`). */
 const LOCATION_NAME = /_(PATH|FILE|DIR|URL|ENV)$/i;
 
@@ -20,10 +23,24 @@ export interface SecretSource {
   secrets?: readonly string[];
 }
 
-function addValue(out: Set<string>, value: string): void {
-  if (value.length >= MIN_SECRET_LENGTH) out.add(value);
+/** Whether a value is long enough to be masked wherever it occurs. */
+const longEnough = (value: string) => value.length >= MIN_SECRET_LENGTH;
+
+/**
+ * Whether a host variable's value looks like a token rather than a word: at least
+ * {@link MIN_HOST_TOKEN_LENGTH} characters, or at least {@link MIN_SECRET_LENGTH} with both a
+ * letter and a digit. `password`, `postgres` and `20481024` do not; `hf_abc123xyz` does.
+ */
+export function isTokenLike(value: string): boolean {
+  if (value.length >= MIN_HOST_TOKEN_LENGTH) return true;
+  return value.length >= MIN_SECRET_LENGTH && /[a-z]/i.test(value) && /[0-9]/.test(value);
+}
+
+/** Adds `value` and, for `Bearer XYZ`, its token, each when `accept` says so. */
+function addValue(out: Set<string>, value: string, accept: (v: string) => boolean = longEnough): void {
+  if (accept(value)) out.add(value);
   const token = SCHEME_AND_TOKEN.exec(value.trim());
-  if (token && token[1].length >= MIN_SECRET_LENGTH) out.add(token[1]);
+  if (token && accept(token[1])) out.add(token[1]);
 }
 
 function addUrlPasswords(out: Set<string>, text: string): void {
@@ -62,16 +79,21 @@ export function isSecretEnvName(name: string): boolean {
 }
 
 /**
- * The secret values to keep out of written files, longest first, each once: every string under a
- * secret-looking key anywhere in `config` (and the token of a `Bearer XYZ` value), the password of
- * every URL with credentials in it, the variable named by `model.api_key_env`, and every variable of
- * `env` whose name looks secret. Values shorter than {@link MIN_SECRET_LENGTH} are left out.
+ * The secret values to keep out of written files, longest first, each once:
+ * - from `config`: every string under a secret-looking key at any depth (`api_key`, `Authorization`,
+ *   ...; and the token of a `Bearer XYZ` value), the password of every URL with credentials, and the
+ *   variable named by a `*_env` key such as `model.api_key_env`. These are the user's own secrets:
+ *   any value of at least {@link MIN_SECRET_LENGTH} characters is taken.
+ * - from `env` (the host): every variable whose name looks secret ({@link isSecretEnvName}), but
+ *   only when its value is token-like ({@link isTokenLike}: at least {@link MIN_HOST_TOKEN_LENGTH}
+ *   characters, or at least {@link MIN_SECRET_LENGTH} with a letter and a digit). The name alone is
+ *   a guess, and `DB_PASSWORD=postgres` masking every "postgres" of a run would garble it.
  */
 export function secretValues(config: unknown, env: NodeJS.ProcessEnv = process.env): string[] {
   const out = new Set<string>();
   walk(config, false, env, out);
   for (const [name, value] of Object.entries(env)) {
-    if (value && isSecretEnvName(name)) addValue(out, value);
+    if (value && isSecretEnvName(name)) addValue(out, value, isTokenLike);
   }
   return [...out].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 }
@@ -110,4 +132,40 @@ export function createScrubber(secrets: readonly string[]): (text: string) => st
 /** `text` with every secret value replaced by `***` and URL credentials masked (see {@link createScrubber}). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return createScrubber(secrets)(text);
+}
+
+/**
+ * A deep copy of `value` with every string VALUE (at any depth, in objects and arrays) passed
+ * through `scrub`; keys, numbers, booleans and null stay as they are, so the JSON written from
+ * the copy always parses and its numbers are intact (scrubbing serialized JSON text would not
+ * guarantee either). Objects with `toJSON` (dates) are converted first, as `JSON.stringify` would.
+ */
+export function scrubStringValues<T>(value: T, scrub: (text: string) => string): T {
+  return scrubDeep(value, scrub) as T;
+}
+
+function scrubDeep(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === "string") return scrub(value);
+  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, scrub));
+  if (typeof value === "object" && value !== null) {
+    const json = (value as { toJSON?: unknown }).toJSON;
+    if (typeof json === "function") return scrubDeep(json.call(value), scrub);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, scrub);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * `value` with the secrets of `source` (see {@link secretsOf}: its config's, its explicit ones, the
+ * host's) and URL credentials masked as `***` in every string value ({@link scrubStringValues}).
+ * What run.json's `config` holds is `scrubObjectSecrets(redactSecrets(config), { config })`.
+ */
+export function scrubObjectSecrets<T>(
+  value: T,
+  source: SecretSource | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
+  return scrubStringValues(value, createScrubber(secretsOf(source, env)));
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
+import { scrubObjectSecrets } from "../../config/secret-values.js";
 import { BatchInputError } from "./errors.js";
 
 /**
@@ -63,7 +64,8 @@ export function checkConfigDrift(outputDir: string, config: Config, allow: boole
   const hasResults =
     typeof prev.instances === "object" && prev.instances !== null && Object.keys(prev.instances).length > 0;
   if (!hasResults || prev.config === undefined) return earlier;
-  const changes = configChanges(prev.config, redactSecrets(config));
+  // run.json's config was redacted and scrubbed when written (see RunRecord): compare like with like.
+  const changes = configChanges(prev.config, scrubObjectSecrets(redactSecrets(config), { config }));
   if (changes.length === 0) return earlier;
   if (!allow) {
     const listed = changes.slice(0, 6).map((c) => `${c.key}: ${c.before} -> ${c.after}`);

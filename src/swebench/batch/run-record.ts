@@ -5,7 +5,7 @@ import { EXIT_STATUSES, type ExitStatus } from "../../agent/trajectory-types.js"
 import { versions } from "../../agent/versions.js";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
-import { createScrubber, secretValues } from "../../config/secret-values.js";
+import { createScrubber, scrubStringValues, secretsOf } from "../../config/secret-values.js";
 import { CoalescingWriter } from "./coalescing-writer.js";
 import type { InstanceOutcome, StopReason } from "./types.js";
 
@@ -44,8 +44,11 @@ function readPrevious(path: string): Record<string, InstanceRecord> {
 
 /**
  * run.json and exit_statuses.yaml of a run folder, kept up to date through serialised atomic writes.
- * run.json's text has every secret value of `config` (and of the host's secret variables) and URL
- * credentials masked as `***`, wherever they occur (`info.argv`, `info.config_sources`, ...).
+ * run.json has every secret value of `config` (and of the host's secret variables) and URL
+ * credentials masked as `***` in every string value, wherever they occur (`config`, `info.argv`,
+ * `info.config_sources`, ...); numbers and keys are left as they are, so the file always parses.
+ * Its `config` is `scrubObjectSecrets(redactSecrets(config), { config })` (what `checkConfigDrift`
+ * compares with).
  */
 export class RunRecord {
   readonly data: RunJson;
@@ -67,8 +70,11 @@ export class RunRecord {
       skipped: 0,
       instances: readPrevious(path),
     };
-    const scrub = createScrubber(secretValues(config));
-    this.json = new CoalescingWriter(path, () => scrub(`${JSON.stringify(this.data, null, 2)}\n`));
+    const scrub = createScrubber(secretsOf({ config }));
+    this.json = new CoalescingWriter(
+      path,
+      () => `${JSON.stringify(scrubStringValues(this.data, scrub), null, 2)}\n`,
+    );
     this.yaml = new CoalescingWriter(join(outputDir, "exit_statuses.yaml"), () =>
       exitStatusesYaml(this.data.instances),
     );
