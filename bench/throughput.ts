@@ -78,6 +78,20 @@ function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * The makespan of `durations` (ms) run in order on `workers` slots, each started on the first slot
+ * to come free, as the batch starts instances. With equal durations it is ceil(n / workers) × d.
+ */
+export function listScheduleMs(durations: number[], workers: number): number {
+  const free = Array<number>(Math.max(1, workers)).fill(0);
+  for (const d of durations) {
+    let i = 0;
+    for (let k = 1; k < free.length; k++) if (free[k] < free[i]) i = k;
+    free[i] += d;
+  }
+  return Math.max(...free);
+}
+
 /** Milliseconds the agent's commands took in one trajectory (the observations' `duration_ms`). */
 function commandMs(t: Trajectory): number {
   return t.messages.reduce(
@@ -242,8 +256,10 @@ async function machineFloorMs(
  * Batch throughput: `instances` short instances (3 model calls: 2 cheap commands and a submit)
  * against a fake OpenAI-compatible server on 127.0.0.1 that answers after `latencyMs`, in the
  * local environment (a fresh checkout per instance), at each worker count.
- * - efficiency = ideal / measured, the ideal being ceil(instances / workers) waves of one
- *   instance's floor: its model calls × latency + its commands' time, the latter measured in a
+ * - efficiency = ideal / measured, the ideal being the makespan of the instances' floors started
+ *   in order on `workers` slots (listScheduleMs; without jitter, ceil(instances / workers) waves).
+ *   An instance's floor: its model calls' latencies (the queued ones, three at a time, in order)
+ *   + its commands' time, the latter measured in a
  *   calibration run of 10 instances with one worker (replies after at most 200 ms, no jitter).
  *   Everything else the scaffold does per instance (checkout, trajectory and preds writes,
  *   cleanup, process spawns, CPU contention) counts against it.
@@ -287,14 +303,10 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
     toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
   };
   const next = seeded(7);
-  /** Queues one reply per expected model call, each with its own latency (the default answers any extra call). */
-  const queueReplies = async (instances: number, delay: () => number) => {
+  /** Queues one reply per delay, in order (the default answers any extra call). */
+  const queueReplies = async (delays: number[]) => {
     await server.enqueue(
-      Array.from({ length: instances * CALLS_PER_INSTANCE }, () => ({
-        ...reply,
-        usage: { promptTokens: 1000, completionTokens: 20 },
-        delayMs: delay(),
-      })),
+      delays.map((delayMs) => ({ ...reply, usage: { promptTokens: 1000, completionTokens: 20 }, delayMs })),
     );
   };
   const results: Record<string, unknown>[] = [];
@@ -304,7 +316,9 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
     const calRows = rows.slice(0, Math.min(10, count));
     // The calibration measures the commands' own time, which does not depend on the latency: its
     // replies come after at most CALIBRATION_LATENCY_MS, so a long latency does not make it slow.
-    await queueReplies(calRows.length, () => Math.min(latency, CALIBRATION_LATENCY_MS));
+    await queueReplies(
+      Array(calRows.length * CALLS_PER_INSTANCE).fill(Math.min(latency, CALIBRATION_LATENCY_MS)),
+    );
     const cal = await measure(config, calRows, reposDir, join(root, "calibrate"), 1);
     floorMs = CALLS_PER_INSTANCE * latency + median(cal.commandMs);
     calibration = {
@@ -320,10 +334,20 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
     };
     for (const workers of workerCounts) {
       const floorRunMs = await machineFloorMs(rows, reposDir, root, workers);
-      if (jitter > 0)
-        await queueReplies(count, () => Math.round(latency * (1 - jitter + 2 * jitter * next())));
+      // The latencies of this run's calls, in the order the server answers them.
+      const delays = Array.from({ length: count * CALLS_PER_INSTANCE }, () =>
+        Math.round(latency * (1 - jitter + 2 * jitter * next())),
+      );
+      if (jitter > 0) await queueReplies(delays);
       const m = await measure(config, rows, reposDir, join(root, `run-w${workers}`), workers);
-      const idealMs = Math.ceil(count / workers) * floorMs;
+      const commands = floorMs - CALLS_PER_INSTANCE * latency;
+      const idealMs = listScheduleMs(
+        Array.from({ length: count }, (_, i) => {
+          const own = delays.slice(i * CALLS_PER_INSTANCE, (i + 1) * CALLS_PER_INSTANCE);
+          return own.reduce((a, b) => a + b, 0) + commands;
+        }),
+        workers,
+      );
       results.push({
         workers,
         wall_s: round(m.wallMs / 1000, 2),
