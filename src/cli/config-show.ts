@@ -4,7 +4,7 @@ import { AgentTemplates } from "../agent/templates.js";
 import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
-import { scrubSecrets, secretsOf } from "../config/secret-values.js";
+import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
@@ -52,10 +52,12 @@ export function register(program: Command): void {
       const cwd = cfg.environment.cwd || "<the repository directory>";
       const templates = new AgentTemplates(cfg, task, instance, cwd);
       const vars = templates.vars(0, 0, 0);
+      // What run.json would hold: the config's and the host's secrets and URL credentials masked,
+      // in the layer sources (the `-c`/flag text as typed) as in the config.
+      const scrub = createScrubber(secretsOf({ config: cfg }));
       const out = [
-        // A layer's source is the `-c`/flag text as typed: it may hold the config's secrets.
-        `# patchloop resolved config (layers: ${scrubSecrets(sources.join(" -> "), secretsOf({ config: cfg }))})`,
-        stringify(redactSecrets(cfg), { lineWidth: 0 }).trimEnd(),
+        `# patchloop resolved config (layers: ${scrub(sources.join(" -> "))})`,
+        stringify(scrubStringValues(redactSecrets(cfg), scrub), { lineWidth: 0 }).trimEnd(),
         "",
         section("system message", templates.system(vars)),
         section(

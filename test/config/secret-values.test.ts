@@ -3,7 +3,10 @@ import { maskUrlCredentials, redactSecrets } from "../../src/config/redact.js";
 import {
   createScrubber,
   isSecretEnvName,
+  isTokenLike,
+  scrubObjectSecrets,
   scrubSecrets,
+  scrubStringValues,
   secretsOf,
   secretValues,
 } from "../../src/config/secret-values.js";
@@ -73,6 +76,52 @@ describe("secretValues", () => {
     ]);
   });
 
+  it("takes a host variable only when its value is token-like: words and plain numbers are left out", () => {
+    expect(
+      secretValues(undefined, {
+        DB_PASSWORD: "password",
+        POSTGRES_PASSWORD: "postgres",
+        BUILD_TOKEN: "20481024",
+        AUTH_TOKEN: "Bearer password",
+        HF_TOKEN: "hf_abc123xyz",
+        OPENAI_API_KEY: "sk-proj-abcdefgh1",
+        LONG_SECRET: "correcthorsebatterystaple",
+        CI_TOKEN: "Bearer ci-tok-123",
+      }),
+    ).toEqual([
+      "correcthorsebatterystaple",
+      "Bearer ci-tok-123",
+      "sk-proj-abcdefgh1",
+      "hf_abc123xyz",
+      "ci-tok-123",
+    ]);
+    expect(["password", "postgres", "20481024", "abc12", "aaaaaaaaaaaaaaa"].map(isTokenLike)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(["hf_abc123xyz", "abcdefg1", "1234567890123456", "aaaaaaaaaaaaaaaa"].map(isTokenLike)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it("keeps the 8-character rule for the config's own secrets and the variable api_key_env names", () => {
+    expect(
+      secretValues(
+        {
+          model: { api_key_env: "MY_KEY", model_kwargs: { api_key: "password" } },
+          db: { password: "20481024" },
+        },
+        { MY_KEY: "postgres", DB_PASSWORD: "password" },
+      ),
+    ).toEqual(["20481024", "password", "postgres"]);
+  });
+
   it("secretsOf merges a source's config, its explicit secrets and the host's, longest first", () => {
     expect(
       secretsOf(
@@ -124,6 +173,44 @@ describe("scrubSecrets", () => {
     const scrub = createScrubber(["secret-value-1"]);
     expect(scrub("a secret-value-1 b")).toBe("a *** b");
     expect(scrub("nothing here")).toBe("nothing here");
+  });
+});
+
+describe("scrubStringValues and scrubObjectSecrets", () => {
+  it("scrub string values at any depth; numbers, keys, booleans and null are left as they are", () => {
+    const value = {
+      prompt_tokens: 1204810245,
+      "20481024": "key 20481024 stays, value 20481024 goes",
+      list: ["a 20481024", 20481024, true, null, { deep: "x20481024x" }],
+      when: new Date("2026-01-02T03:04:05.000Z"),
+    };
+    const out = scrubStringValues(value, createScrubber(["20481024"]));
+    expect(out).toEqual({
+      prompt_tokens: 1204810245,
+      "20481024": "key *** stays, value *** goes",
+      list: ["a ***", 20481024, true, null, { deep: "x***x" }],
+      when: "2026-01-02T03:04:05.000Z",
+    });
+    expect(value.list[0]).toBe("a 20481024");
+  });
+
+  it("a secret ending in a backslash is masked and the JSON stays valid", () => {
+    const secret = "tok-abc123\\";
+    const text = JSON.stringify(
+      scrubObjectSecrets({ log: `sent ${secret} and "${secret}"` }, { config: { api_key: secret } }, {}),
+    );
+    expect(text).toBe('{"log":"sent *** and \\"***\\""}');
+    expect(JSON.parse(text)).toEqual({ log: 'sent *** and "***"' });
+  });
+
+  it("scrubObjectSecrets masks the source's secrets, the host's token-like ones and URL credentials", () => {
+    expect(
+      scrubObjectSecrets(
+        { a: "cfg-secret-1 host-tok-2 password http://u:p@h/x", n: 7 },
+        { config: { token: "cfg-secret-1" } },
+        { X_TOKEN: "host-tok-2", DB_PASSWORD: "password" },
+      ),
+    ).toEqual({ a: "*** *** password http://***@h/x", n: 7 });
   });
 });
 

@@ -6,12 +6,14 @@ import { describe, expect, it } from "vitest";
 import { TrajectoryRecorder } from "../../../src/agent/trajectory.js";
 import type { Trajectory } from "../../../src/agent/trajectory-types.js";
 import { redactSecrets } from "../../../src/config/redact.js";
+import { ScriptedModel } from "../../../src/models/scripted.js";
+import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { RunLog } from "../../../src/swebench/batch/run-log.js";
 import { RunRecord } from "../../../src/swebench/batch/run-record.js";
 import { startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
 import { buildFixtureInstances, FIX_COMMAND, SUBMIT_COMMAND } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
-import { localBatchArgs, localSwebenchConfig, readJson, trajectory } from "./helpers.js";
+import { bash, localBatchArgs, localSwebenchConfig, readJson, trajectory } from "./helpers.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -61,6 +63,109 @@ describe("files written with the config's secrets masked", () => {
     expect(config.model.model_kwargs.api_key).toBe(API_KEY);
   });
 
+  it("a secret made of digits masks strings only: numbers stay numbers and the file parses", async () => {
+    const config = localSwebenchConfig(['model.model_kwargs.api_key="20481024"']);
+    const path = join(tempDir(), "t.traj.json");
+    const rec = new TrajectoryRecorder(
+      path,
+      {
+        config: redactSecrets(config),
+        versions: {},
+        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
+      },
+      { config },
+    );
+    rec.add({ role: "tool", content: "BUILD 20481024 done", tool_call_id: "c1" });
+    rec.info.model_stats = {
+      api_calls: 20481024,
+      prompt_tokens: 1204810245,
+      completion_tokens: 7,
+      cost: 0.2048102,
+    };
+    rec.info.submission = "+VERSION = 20481024\n";
+    await rec.save();
+    const file = readJson<Trajectory>(path);
+    expect(file.messages[0].content).toBe("BUILD *** done");
+    expect(file.info.model_stats).toEqual({
+      api_calls: 20481024,
+      prompt_tokens: 1204810245,
+      completion_tokens: 7,
+      cost: 0.2048102,
+    });
+    expect(file.info.submission).toBe("+VERSION = 20481024\n");
+
+    const dir = tempDir();
+    const record = new RunRecord(dir, config, { argv: ["-c", "model.model_kwargs.api_key=20481024"] });
+    record.set("a__b-1", { exit_status: "Submitted", api_calls: 20481024, cost: 1.20481024 });
+    await record.save();
+    const run = readJson<{ info: { argv: string[] }; instances: Record<string, unknown> }>(
+      join(dir, "run.json"),
+    );
+    expect(run.info.argv).toEqual(["-c", "model.model_kwargs.api_key=***"]);
+    expect(run.instances).toEqual({
+      "a__b-1": { exit_status: "Submitted", api_calls: 20481024, cost: 1.20481024 },
+    });
+  });
+
+  it("a secret ending in a backslash is masked and the trajectory and run.json stay valid JSON", async () => {
+    const secret = "tok-ends-in-\\";
+    const config = localSwebenchConfig([`model.model_kwargs.api_key=${secret}`]);
+    const path = join(tempDir(), "t.traj.json");
+    const rec = new TrajectoryRecorder(
+      path,
+      {
+        config: redactSecrets(config),
+        versions: {},
+        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
+      },
+      { config },
+    );
+    // In JSON text `tok-ends-in-"` is `tok-ends-in-\"`: the secret's raw form followed by a quote.
+    rec.add({
+      role: "tool",
+      content: `key=${secret} "quoted ${secret}" not it: "tok-ends-in-"`,
+      tool_call_id: "c1",
+    });
+    await rec.save();
+    expect(readJson<Trajectory>(path).messages[0].content).toBe(
+      'key=*** "quoted ***" not it: "tok-ends-in-"',
+    );
+
+    const dir = tempDir();
+    await new RunRecord(dir, config, { note: `with ${secret}, not "tok-ends-in-"` }).save();
+    expect(readJson<{ info: unknown }>(join(dir, "run.json")).info).toEqual({
+      note: 'with ***, not "tok-ends-in-"',
+    });
+  });
+
+  it("host variables holding ordinary words (DB_PASSWORD=password) leave those words alone; token-like ones are masked", async () => {
+    const names = ["PLTEST_DB_PASSWORD", "PLTEST_POSTGRES_PASSWORD", "PLTEST_HF_TOKEN"];
+    const saved = names.map((n) => process.env[n]);
+    Object.assign(process.env, {
+      PLTEST_DB_PASSWORD: "password",
+      PLTEST_POSTGRES_PASSWORD: "postgres",
+      PLTEST_HF_TOKEN: "hf_abc123xyz",
+    });
+    try {
+      const dir = tempDir();
+      const log = new RunLog(dir);
+      log.line("enter password for postgres with hf_abc123xyz");
+      await log.close();
+      expect(readFileSync(join(dir, "run.log"), "utf8").replace(/^\S+Z /gm, "")).toBe(
+        "enter password for postgres with ***\n",
+      );
+      await new RunRecord(dir, localSwebenchConfig(), { note: "password postgres hf_abc123xyz" }).save();
+      expect(readJson<{ info: unknown }>(join(dir, "run.json")).info).toEqual({
+        note: "password postgres ***",
+      });
+    } finally {
+      names.forEach((n, i) => {
+        if (saved[i] === undefined) delete process.env[n];
+        else process.env[n] = saved[i];
+      });
+    }
+  });
+
   it("run.json masks secrets in info.argv and info.config_sources as well as in config", async () => {
     const dir = tempDir();
     const argv = [
@@ -105,6 +210,40 @@ describe("files written with the config's secrets masked", () => {
     expect(lines).toBe(
       "request with key *** to http://***@h/v1 failed\nheaders:\n      Authorization: ***\n",
     );
+  });
+});
+
+describe("resuming a folder while a host secret matches a config value", () => {
+  it("is not a config change: run.json's scrubbed config is compared with the current one scrubbed alike", async () => {
+    const root = tempDir("patchloop-secrets-");
+    const f = buildFixtureInstances(root, { count: 1, repos: 1 });
+    const value = "drift-tok-123abc";
+    const saved = process.env.PLTEST_DRIFT_TOKEN;
+    process.env.PLTEST_DRIFT_TOKEN = value;
+    try {
+      const out = join(root, "run");
+      const run = () =>
+        runBatch({
+          config: localSwebenchConfig([`environment.env.PLTEST_VALUE=${value}`]),
+          instances: f.rows,
+          outputDir: out,
+          reposDir: f.reposDir,
+          modelFor: () => new ScriptedModel([bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]),
+        });
+      expect(Object.values((await run()).statuses)).toEqual(["Submitted"]);
+      const written = readJson<{ config: { environment: { env: Record<string, string> } } }>(
+        join(out, "run.json"),
+      );
+      expect(written.config.environment.env.PLTEST_VALUE).toBe("***");
+      const again = await run();
+      expect(again.skipped).toEqual([f.rows[0].instance_id]);
+      expect(readJson<{ info: Record<string, unknown> }>(join(out, "run.json")).info.earlier_configs).toBe(
+        undefined,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.PLTEST_DRIFT_TOKEN;
+      else process.env.PLTEST_DRIFT_TOKEN = saved;
+    }
   });
 });
 
@@ -210,6 +349,8 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
         "-c",
         "environment.env.PLTEST_TOKEN=***",
       ]);
+      for (const [name, secret] of Object.entries(secrets))
+        expect((r.out + r.err).includes(secret), `${name} on the console`).toBe(false);
       const files = filesUnder(out).map((p) => p.slice(out.length + 1));
       expect(files).toContain("run.json");
       expect(files).toContain("run.log");
@@ -222,6 +363,43 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
       expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
         f.rows[0].patch,
       );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("prints none of them on the console when the model URL fails (end lines, warnings, summary)", async () => {
+    const root = tempDir("patchloop-secrets-");
+    const f = buildFixtureInstances(root, { count: 1, repos: 1 });
+    const id = f.rows[0].instance_id;
+    const server = await startFakeLlmServer();
+    try {
+      const out = join(root, "run");
+      const badUrl = server.url.replace("://", `://user:${URL_PW}@`);
+      const argv = [
+        ...localBatchArgs(f.datasetPath, `${badUrl}/nope`, f.reposDir),
+        "-o",
+        out,
+        "-c",
+        `model.model_kwargs.api_key=${API_KEY}`,
+        "-c",
+        HEADERS_ARG,
+        "-c",
+        "model.retry={max_attempts: 1, initial_delay: 0, max_delay: 0}",
+      ];
+      const r = await runCli(argv, { ...process.env, PLTEST_SERVICE_PASSWORD: "pass-SECRET24680" });
+      // A 404 is final (no retry): the instance ends ModelError, and its end line says why.
+      expect(r.code).toBe(0);
+      expect(trajectory(out, id).info.exit_status).toBe("ModelError");
+      expect(r.err).toContain(`${id} ModelError (0 calls, $0.00, `);
+      expect(r.err).toContain(
+        "s): openai/fake: HTTP 404: fake LLM server: no route for POST /nope/v1/chat/completions " +
+          `(POST /v1/chat/completions or /v1/messages) (requested ${server.url.replace("://", "://***@")}/nope/v1/chat/completi`,
+      );
+      expect(r.out).toMatch(/^exit status {2}this run {2}earlier {2}total\n/);
+      const console_ = r.out + r.err;
+      for (const secret of [API_KEY, BEARER, URL_PW, "pass-SECRET24680"])
+        expect(console_).not.toContain(secret);
     } finally {
       await server.close();
     }
