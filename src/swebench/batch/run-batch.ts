@@ -13,6 +13,7 @@ import { openInstanceEnvironment } from "./instance-environment.js";
 import { checkInstanceIds, planBatch } from "./plan.js";
 import { PredsFile } from "./preds-file.js";
 import { mustRunAgain } from "./resume.js";
+import { arrangeTodo, MAX_OUTAGE_RUNS, nextOutageRuns } from "./retry-order.js";
 import { lockRunFolder } from "./run-folder-lock.js";
 import { type InstanceContext, runInstance } from "./run-instance.js";
 import { RunLog } from "./run-log.js";
@@ -99,6 +100,11 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
   const record = new RunRecord(outputDir, o.config, { workers, run_id: runId, ...o.runInfo });
   const modelName = o.modelName ?? o.config.model.model_name;
   const plan = await planBatch(o.instances, outputDir, o.redoExisting ?? false);
+  for (const id of arrangeTodo(plan, record.data.instances, o.redoExisting ?? false))
+    log.line(
+      `${id}: the model server failed on it in ${MAX_OUTAGE_RUNS} runs in a row; its ModelError is now final ` +
+        "(--redo-existing runs it again)",
+    );
   const statuses: Record<string, ExitStatus> = {};
   // The caps count everything this folder has spent: the selected instances' trajectories and
   // run.json's record of the others (earlier runs with another selection).
@@ -217,7 +223,8 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
         if (outagesInARow >= OUTAGE_LIMIT) stop("model_unavailable");
         checkFree(outcome);
         const { instance_id: _, ...entry } = outcome;
-        record.set(row.instance_id, entry);
+        const runs = nextOutageRuns(outcome, record.data.instances[row.instance_id]);
+        record.set(row.instance_id, runs ? { ...entry, model_error_runs: runs } : entry);
         await record.save();
         log.line(
           `end ${row.instance_id} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +

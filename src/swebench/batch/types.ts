@@ -79,6 +79,11 @@ export interface InstanceOutcome {
   seconds: number;
   /** How the model failed, for a `ModelError`. */
   model_error?: ModelErrorInfo;
+  /**
+   * In run.json only: runs in a row that ended with the server failing on this instance
+   * (ModelError after retries); at MAX_OUTAGE_RUNS the result is final.
+   */
+  model_error_runs?: number;
 }
 
 /** Why a batch stopped before starting every instance; null when it did not. */

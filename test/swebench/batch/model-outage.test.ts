@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import {
   SUBMIT_COMMAND,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
-import { bash, localSwebenchConfig, trajectory } from "./helpers.js";
+import { bash, localSwebenchConfig, readJson, trajectory } from "./helpers.js";
 
 const down: ScriptedResponse = {
   error: "retries_exhausted",
@@ -78,6 +78,49 @@ describe("a model server that is down", () => {
     expect(second.outcomes.map((o) => o.exit_status)).toEqual(Array(5).fill("Submitted"));
     expect(second.pending).toEqual([]);
     expect(trajectory(out, "acme__lib0-2").info.model_error).toBeUndefined();
+  });
+
+  it("an instance the server fails on every time runs after fresh ones, and is final after 3 runs", async () => {
+    const out = join(tempDir(), "run");
+    const rows = f.rows.slice(0, 3);
+    const failing = rows[0].instance_id;
+    const order: string[][] = [];
+    const run = async (subset: typeof rows) => {
+      const started: string[] = [];
+      const r = await runBatch({
+        config: localSwebenchConfig(),
+        instances: subset,
+        outputDir: out,
+        reposDir: f.reposDir,
+        modelFor: (row: SwebenchInstance) =>
+          row.instance_id === failing ? new ScriptedModel([down]) : solve(),
+        onEvent: (e) => {
+          if (e.type === "instance_start") started.push(e.instance_id);
+        },
+      });
+      order.push(started);
+      return r;
+    };
+    await run(rows.slice(0, 1));
+    // Run 2: the two fresh instances go first, the failing one last.
+    const second = await run(rows);
+    expect(order[1]).toEqual([rows[1].instance_id, rows[2].instance_id, failing]);
+    expect(second.pending).toEqual([failing]);
+    const third = await run(rows);
+    expect(third.pending).toEqual([failing]);
+    expect(
+      readJson<{ instances: Record<string, { model_error_runs?: number }> }>(join(out, "run.json")).instances[
+        failing
+      ],
+    ).toMatchObject({ model_error_runs: 3 });
+    // Run 4: three runs in a row failed on it: its ModelError is final, nothing runs, exit 0 material.
+    const fourth = await run(rows);
+    expect(order[3]).toEqual([]);
+    expect([...fourth.skipped].sort()).toEqual(rows.map((r) => r.instance_id).sort());
+    expect(fourth.pending).toEqual([]);
+    expect(readFileSync(join(out, "run.log"), "utf8")).toContain(
+      `${failing}: the model server failed on it in 3 runs in a row; its ModelError is now final (--redo-existing runs it again)`,
+    );
   });
 
   it("an instance that succeeds between failures resets the count", async () => {
