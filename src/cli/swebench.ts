@@ -146,10 +146,14 @@ function trapSignals(abort: AbortController, say: (text: string) => void): () =>
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const handler = () => {
     if (abort.signal.aborted) {
-      writeSync(
-        2,
-        "\nsecond interrupt: exiting now; finished files are intact, run the same command to resume\n",
-      );
+      try {
+        writeSync(
+          2,
+          "\nsecond interrupt: exiting now; finished files are intact, run the same command to resume\n",
+        );
+      } catch {
+        // stderr is gone (a closed terminal): exit all the same
+      }
       process.exit(130);
     }
     say(

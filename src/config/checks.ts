@@ -118,6 +118,11 @@ function templateChecker(config: Config): (instance: Record<string, unknown>) =>
   };
 }
 
+/** Parses every template (syntax errors surface at once); rendering waits for the real rows. */
+export function parseTemplates(config: Config): void {
+  templateChecker(config);
+}
+
 /** Parses every template and renders them with sample values: errors surface before any work starts. */
 export function checkTemplates(config: Config, instance: Record<string, unknown> = SAMPLE_INSTANCE): void {
   templateChecker(config)(instance);

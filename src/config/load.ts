@@ -1,5 +1,5 @@
 import { builtinPath } from "./builtin.js";
-import { checkProtocolOptions, checkTemplates } from "./checks.js";
+import { checkProtocolOptions, checkTemplates, parseTemplates } from "./checks.js";
 import { type ConfigLayer, resolveLayer } from "./layers.js";
 import { mergeInto, type Plain } from "./merge.js";
 import { stripIgnoredMiniKeys } from "./mini-compat.js";
@@ -54,7 +54,8 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const warnings = stripIgnoredMiniKeys(merged, origin);
   const config = validateConfig(merged, origin);
   checkProtocolOptions(config);
-  if (options.templateInstance !== null) checkTemplates(config, options.templateInstance);
+  if (options.templateInstance === null) parseTemplates(config);
+  else checkTemplates(config, options.templateInstance);
   return { config, warnings, sources: all.map((l) => l.source) };
 }
 

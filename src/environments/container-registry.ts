@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 
 /**
@@ -81,6 +81,15 @@ export function ownerAlive(owner: string): boolean | "other-host" {
   if (host !== hostname()) return "other-host";
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (!existsSync("/proc/self/stat")) {
+    // No /proc (macOS): whether the pid is alive is all that can be told.
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
   const now = processStartTime(pid);
   return now !== undefined && (start === "?" || now === start);
 }

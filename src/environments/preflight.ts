@@ -14,7 +14,7 @@ export async function environmentProblem(config: EnvironmentConfig): Promise<str
     if (r.code === 0) return null;
     const why = r.timedOut
       ? "it did not answer within 60 s"
-      : (stderrTail(r.stderr) || `exit status ${r.code}`).replace(/\.$/, "");
+      : (stderrTail(r.stderr) || `exit status ${r.code}`).replace(/[.?!]+$/, "");
     return (
       `environment ${kind}: \`${exe} info\` failed: ${why}. Start the engine (e.g. the Docker daemon) and ` +
       "try again, or choose another environment (--environment docker|podman, or local|bwrap with --repos-dir)."

@@ -9,7 +9,15 @@ import { BatchInputError } from "./errors.js";
  * Keys that may change between runs of one folder without a warning: where the server is and how
  * patiently it is called, not what the agent does.
  */
-const NEUTRAL = ["model.base_url", "model.api_key_env", "model.retry", "model.request_timeout"];
+const NEUTRAL = [
+  "model.base_url",
+  "model.api_key_env",
+  "model.retry",
+  "model.request_timeout",
+  "model.price",
+  "environment.executable",
+  "environment.pull_timeout",
+];
 
 /** One difference between two configs: its dotted key and both values (JSON). */
 export interface ConfigChange {
@@ -18,7 +26,12 @@ export interface ConfigChange {
   after: string;
 }
 
-const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v));
+/** A value as JSON, long ones (templates) cut to 80 characters. */
+const show = (v: unknown) => {
+  if (v === undefined) return "(unset)";
+  const text = JSON.stringify(v);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
 
 /** Differences between two (redacted) configs, by dotted key, neutral keys left out. */
 export function configChanges(before: unknown, after: unknown, prefix = ""): ConfigChange[] {

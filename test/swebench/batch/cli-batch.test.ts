@@ -195,6 +195,15 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
         out,
       ]),
     ).toMatch(/^error: no model: pass -m/);
+    // A template's syntax error shows before the dataset is even read.
+    const badTemplate = [
+      ...localBatchArgs(join(tempDir(), "absent.jsonl"), server.url, f.reposDir),
+      "-c",
+      'agent.instance_template="{% if task %}open"',
+      "-o",
+      out,
+    ];
+    expect(await failing(badTemplate)).toMatch(/^error: .*template agent\.instance_template has a syntax error: /);
     const noEngine = [
       ...localBatchArgs(f.datasetPath, server.url),
       "--environment",

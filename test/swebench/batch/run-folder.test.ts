@@ -58,6 +58,15 @@ describe("the run folder: one run at a time, one config, no stale temp files", (
     expect(existsSync(join(out, LOCK_NAME))).toBe(false);
   });
 
+  it("an empty lock (not a live run's: locks appear whole) is taken over", async () => {
+    const out = join(tempDir(), "run");
+    mkdirSync(out);
+    writeFileSync(join(out, LOCK_NAME), "");
+    const r = await runBatch(options(out, [], { instances: f.rows.slice(0, 1) }));
+    expect(Object.values(r.statuses)).toEqual(["Submitted"]);
+    expect(existsSync(join(out, LOCK_NAME))).toBe(false);
+  });
+
   it("two runs at once on one folder: the second is refused while the first runs", async () => {
     const out = join(tempDir(), "run");
     let release = () => {};
