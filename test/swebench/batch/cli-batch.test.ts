@@ -203,7 +203,9 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       "-o",
       out,
     ];
-    expect(await failing(badTemplate)).toMatch(/^error: .*template agent\.instance_template has a syntax error: /);
+    expect(await failing(badTemplate)).toMatch(
+      /^error: .*template agent\.instance_template has a syntax error: /,
+    );
     const noEngine = [
       ...localBatchArgs(f.datasetPath, server.url),
       "--environment",
