@@ -36,6 +36,12 @@ import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
  */
 export const OUTAGE_LIMIT = 3;
 
+/** What earlier attempts of an instance spent, from its run.json record (`earlier_calls`, `earlier_cost`). */
+function earlierSpend(record: unknown): { calls: number; cost: number } {
+  const r = record as { earlier_calls?: unknown; earlier_cost?: unknown } | undefined;
+  return { calls: Number(r?.earlier_calls) || 0, cost: Number(r?.earlier_cost) || 0 };
+}
+
 /** The default environment opener and what it leaves to remove at the end. */
 async function defaultOpener(
   o: BatchOptions,
@@ -106,14 +112,18 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
         "(--redo-existing runs it again)",
     );
   const statuses: Record<string, ExitStatus> = {};
-  // The caps count everything this folder has spent: the selected instances' trajectories and
-  // run.json's record of the others (earlier runs with another selection).
+  // The caps count everything this folder has spent: the selected instances' trajectories (their
+  // latest attempt), run.json's record of the others (earlier runs with another selection), and
+  // what attempts that were run again spent (`earlier_*` in run.json).
   const spent = { calls: 0, cost: 0 };
   for (const p of plan.priors.values()) {
     spent.calls += p.stats.api_calls;
     spent.cost += p.stats.cost;
   }
   for (const [id, r] of Object.entries(record.data.instances)) {
+    const e = earlierSpend(r);
+    spent.calls += e.calls;
+    spent.cost += e.cost;
     if (plan.priors.has(id)) continue;
     spent.calls += Number(r.api_calls) || 0;
     spent.cost += Number(r.cost) || 0;
@@ -209,6 +219,18 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
       const row = plan.todo[next++];
       log.line(`start ${row.instance_id}`);
       emit({ type: "instance_start", instance_id: row.instance_id });
+      // Its trajectory is about to be replaced: what its earlier attempt spent moves to run.json.
+      const prior = plan.priors.get(row.instance_id);
+      if (prior && (prior.stats.api_calls > 0 || prior.stats.cost > 0)) {
+        const known = record.data.instances[row.instance_id];
+        const e = earlierSpend(known);
+        record.set(row.instance_id, {
+          ...(known ?? { exit_status: prior.status ?? "Interrupted", api_calls: 0, cost: 0 }),
+          earlier_calls: e.calls + prior.stats.api_calls,
+          earlier_cost: e.cost + prior.stats.cost,
+        });
+        await record.save();
+      }
       const own = new AbortController();
       setMaxListeners(0, own.signal);
       running.add(own);
@@ -223,8 +245,14 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
         if (outagesInARow >= OUTAGE_LIMIT) stop("model_unavailable");
         checkFree(outcome);
         const { instance_id: _, ...entry } = outcome;
-        const runs = nextOutageRuns(outcome, record.data.instances[row.instance_id]);
-        record.set(row.instance_id, runs ? { ...entry, model_error_runs: runs } : entry);
+        const before = record.data.instances[row.instance_id];
+        const runs = nextOutageRuns(outcome, before);
+        const e = earlierSpend(before);
+        record.set(row.instance_id, {
+          ...entry,
+          ...(runs ? { model_error_runs: runs } : {}),
+          ...(e.calls > 0 || e.cost > 0 ? { earlier_calls: e.calls, earlier_cost: e.cost } : {}),
+        });
         await record.save();
         log.line(
           `end ${row.instance_id} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +

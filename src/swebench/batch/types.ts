@@ -84,6 +84,9 @@ export interface InstanceOutcome {
    * (ModelError after retries); at MAX_OUTAGE_RUNS the result is final.
    */
   model_error_runs?: number;
+  /** In run.json only: model calls and USD of this instance's earlier attempts (runs it was run again). */
+  earlier_calls?: number;
+  earlier_cost?: number;
 }
 
 /** Why a batch stopped before starting every instance; null when it did not. */

@@ -18,7 +18,7 @@ const down: ScriptedResponse = {
   error: "retries_exhausted",
   message: "openai/fake: gave up after 3 attempts; last error: connect ECONNREFUSED 127.0.0.1:9",
 };
-const solve = () => new ScriptedModel([bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]);
+const solve = () => new ScriptedModel([bash(FIX_COMMAND, 0.02), bash(SUBMIT_COMMAND, 0.02)]);
 
 describe("a model server that is down", () => {
   let f: FixtureInstances;
@@ -121,6 +121,35 @@ describe("a model server that is down", () => {
     expect(readFileSync(join(out, "run.log"), "utf8")).toContain(
       `${failing}: the model server failed on it in 3 runs in a row; its ModelError is now final (--redo-existing runs it again)`,
     );
+  });
+
+  it("the cost cap counts what earlier attempts of a re-run instance spent", async () => {
+    const out = join(tempDir(), "run");
+    const [a, b] = f.rows;
+    // Each attempt of A costs $5 and then the server fails (retries exhausted): A runs again next time.
+    const modelFor = (row: SwebenchInstance) =>
+      row.instance_id === a.instance_id ? new ScriptedModel([bash("true", 5), down]) : solve();
+    const batch = (instances: SwebenchInstance[], costLimit?: number) =>
+      runBatch({
+        // No per-instance cost limit: only the batch cap is under test.
+        config: localSwebenchConfig(["agent.cost_limit=0"]),
+        instances,
+        outputDir: out,
+        reposDir: f.reposDir,
+        modelFor,
+        costLimit,
+      });
+    await batch([a]);
+    await batch([a]);
+    const record = readJson<{ instances: Record<string, { cost: number; earlier_cost?: number }> }>(
+      join(out, "run.json"),
+    ).instances[a.instance_id];
+    expect(record).toMatchObject({ cost: 5, earlier_cost: 5 });
+    // $10 spent on A so far: B (fresh, first) brings it to $10.04, past the cap; A does not start again.
+    const third = await batch([a, b], 10.02);
+    expect(third.outcomes.map((o) => o.instance_id)).toEqual([b.instance_id]);
+    expect(third.notStarted).toEqual([a.instance_id]);
+    expect(third.stoppedBy).toBe("cost_limit");
   });
 
   it("an instance that succeeds between failures resets the count", async () => {
