@@ -162,22 +162,7 @@ describe("launcher: a command does not outlive the process that started it", () 
     const bin = join(dir, "bin-without-setpriv");
     rmSync(bin, { recursive: true, force: true });
     mkdirBash(bin);
-    const script = join(dir, "no-setpriv.mjs");
-    writeFileSync(
-      script,
-      `import { createLocalEnvironment } from ${JSON.stringify(dist("local.js"))};\n` +
-        `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
-        `const r = await env.exec("echo $((6 * 7)) $PATH");\n` +
-        "console.log(JSON.stringify(r));\n" +
-        "await env.close();\n",
-    );
-    const r = spawnSync(process.execPath, [script], {
-      encoding: "utf8",
-      timeout: 20_000,
-      env: { PATH: bin, HOME: dir },
-    });
-    expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout)).toEqual({
+    expect(execWithPath(bin, "echo $((6 * 7)) $PATH")).toEqual({
       output: `42 ${bin}\n`,
       returncode: 0,
       timedOut: false,
@@ -198,22 +183,7 @@ describe("launcher: a command does not outlive the process that started it", () 
       '#!/bin/bash\nif [ "$1" = --pdeathsig ]; then echo "setpriv: unrecognized option \'--pdeathsig\'" >&2; exit 1; fi\nexec "$@"\n',
     );
     chmodSync(join(bin, "setpriv"), 0o755);
-    const script = join(dir, "old-setpriv.mjs");
-    writeFileSync(
-      script,
-      `import { createLocalEnvironment } from ${JSON.stringify(dist("local.js"))};\n` +
-        `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
-        `const r = await env.exec("echo $((6 * 7))");\n` +
-        "console.log(JSON.stringify(r));\n" +
-        "await env.close();\n",
-    );
-    const r = spawnSync(process.execPath, [script], {
-      encoding: "utf8",
-      timeout: 20_000,
-      env: { PATH: bin, HOME: dir },
-    });
-    expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout)).toEqual({
+    expect(execWithPath(bin, "echo $((6 * 7))")).toEqual({
       output: "42\n",
       returncode: 0,
       timedOut: false,
@@ -221,6 +191,29 @@ describe("launcher: a command does not outlive the process that started it", () 
     });
   });
 });
+
+/**
+ * Runs `command` in a local environment created by a separate Node process whose PATH is only
+ * `bin`; returns the exec result (and checks that the process printed nothing on stderr).
+ */
+function execWithPath(bin: string, command: string): unknown {
+  const script = join(dir, `exec-${randomBytes(4).toString("hex")}.mjs`);
+  writeFileSync(
+    script,
+    `import { createLocalEnvironment } from ${JSON.stringify(dist("local.js"))};\n` +
+      `const env = createLocalEnvironment({ cwd: ${JSON.stringify(dir)} });\n` +
+      `const r = await env.exec(${JSON.stringify(command)});\n` +
+      "console.log(JSON.stringify(r));\n" +
+      "await env.close();\n",
+  );
+  const r = spawnSync(process.execPath, [script], {
+    encoding: "utf8",
+    timeout: 20_000,
+    env: { PATH: bin, HOME: dir },
+  });
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout);
+}
 
 /** A folder holding only a link to bash. */
 function mkdirBash(bin: string): void {
