@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { TrajectoryRecorder } from "../../../src/agent/trajectory.js";
 import type { Trajectory } from "../../../src/agent/trajectory-types.js";
 import { redactSecrets } from "../../../src/config/redact.js";
+import type { Config } from "../../../src/config/schema.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { RunLog } from "../../../src/swebench/batch/run-log.js";
@@ -31,19 +32,24 @@ function secretConfig(baseUrl = `http://user:${URL_PW}@127.0.0.1:9/v1`) {
   ]);
 }
 
+/** A trajectory recorder for `path` whose info holds the redacted `config` and which scrubs with its secrets. */
+function recorder(path: string, config: Config): TrajectoryRecorder {
+  return new TrajectoryRecorder(
+    path,
+    {
+      config: redactSecrets(config),
+      versions: {},
+      timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
+    },
+    { config },
+  );
+}
+
 describe("files written with the config's secrets masked", () => {
   it("a trajectory file has *** where the config's secrets and URL credentials were; memory and the submission are unchanged", async () => {
     const config = secretConfig();
     const path = join(tempDir(), "t.traj.json");
-    const rec = new TrajectoryRecorder(
-      path,
-      {
-        config: redactSecrets(config),
-        versions: {},
-        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
-      },
-      { config },
-    );
+    const rec = recorder(path, config);
     const said = `curl -H 'Authorization: Bearer ${BEARER}' -d '{"key":"${API_KEY}"}' http://u:${URL_PW}@h/x`;
     rec.add({ role: "tool", content: said, tool_call_id: "c1" });
     rec.info.submission = "+DATABASE = 'postgres://app:pw-in-a-patch@db/x'\n";
@@ -66,15 +72,7 @@ describe("files written with the config's secrets masked", () => {
   it("a secret made of digits masks strings only: numbers stay numbers and the file parses", async () => {
     const config = localSwebenchConfig(['model.model_kwargs.api_key="20481024"']);
     const path = join(tempDir(), "t.traj.json");
-    const rec = new TrajectoryRecorder(
-      path,
-      {
-        config: redactSecrets(config),
-        versions: {},
-        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
-      },
-      { config },
-    );
+    const rec = recorder(path, config);
     rec.add({ role: "tool", content: "BUILD 20481024 done", tool_call_id: "c1" });
     rec.info.model_stats = {
       api_calls: 20481024,
@@ -111,15 +109,7 @@ describe("files written with the config's secrets masked", () => {
     const secret = "tok-ends-in-\\";
     const config = localSwebenchConfig([`model.model_kwargs.api_key=${secret}`]);
     const path = join(tempDir(), "t.traj.json");
-    const rec = new TrajectoryRecorder(
-      path,
-      {
-        config: redactSecrets(config),
-        versions: {},
-        timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
-      },
-      { config },
-    );
+    const rec = recorder(path, config);
     // In JSON text `tok-ends-in-"` is `tok-ends-in-\"`: the secret's raw form followed by a quote.
     rec.add({
       role: "tool",
