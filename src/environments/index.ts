@@ -1,8 +1,8 @@
 import type { EnvironmentConfig } from "../config/schema.js";
 import { createBwrapEnvironment } from "./bwrap.js";
 import { createContainerEnvironment } from "./container.js";
-import { runCli, stderrTail } from "./container-cli.js";
 import { createLocalEnvironment } from "./local.js";
+import { bwrapProblem } from "./preflight.js";
 import type { Environment } from "./types.js";
 import type { WarnFn } from "./warn.js";
 
@@ -70,13 +70,8 @@ export async function createEnvironment(
         );
       }
       const repoDir = need(options.repoDir || config.cwd, "a repository folder", config);
-      const check = await runCli("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"]);
-      if (check.code !== 0) {
-        throw new Error(
-          `bwrap cannot create a sandbox here: ${stderrTail(check.stderr)} ` +
-            `(Debian package: bubblewrap; it needs user or root namespaces)`,
-        );
-      }
+      const problem = await bwrapProblem();
+      if (problem) throw new Error(problem);
       return createBwrapEnvironment({
         repoDir,
         cwd: config.cwd || repoDir,

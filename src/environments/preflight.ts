@@ -21,12 +21,27 @@ export async function environmentProblem(config: EnvironmentConfig): Promise<str
     );
   }
   if (kind === "bwrap") {
-    const r = await runCli("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"], { timeout: 60 });
-    if (r.code === 0) return null;
-    return (
-      `environment bwrap cannot create a sandbox here: ${stderrTail(r.stderr) || `exit status ${r.code}`} ` +
-      "(Debian package: bubblewrap; it needs user or root namespaces). Or use --environment local|docker|podman."
-    );
+    const problem = await bwrapProblem();
+    return problem && `environment ${problem}. Or use --environment local|docker|podman.`;
   }
   return null;
+}
+
+let bwrapWorks = false;
+
+/**
+ * Whether bwrap can create a sandbox here: null when it can (found once per process, then not
+ * asked again), else why, with the package to install.
+ */
+export async function bwrapProblem(): Promise<string | null> {
+  if (bwrapWorks) return null;
+  const r = await runCli("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"], { timeout: 60 });
+  if (r.code === 0) {
+    bwrapWorks = true;
+    return null;
+  }
+  return (
+    `bwrap cannot create a sandbox here: ${stderrTail(r.stderr) || `exit status ${r.code}`} ` +
+    "(Debian package: bubblewrap; it needs user or root namespaces)"
+  );
 }

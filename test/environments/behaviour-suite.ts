@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Environment } from "../../src/environments/types.js";
 import { hostProcessesWith } from "../support/engines.js";
+import { waitFor } from "../support/wait-for.js";
 
 /** What the shared behaviour suite needs from one kind of environment. */
 export interface SuiteTarget {
@@ -17,15 +18,6 @@ export interface SuiteTarget {
 }
 
 export const SUITE_CAPTURE_LIMIT = 100_000;
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 /** Collects an interactive process's output and waits for a text to appear in it. */
 function collector(proc: NonNullable<ReturnType<NonNullable<Environment["spawn"]>>>) {

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLocalEnvironment } from "../../src/environments/local.js";
 import { describeWithEngine, hostProcessesWith } from "../support/engines.js";
+import { waitFor } from "../support/wait-for.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dist = (name: string) => join(root, "dist/src/environments", name);
@@ -36,15 +37,6 @@ afterAll(() => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 /** Alive and not a zombie (a zombie's parent has not reaped it yet; it runs nothing). */
 const running = (pid: number) => {
