@@ -44,16 +44,18 @@ export class AgentTemplates {
     return this.instanceT.render(vars);
   }
 
+  /** The format-error message; `actions` are the commands found (a reply with two blocks has two). */
   formatError(
     error: string,
     reply: ChatMessage,
     finishReason: string | null,
     vars: Record<string, unknown>,
+    actions: string[] = [],
   ): string {
     return this.formatErrorT.render({
       ...vars,
       error,
-      actions: [],
+      actions,
       finish_reason: finishReason ?? "",
       has_tool_calls: (reply.tool_calls?.length ?? 0) > 0,
     });

@@ -1,4 +1,5 @@
 import { ConfigError } from "./errors.js";
+import { compileActionRegex } from "./mini-compat.js";
 import type { Config } from "./schema.js";
 import { StrictTemplate } from "./template.js";
 import { baseContext, stepVars } from "./template-vars.js";
@@ -12,7 +13,7 @@ export function checkProtocolOptions(config: Config): void {
   if (protocol === "tool_calls") {
     if (config.model.action_regex !== null)
       problems.push(
-        "model.action_regex only applies to agent.protocol=backticks; remove it or switch protocol",
+        "model.action_regex only applies to agent.protocol=backticks (mini-swe-agent: model.model_class: litellm_textbased); remove it or switch protocol",
       );
     if (tools.includes("edit_tool"))
       problems.push(
@@ -27,7 +28,7 @@ export function checkProtocolOptions(config: Config): void {
     if (config.model.action_regex !== null) {
       let re: RegExp | undefined;
       try {
-        re = new RegExp(config.model.action_regex, "s");
+        re = compileActionRegex(config.model.action_regex);
       } catch (err) {
         problems.push(`model.action_regex is not a valid regular expression: ${(err as Error).message}`);
       }
@@ -37,8 +38,40 @@ export function checkProtocolOptions(config: Config): void {
         );
     }
   }
+  problems.push(...constraintProblems(config));
   if (problems.length > 0)
     throw new ConfigError(`invalid config:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+}
+
+/** Request fields that `model.constrain_actions` sets itself. */
+const CONSTRAINT_FIELDS = ["structured_outputs", "regex", "grammar", "tool_choice", "guided_regex"];
+
+/** What makes `model.constrain_actions` impossible, known before any request. */
+function constraintProblems(config: Config): string[] {
+  const { model, agent } = config;
+  if (!model.constrain_actions) return [];
+  const problems: string[] = [];
+  const provider = model.model_name.trim().split("/")[0];
+  if (provider === "anthropic")
+    problems.push(
+      "model.constrain_actions is for OpenAI-compatible servers (vLLM, SGLang, llama.cpp); turn it off for anthropic/ models",
+    );
+  if (agent.protocol === "backticks" && model.action_regex !== null)
+    problems.push(
+      "model.constrain_actions enforces the ```agent.action_tag block; it cannot enforce a model.action_regex format. Remove one of them",
+    );
+  if (agent.protocol === "backticks" && (model.server === "ollama" || model.server === "openai"))
+    problems.push(
+      `model.constrain_actions with agent.protocol=backticks needs vLLM, SGLang or llama.cpp; model.server is ${model.server}, which cannot enforce a text format`,
+    );
+  if (agent.protocol === "tool_calls" && model.server === "ollama")
+    problems.push("model.constrain_actions: Ollama ignores tool_choice, so it cannot be made to call a tool");
+  const set = CONSTRAINT_FIELDS.filter((f) => f in model.model_kwargs);
+  if (set.length > 0)
+    problems.push(
+      `model.constrain_actions sets the request's constraint itself, but model.model_kwargs already has ${set.join(", ")}; remove one of them`,
+    );
+  return problems;
 }
 
 /** A SWE-bench-shaped row for checking templates before a real instance is known. */

@@ -37,6 +37,15 @@ export const AgentSchema = z
     bash_mode: z.enum(["fresh", "persistent"]),
     /** Template of the message sent after a reply cut off by the token limit (finish_reason `length`). */
     length_template: z.string(),
+    /** Phases of the step budget as fractions of step_limit (template variable `budget`). */
+    budget: z
+      .object({
+        explore: z.number().gt(0).lt(1),
+        fix_by: z.number().gt(0).lt(1),
+        submit_by: z.number().gt(0).lt(1),
+        final: z.number().gt(0).max(1),
+      })
+      .strict(),
   })
   .strict();
 
@@ -83,6 +92,12 @@ export const ModelSchema = z
     action_regex: z.string().nullable(),
     /** `default` warns once on unknown prices; `ignore_errors` stays quiet. */
     cost_tracking: z.enum(["default", "ignore_errors"]),
+    /** Send the model's earlier reasoning back with its replies (`keep`) or not (`drop`). */
+    reasoning_history: z.enum(["keep", "drop"]),
+    /** Ask the server to enforce the action format (fenced block or a tool call). */
+    constrain_actions: z.boolean(),
+    /** Which server the base URL is; null: asked from the server when needed. */
+    server: z.enum(["vllm", "sglang", "llamacpp", "ollama", "openai"]).nullable(),
   })
   .strict();
 

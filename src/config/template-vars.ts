@@ -17,11 +17,40 @@ export interface StepVars {
   elapsed: number;
 }
 
+/** The step budget's phases as step numbers (`budget` in templates); null without a step limit. */
+export interface BudgetSteps {
+  /** Steps to spend exploring and reproducing (agent.budget.explore of the limit). */
+  explore: number | null;
+  /** The step by which the fix should be in place. */
+  fix_by: number | null;
+  /** The step by which the work should be verified and submitted. */
+  submit_by: number | null;
+  /** From this step on: submit now. */
+  final: number | null;
+}
+
+/**
+ * `agent.budget`'s fractions of `agent.step_limit` as step numbers: each rounded, at least 1, at
+ * most the limit, and never before the phase ahead of it. At 100 steps: 15, 40, 60, 90.
+ */
+export function budgetSteps(agent: Config["agent"]): BudgetSteps {
+  const limit = agent.step_limit;
+  if (limit <= 0) return { explore: null, fix_by: null, submit_by: null, final: null };
+  let floor = 1;
+  const at = (fraction: number): number => {
+    floor = Math.min(limit, Math.max(floor, Math.round(fraction * limit)));
+    return floor;
+  };
+  const { explore, fix_by, submit_by, final } = agent.budget;
+  return { explore: at(explore), fix_by: at(fix_by), submit_by: at(submit_by), final: at(final) };
+}
+
 /**
  * Variables of the system and instance templates (documented in docs/templates.md):
  * task, instance (the dataset row's fields, {} outside SWE-bench), cwd, system/release/version/machine
  * (platform facts, as mini-swe-agent gives them), step_limit, cost_limit, time_limit, context_limit,
- * timeout (seconds per command), protocol, action_tag, submit_command, and the StepVars.
+ * budget (the step budget's phases), timeout (seconds per command), protocol, action_tag,
+ * submit_command, and the StepVars.
  */
 export function baseContext(
   config: Config,
@@ -42,6 +71,7 @@ export function baseContext(
     cost_limit: config.agent.cost_limit,
     time_limit: config.agent.time_limit,
     context_limit: config.agent.context_limit,
+    budget: budgetSteps(config.agent),
     timeout: config.environment.timeout,
     protocol: config.agent.protocol,
     action_tag: config.agent.action_tag,

@@ -27,7 +27,9 @@ export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<s
 /**
  * A model behind the Anthropic Messages API, through the official SDK with its own retries off.
  * Messages are converted at this edge (anthropic-request.ts) and replies converted back to the
- * OpenAI shape (anthropic-response.ts). Throws only for configuration errors.
+ * OpenAI shape (anthropic-response.ts); `thinking` blocks become the message's `reasoning`, which
+ * is never sent back (the API would need each block's signature, which patchloop does not keep).
+ * Throws only for configuration errors.
  */
 export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `anthropic/${model}`;
@@ -44,17 +46,23 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
       if (!(err instanceof ConversionError)) throw err;
       return { ok: false, kind: "fatal", message: `${name}: ${err.message}`, attempts: 0 };
     }
-    const body = { ...kwargs, model, max_tokens: maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, ...conversation };
-    const params = body as unknown as MessageCreateParamsNonStreaming;
-    return sendWithRetries(
+    const max = typeof maxTokens === "number" ? maxTokens : DEFAULT_ANTHROPIC_MAX_TOKENS;
+    const body = { ...kwargs, model, max_tokens: max, ...conversation };
+    const result = await sendWithRetries(
       name,
       config,
       deps,
       request,
-      (signal) => client.messages.create(params, { signal }),
+      (signal, overrides) =>
+        client.messages.create({ ...body, ...overrides } as unknown as MessageCreateParamsNonStreaming, {
+          signal,
+        }),
       parseAnthropicMessage,
       cost,
+      { name: "max_tokens", value: max },
     );
+    const { reasoningField: _, ...out } = result;
+    return out as ModelResult;
   }
 
   return { name, vision: config.vision, query };

@@ -1,4 +1,5 @@
 import { MalformedResponseError } from "./failure.js";
+import { stringifyIterative, valueTooDeep } from "./json-depth.js";
 import { asRecord, count, snippet } from "./json-shape.js";
 import type { ChatMessage, ToolCall, Usage } from "./types.js";
 
@@ -18,7 +19,8 @@ export function mapStopReason(reason: unknown): string | null {
 /**
  * An Anthropic `message` body in the OpenAI shape: text blocks joined into `content` (null when
  * there are none), `tool_use` blocks into `tool_calls` with `arguments = JSON.stringify(input)`.
- * Prompt tokens include cache reads and writes. Other blocks (thinking, ...) stay in the raw body.
+ * `thinking` blocks join into `reasoning`. Prompt tokens include cache reads and writes. Other
+ * blocks stay in the raw body.
  */
 export function parseAnthropicMessage(body: unknown): {
   message: ChatMessage;
@@ -30,17 +32,22 @@ export function parseAnthropicMessage(body: unknown): {
     throw new MalformedResponseError(`no content list in ${snippet(body)}`);
   }
   const texts: string[] = [];
+  const thinking: string[] = [];
   const calls: ToolCall[] = [];
   for (const item of root.content) {
     const block = asRecord(item);
     if (block?.type === "text" && typeof block.text === "string") texts.push(block.text);
+    if (block?.type === "thinking" && typeof block.thinking === "string") thinking.push(block.thinking);
     if (block?.type === "tool_use") {
       const id = typeof block.id === "string" ? block.id : `toolu_${calls.length}`;
       const name = typeof block.name === "string" ? block.name : "";
-      calls.push({ id, type: "function", function: { name, arguments: JSON.stringify(block.input ?? {}) } });
+      const input = block.input ?? {};
+      const args = valueTooDeep(input, 1000) ? stringifyIterative(input) : (JSON.stringify(input) ?? "{}");
+      calls.push({ id, type: "function", function: { name, arguments: args } });
     }
   }
   const message: ChatMessage = { role: "assistant", content: texts.length > 0 ? texts.join("") : null };
+  if (thinking.length > 0) message.reasoning = thinking.join("\n\n");
   if (calls.length > 0) message.tool_calls = calls;
   const usage = asRecord(root.usage);
   const prompt =

@@ -2,37 +2,39 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { HttpStatusError, InvalidJsonBodyError } from "./checked-fetch.js";
 import { retryAfterMs } from "./retry-after.js";
+import { sizeVerdict } from "./server-errors.js";
 
 /**
  * What one failed attempt means for the retry loop. `retryable` failures are tried again while
  * the budget lasts; the others end the query at once.
  */
 export interface Failure {
-  kind: "retryable" | "context_exceeded" | "fatal" | "aborted";
+  /**
+   * `output_budget`: the prompt fits but prompt + max_tokens does not; `fits` is the largest
+   * max_tokens that does (the call is tried once more with it).
+   */
+  kind: "retryable" | "context_exceeded" | "output_budget" | "fatal" | "aborted";
   /** What failed, in words: status, the server's own message, or the connection problem. */
   message: string;
   status?: number;
   /** Milliseconds the server asked us to wait (Retry-After / retry-after-ms), uncapped. */
   retryAfterMs?: number;
+  /** The context window the server named. */
+  contextLength?: number;
+  /** `output_budget` only: the max_tokens that fits. */
+  fits?: number;
 }
 
-/** A 2xx JSON body without the fields a reply needs. Not retried. */
+/**
+ * A 2xx JSON body without the fields a reply needs (`200 {}` from an overloaded proxy, a body of
+ * another API). Retried like a server error: the next try usually gets a real reply.
+ */
 export class MalformedResponseError extends Error {
   constructor(detail: string) {
     super(`malformed response: ${detail}`);
     this.name = "MalformedResponseError";
   }
 }
-
-/** How servers say the prompt does not fit (vLLM/OpenAI, llama.cpp, Anthropic, SGLang). */
-const CONTEXT_PATTERNS: RegExp[] = [
-  /maximum context length/i,
-  /context_length_exceeded/,
-  /exceeds? the available context size/i,
-  /exceed_context_size_error/,
-  /prompt is too long/i,
-  /longer than the model's context length/i,
-];
 
 /** Statuses worth another try: timeouts, conflicts, rate limits, server errors (5xx, Anthropic's 529). */
 function retryableStatus(status: number): boolean {
@@ -63,16 +65,40 @@ export function serverMessage(bodyText: string): string {
   return bodyText.trim() === "" ? "(empty body)" : oneLine(bodyText, 500);
 }
 
-/** Whether an error body says the prompt exceeded the context window. */
+/** Whether an error body says the prompt exceeded the context window (not: prompt + max_tokens). */
 export function isContextLengthError(bodyText: string): boolean {
-  return CONTEXT_PATTERNS.some((p) => p.test(bodyText));
+  return (
+    sizeVerdict(serverMessage(bodyText))?.kind === "context" || sizeVerdict(bodyText)?.kind === "context"
+  );
 }
 
 function statusFailure(err: HttpStatusError): Failure {
   const { status } = err;
   const text = serverMessage(err.bodyText);
-  if (isContextLengthError(err.bodyText)) {
-    return { kind: "context_exceeded", status, message: `context length exceeded (HTTP ${status}: ${text})` };
+  const fromText = sizeVerdict(text);
+  const fromBody = sizeVerdict(err.bodyText);
+  // The message decides; the body's own fields (llama.cpp's n_ctx) may add the numbers.
+  const size =
+    fromText && fromBody && fromText.kind === fromBody.kind && fromText.contextLength === null
+      ? fromBody
+      : (fromText ?? fromBody);
+  if (size) {
+    const contextLength = size.contextLength ?? undefined;
+    if (size.kind === "output") {
+      return {
+        kind: "output_budget",
+        status,
+        message: `the prompt fits but prompt + max_tokens does not (HTTP ${status}: ${text})`,
+        contextLength,
+        fits: size.fits,
+      };
+    }
+    return {
+      kind: "context_exceeded",
+      status,
+      message: `context length exceeded (HTTP ${status}: ${text})`,
+      contextLength,
+    };
   }
   if (retryableStatus(status)) {
     const wait = retryAfterMs(err.headers);
@@ -124,7 +150,7 @@ export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: A
       message: `${badBody.message}: ${snippet || "(empty)"}`,
     };
   }
-  if (err instanceof MalformedResponseError) return { kind: "fatal", message: err.message };
+  if (err instanceof MalformedResponseError) return { kind: "retryable", message: err.message };
   if (err instanceof OpenAI.APIUserAbortError || err instanceof Anthropic.APIUserAbortError) {
     return { kind: "aborted", message: "request aborted" };
   }

@@ -3,38 +3,78 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import type { ModelConfig } from "../config/schema.js";
 import { type ClientDeps, requestKwargs } from "./client-deps.js";
 import { clientSetup } from "./client-setup.js";
+import { constraintFields } from "./constraints.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
+import type { ReasoningField } from "./reasoning.js";
 import { sendWithRetries } from "./send-with-retries.js";
+import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (hosted OpenAI, vLLM, llama.cpp,
  * SGLang, Ollama, ...), through the official SDK with its own retries off. `model` is the name
  * sent in the request (without the `openai/` prefix). Throws only for configuration errors.
+ *
+ * Reasoning is read from the reply (reasoning.ts) and sent back only with
+ * `model.reasoning_history: keep`, in the field the server's replies used. With
+ * `model.constrain_actions`, the server (`model.server`, else asked once, server-detect.ts) is
+ * sent the fields that enforce the action format (constraints.ts).
  */
 export function createOpenAIModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `openai/${model}`;
   const { sdkOptions, cost } = clientSetup("openai", name, config, deps);
   const kwargs = requestKwargs(config.model_kwargs, name);
   const client = new OpenAI(sdkOptions);
+  const keep = config.reasoning_history === "keep";
+  let reasoningField: ReasoningField | null = null;
+  let facts: Promise<ServerFacts> | null = null;
+  const serverFacts = (): Promise<ServerFacts> => {
+    facts ??= config.server
+      ? Promise.resolve({ server: config.server, contextLength: null, source: "model.server" })
+      : detectServer(sdkOptions.baseURL, model);
+    return facts;
+  };
+  const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";
+  const maxValue = typeof kwargs[maxField] === "number" ? (kwargs[maxField] as number) : null;
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     const body: Record<string, unknown> = {
       ...kwargs,
       model,
-      messages: request.messages.map(toWireMessage),
+      messages: request.messages.map((m) =>
+        toWireMessage(m, keep ? { keep: true, field: reasoningField } : { keep: false }),
+      ),
     };
     if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
-    const params = body as unknown as ChatCompletionCreateParamsNonStreaming;
-    return sendWithRetries(
+    let contextLength: number | undefined;
+    if (config.constrain_actions && request.constraint) {
+      const known = await serverFacts();
+      if (known.contextLength !== null) contextLength = known.contextLength;
+      const fields = constraintFields(known.server, request.constraint);
+      if ("error" in fields)
+        return { ok: false, kind: "fatal", message: `${name}: ${fields.error}`, attempts: 0 };
+      Object.assign(body, fields.fields);
+    }
+    const result = await sendWithRetries(
       name,
       config,
       deps,
       request,
-      (signal) => client.chat.completions.create(params, { signal }),
+      (signal, overrides) =>
+        client.chat.completions.create(
+          { ...body, ...overrides } as unknown as ChatCompletionCreateParamsNonStreaming,
+          {
+            signal,
+          },
+        ),
       parseCompletion,
       cost,
+      { name: maxField, value: maxValue },
+      contextLength,
     );
+    if (result.ok && result.reasoningField) reasoningField = result.reasoningField;
+    const { reasoningField: _, ...out } = result;
+    return out as ModelResult;
   }
 
   return { name, vision: config.vision, query };

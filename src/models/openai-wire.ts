@@ -1,10 +1,30 @@
 import { MalformedResponseError } from "./failure.js";
+import { stringifyIterative, valueTooDeep } from "./json-depth.js";
 import { asRecord, count, snippet } from "./json-shape.js";
+import { type ReasoningField, splitThinking, wireReasoning, withThinkTags } from "./reasoning.js";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "./types.js";
 
-/** A message as sent: the chat message without patchloop's `extra`. */
-export function toWireMessage(m: ChatMessage): Record<string, unknown> {
-  const wire: Record<string, unknown> = { role: m.role, content: m.content };
+/** How assistant reasoning goes back to the server: not at all, or in the field the replies used. */
+export type ReasoningSend = { keep: false } | { keep: true; field: ReasoningField | null };
+
+/**
+ * A message as sent: the chat message without patchloop's `extra`. An assistant message's
+ * reasoning is sent back only when `reasoning.keep` (in the field the server used, or inside
+ * `<think>` tags when the server left it in the content).
+ */
+export function toWireMessage(
+  m: ChatMessage,
+  reasoning: ReasoningSend = { keep: false },
+): Record<string, unknown> {
+  let content = m.content;
+  const wire: Record<string, unknown> = { role: m.role, content };
+  if (reasoning.keep && m.role === "assistant" && m.reasoning) {
+    const field = reasoning.field ?? "reasoning_content";
+    if (field === "think_tags") {
+      content = withThinkTags(m.reasoning, typeof content === "string" ? content : "");
+      wire.content = content;
+    } else wire[field] = m.reasoning;
+  }
   if (m.tool_calls && m.tool_calls.length > 0) wire.tool_calls = m.tool_calls;
   if (m.tool_call_id !== undefined) wire.tool_call_id = m.tool_call_id;
   if (m.name !== undefined) wire.name = m.name;
@@ -32,6 +52,17 @@ function contentText(content: unknown): string | null {
   return null;
 }
 
+/**
+ * Tool-call arguments as text. Servers send a JSON string; a few send the object itself, which is
+ * serialised without recursion (a hostile reply may nest it 100,000 deep; the tool-calls protocol
+ * then reports the depth as a format error).
+ */
+function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  if (args === undefined || args === null) return "{}";
+  return valueTooDeep(args, 1000) ? stringifyIterative(args) : (JSON.stringify(args) ?? "{}");
+}
+
 function toolCalls(raw: unknown): ToolCall[] {
   if (!Array.isArray(raw)) return [];
   return raw.map((item, i) => {
@@ -40,29 +71,62 @@ function toolCalls(raw: unknown): ToolCall[] {
     if (!call || !fn || typeof fn.name !== "string") {
       throw new MalformedResponseError(`tool call ${i} has no function name: ${snippet(item)}`);
     }
-    const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
     const id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${i}`;
-    return { id, type: "function", function: { name: fn.name, arguments: args } };
+    return { id, type: "function", function: { name: fn.name, arguments: argumentsText(fn.arguments) } };
   });
 }
 
-/** The parts of a chat.completion body that patchloop uses. Throws MalformedResponseError. */
+/** Reasoning tokens as OpenAI (`completion_tokens_details.reasoning_tokens`) or SGLang (`reasoning_tokens`) report them. */
+function reasoningTokens(usage: Record<string, unknown> | null): number | undefined {
+  const details = asRecord(usage?.completion_tokens_details);
+  const n = details?.reasoning_tokens ?? usage?.reasoning_tokens;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * The parts of a chat.completion body that patchloop uses. The reasoning is taken from
+ * `reasoning` / `reasoning_content`, or split off `<think>...</think>` in the content, so the
+ * content holds the answer only. Throws MalformedResponseError.
+ */
 export function parseCompletion(body: unknown): {
   message: ChatMessage;
   finishReason: string | null;
   usage: Usage;
+  reasoningField: ReasoningField | null;
 } {
   const root = asRecord(body);
   const choice = Array.isArray(root?.choices) ? asRecord(root.choices[0]) : null;
   const msg = asRecord(choice?.message);
   if (!root || !choice || !msg) throw new MalformedResponseError(`no choices[0].message in ${snippet(body)}`);
   const calls = toolCalls(msg.tool_calls);
-  const message: ChatMessage = { role: "assistant", content: contentText(msg.content) };
+  let content = contentText(msg.content);
+  let reasoning: string | null = null;
+  let reasoningField: ReasoningField | null = null;
+  const fromField = wireReasoning(msg);
+  if (fromField) {
+    reasoning = fromField.text;
+    reasoningField = fromField.field;
+  } else if (content !== null) {
+    const split = splitThinking(content);
+    if (split.reasoning !== null) {
+      content = split.answer;
+      reasoning = split.reasoning;
+      reasoningField = "think_tags";
+    }
+  }
+  const message: ChatMessage = { role: "assistant", content };
+  if (reasoning !== null) message.reasoning = reasoning;
   if (Array.isArray(msg.tool_calls)) message.tool_calls = calls;
   const usage = asRecord(root.usage);
+  const thinking = reasoningTokens(usage);
   return {
     message,
     finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
-    usage: { promptTokens: count(usage?.prompt_tokens), completionTokens: count(usage?.completion_tokens) },
+    usage: {
+      promptTokens: count(usage?.prompt_tokens),
+      completionTokens: count(usage?.completion_tokens),
+      ...(thinking !== undefined ? { reasoningTokens: thinking } : {}),
+    },
+    reasoningField,
   };
 }

@@ -1,6 +1,6 @@
 import type { ModelConfig } from "../config/schema.js";
 import type { Failure } from "./failure.js";
-import type { ModelErrorKind } from "./types.js";
+import type { ModelErrorKind, RetryNotice } from "./types.js";
 
 /** `model.retry` of the config: attempts in all (first try included), delays in seconds. */
 export type RetryPolicy = ModelConfig["retry"];
@@ -28,12 +28,26 @@ export interface RetryDeps {
   signal?: AbortSignal;
   /** Turns a thrown error into a Failure (see failure.ts). */
   classify: (err: unknown) => Failure;
+  /** Told before every wait between tries. */
+  onRetry?: (notice: RetryNotice) => void;
+  /**
+   * An `output_budget` failure: lower max_tokens for the next try. Returns false when that was
+   * done already in this call (the failure then ends the query as context_exceeded).
+   */
+  lowerMaxTokens?: (failure: Failure) => boolean;
 }
 
 /** The outcome of `withRetries`: the value, or why it failed, with the attempts made either way. */
 export type Attempted<T> =
   | { ok: true; value: T; attempts: number }
-  | { ok: false; kind: ModelErrorKind; message: string; status?: number; attempts: number };
+  | {
+      ok: false;
+      kind: ModelErrorKind;
+      message: string;
+      status?: number;
+      attempts: number;
+      contextLength?: number;
+    };
 
 /**
  * Delay before retry number `retry` (1 = the first retry): `initial_delay * 2^(retry-1)` capped at
@@ -92,7 +106,13 @@ export async function withRetries<T>(
       failure = deps.classify(err);
     }
     const { status } = failure;
+    const sized = failure.contextLength !== undefined ? { contextLength: failure.contextLength } : {};
     if (failure.kind === "aborted") return abortedAfter(n);
+    if (failure.kind === "output_budget") {
+      if (n < max && deps.lowerMaxTokens?.(failure)) continue;
+      const message = `${label}: ${failure.message}; it still did not fit with max_tokens lowered to ${failure.fits}`;
+      return { ok: false, kind: "context_exceeded", message, status, attempts: n, ...sized };
+    }
     if (failure.kind === "context_exceeded") {
       return {
         ok: false,
@@ -100,6 +120,7 @@ export async function withRetries<T>(
         message: `${label}: ${failure.message}`,
         status,
         attempts: n,
+        ...sized,
       };
     }
     if (failure.kind === "fatal") {
@@ -114,6 +135,7 @@ export async function withRetries<T>(
       failure.retryAfterMs !== undefined
         ? Math.min(failure.retryAfterMs, policy.max_delay * 1000)
         : backoffMs(n, policy, deps.random);
+    deps.onRetry?.({ attempt: n, maxAttempts: max, waitMs: wait, reason: failure.message });
     if (!(await pause(wait, deps))) return abortedAfter(n);
   }
 }

@@ -17,6 +17,12 @@ export interface ChatMessage {
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   name?: string;
+  /**
+   * The model's thinking, apart from its answer (`content`): read from `reasoning` /
+   * `reasoning_content` or split off `<think>...</think>` (reasoning.ts). Sent back only with
+   * `model.reasoning_history: keep`.
+   */
+  reasoning?: string;
   extra?: Record<string, unknown>;
 }
 
@@ -30,6 +36,45 @@ export interface ToolSpec {
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Part of completionTokens spent thinking, when the server reports it. */
+  reasoningTokens?: number;
+}
+
+/** A wait before the next try of a model call (shown on the console and in the batch progress). */
+export interface RetryNotice {
+  /** The attempt that failed (1 = the first try). */
+  attempt: number;
+  maxAttempts: number;
+  /** Milliseconds until the next try. */
+  waitMs: number;
+  /** What failed, in words (status and the server's message, or the connection problem). */
+  reason: string;
+}
+
+/**
+ * The action format a server may be asked to enforce (`model.constrain_actions`): free text then
+ * exactly one block fenced with ```TAG, or at least one tool call.
+ */
+export type ActionConstraint =
+  | {
+      kind: "fenced";
+      tag: string;
+      /** The format as a regular expression (vLLM `structured_outputs.regex`, SGLang `regex`). */
+      regex: string;
+      /** The format as a GBNF grammar (llama.cpp `grammar`). */
+      gbnf: string;
+    }
+  | { kind: "tool_call" };
+
+/** Which server an OpenAI-compatible endpoint is (`model.server`, or detected). */
+export type ServerKind = "vllm" | "sglang" | "llamacpp" | "ollama" | "openai";
+
+/** The request's max-token field lowered after the server said prompt + max_tokens does not fit. */
+export interface MaxTokensLowered {
+  field: string;
+  from: number | null;
+  to: number;
+  context_length: number | null;
 }
 
 export interface ModelRequest {
@@ -37,6 +82,10 @@ export interface ModelRequest {
   /** Present for the tool_calls protocol only. */
   tools?: ToolSpec[];
   signal?: AbortSignal;
+  /** Called before each wait between tries. */
+  onRetry?: (notice: RetryNotice) => void;
+  /** The action format, for servers asked to enforce it (`model.constrain_actions`). */
+  constraint?: ActionConstraint;
 }
 
 export type ModelErrorKind =
@@ -62,6 +111,10 @@ export type ModelResult =
       /** Raw response body, for the trajectory. */
       raw: unknown;
       attempts: number;
+      /** The model's context window, when the server reported it (its model list or an error). */
+      contextLength?: number;
+      /** Set when this call was retried with a smaller max_tokens. */
+      maxTokensLowered?: MaxTokensLowered;
     }
   | {
       ok: false;
@@ -70,6 +123,8 @@ export type ModelResult =
       message: string;
       status?: number;
       attempts: number;
+      /** The model's context window, when the server's error named it. */
+      contextLength?: number;
     };
 
 /** Every model client. `query` never throws for request failures: they come back as `ok: false`. */

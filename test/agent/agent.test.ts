@@ -262,7 +262,7 @@ describe("agent loop", () => {
     const s = await run([{ content: "I am done" }], ["agent.max_format_errors=1"]);
     expect(s.result.exitStatus).toBe("RepeatedFormatError");
     expect(textOf(s.result.trajectory.messages.at(-1)!)).toBe(
-      'Your reply could not be run: your reply had no tool call, only text: "I am done". Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.\nReply again with exactly one action.',
+      'Your reply could not be run: your reply had no tool call, only text: "I am done". Every reply must call at least one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.\nReply again with one or more tool calls.',
     );
   });
 

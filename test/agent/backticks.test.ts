@@ -68,6 +68,7 @@ describe("backticks protocol", () => {
       ok: false,
       error:
         "found 2 ```mswea_bash_command blocks (opening on lines 1, 5); put exactly one in each reply, joining commands with && if needed.",
+      actions: ["ls", "pwd"],
     });
   });
 
@@ -100,6 +101,7 @@ describe("backticks protocol", () => {
     expect(p.parse({ role: "assistant", content: "none" })).toEqual({
       ok: false,
       error: "expected exactly one action matching ```bash\\s*\\n(.*?)\\n```, found 0.",
+      actions: [],
     });
   });
 });

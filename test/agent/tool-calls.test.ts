@@ -48,12 +48,12 @@ describe("tool_calls protocol", () => {
     expect(proto.parse(reply(undefined))).toEqual({
       ok: false,
       error:
-        'your reply had no tool call, only text: "thinking". Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.',
+        'your reply had no tool call, only text: "thinking". Every reply must call at least one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.',
     });
     expect(proto.parse(reply([]))).toEqual({
       ok: false,
       error:
-        'your reply had an empty tool_calls list, only text: "thinking". Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.',
+        'your reply had an empty tool_calls list, only text: "thinking". Every reply must call at least one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.',
     });
   });
 

@@ -46,7 +46,8 @@ describe("built-in configs", () => {
     expect(config.agent.step_limit).toBe(100);
     expect(config.model.model_kwargs).toEqual({ temperature: 0.3 });
     expect(config.agent.system_template).toContain("edit-tool str_replace --file");
-    expect(config.agent.system_template).toContain("about 15 exploring");
+    expect(config.agent.system_template).toContain("about {{ budget.explore }} exploring");
+    expect(config.agent.budget).toEqual({ explore: 0.15, fix_by: 0.4, submit_by: 0.6, final: 0.9 });
   });
 
   it("anthropic_minimal runs until submission or 200K context tokens", () => {
@@ -114,7 +115,7 @@ describe("config errors", () => {
     expect(errorOf(() => load(f))).toBe(
       "invalid config:\n" +
         `  - unknown key agent.instance_templat (from ${f}): did you mean agent.instance_template? ` +
-        "Valid keys in agent: system_template, instance_template, step_limit, cost_limit, time_limit, context_limit, protocol, tools, action_tag, max_format_errors, diff_on_exit, output_limit, bash_mode, length_template",
+        "Valid keys in agent: system_template, instance_template, step_limit, cost_limit, time_limit, context_limit, protocol, tools, action_tag, max_format_errors, diff_on_exit, output_limit, bash_mode, length_template, budget",
     );
   });
 
@@ -190,7 +191,7 @@ describe("config errors", () => {
       "invalid config:\n  - agent.tools has str_replace_editor, a JSON tool of the tool_calls protocol; with backticks use edit_tool",
     );
     expect(errorOf(() => load("model.action_regex='```x(.*)```'"))).toBe(
-      "invalid config:\n  - model.action_regex only applies to agent.protocol=backticks; remove it or switch protocol",
+      "invalid config:\n  - model.action_regex only applies to agent.protocol=backticks (mini-swe-agent: model.model_class: litellm_textbased); remove it or switch protocol",
     );
     expect(errorOf(() => load("swebench_backticks", "model.action_regex='```(x)(y)```'"))).toBe(
       'invalid config:\n  - model.action_regex must have exactly one capturing group (the command), got "```(x)(y)```"',

@@ -146,7 +146,7 @@ export function requestMessages(server: FakeLlmServer, index: number): Array<Rec
   return body.messages;
 }
 
-/** The format-error text of the default config for `error`. */
+/** The format-error text of the default config (tool_calls) for `error`. */
 export function defaultFormatError(error: string): string {
-  return `Your reply could not be run: ${error}\nReply again with exactly one action.`;
+  return `Your reply could not be run: ${error}\nReply again with one or more tool calls.`;
 }

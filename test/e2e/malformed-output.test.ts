@@ -12,7 +12,7 @@ import {
 } from "./harness.js";
 
 const TOOLS_HINT =
-  "Every reply must call one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.";
+  "Every reply must call at least one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.";
 const BACKTICKS: TaskOptions = { builtin: "swebench_backticks" };
 const FENCE = "```mswea_bash_command";
 const block = (command: string) => textReply(`THOUGHT: go\n${FENCE}\n${command}\n\`\`\``);

@@ -155,6 +155,7 @@ describe("Anthropic client over HTTP", () => {
       message: {
         role: "assistant",
         content: "First part. Second part.",
+        reasoning: "hmm",
         tool_calls: [
           {
             id: "toolu_9",
@@ -217,6 +218,7 @@ describe("Anthropic client over HTTP", () => {
         "anthropic/claude-test: context length exceeded (HTTP 400: prompt is too long: 208310 tokens > 200000 maximum)",
       status: 400,
       attempts: 1,
+      contextLength: 200000,
     });
     expect(waits).toEqual([]);
   });

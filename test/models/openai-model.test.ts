@@ -173,19 +173,30 @@ describe("OpenAI-compatible client over HTTP", () => {
     expect(result.ok && result.cost).toBe(2);
   });
 
-  it("fails as fatal, without retrying, on a 200 whose JSON has no choices", async () => {
-    server.enqueue({ type: "error", status: 200, body: { unexpected: true } });
+  it("retries a 200 whose JSON has no choices (`200 {}`) as a malformed reply", async () => {
+    server.enqueue(
+      { type: "error", status: 200, body: { unexpected: true } },
+      { type: "error", status: 200, body: {} },
+      { type: "error", status: 200, body: {} },
+    );
     const { sleep, waits } = recordingSleep();
-    const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), { env: {}, sleep });
+    const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), {
+      env: {},
+      sleep,
+      random: () => 1,
+    });
     const result = await model.query({ messages: [{ role: "user", content: "go" }] });
     expect(result).toEqual({
       ok: false,
-      kind: "fatal",
+      kind: "retries_exhausted",
       message:
-        'openai/test-model: malformed response: no choices[0].message in {"unexpected":true} (not retried)',
+        "openai/test-model: gave up after 3 attempts; last error: malformed response: no choices[0].message in {}",
       status: undefined,
-      attempts: 1,
+      attempts: 3,
     });
-    expect(waits).toEqual([]);
+    expect(waits).toEqual([1000, 2000]);
+    server.enqueue({ type: "error", status: 200, body: {} }, { type: "reply", content: "fine" });
+    const second = await model.query({ messages: [{ role: "user", content: "go" }] });
+    expect(second.ok && second.message.content).toBe("fine");
   });
 });

@@ -222,7 +222,8 @@ describe("retries over HTTP (OpenAI wire)", () => {
       ],
       [llamaCppContextLengthBody(), "the request exceeds the available context size, try increasing it"],
     ];
-    for (const [body, serverText] of cases) {
+    const lengths = [128000, 32768, 8192];
+    for (const [i, [body, serverText]] of cases.entries()) {
       const { result, waits } = await run([{ type: "error", status: 400, body }]);
       expect(result).toEqual({
         ok: false,
@@ -230,6 +231,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
         message: `openai/test-model: context length exceeded (HTTP 400: ${serverText})`,
         status: 400,
         attempts: 1,
+        contextLength: lengths[i],
       });
       expect(waits).toEqual([]);
     }

@@ -1,4 +1,7 @@
+import { compileActionRegex } from "../../config/mini-compat.js";
 import type { ChatMessage } from "../../models/types.js";
+import { fencedActionGbnf, fencedActionRegex } from "./fenced-constraint.js";
+import { nulProblem } from "./nul.js";
 import { type ParseResult, type Protocol, textOf } from "./types.js";
 
 /**
@@ -10,7 +13,8 @@ import { type ParseResult, type Protocol, textOf } from "./types.js";
  *   exactly three backticks, optionally followed by spaces/tabs (indented fences are not fences).
  * - Inside a block, heredoc bodies (`<< WORD`, `<< 'WORD'`, `<< "WORD"`, `<<- WORD`) are copied
  *   verbatim up to their terminator line, so a command that writes Markdown containing a line of
- *   three backticks does not end the block early.
+ *   three backticks does not end the block early. A heredoc that is never terminated does not
+ *   swallow the closing fence: the block then ends at the first closing fence after its start.
  * - The command is the text between the fences, without the final newline.
  */
 export interface FencedBlock {
@@ -37,48 +41,73 @@ export function findFencedBlocks(text: string): FencedBlock[] {
       continue;
     }
     const start = i;
-    const body: string[] = [];
-    const pending: Array<{ word: string; tabs: boolean }> = [];
-    let closed = false;
-    for (i = i + 1; i < lines.length; i++) {
-      const line = lines[i];
-      if (pending.length > 0) {
-        body.push(line);
-        const h = pending[0];
-        if ((h.tabs ? line.replace(/^\t+/, "") : line) === h.word) pending.shift();
-        continue;
-      }
-      if (CLOSE.test(line)) {
-        closed = true;
-        i++;
-        break;
-      }
-      body.push(line);
-      for (const m of line.matchAll(HEREDOC))
-        pending.push({ word: m[2] ?? m[3] ?? m[4], tabs: m[1] === "-" });
-    }
-    blocks.push({ tag: open[1], body: body.join("\n"), line: start + 1, closed });
+    let block = readBlock(lines, start, true);
+    // A heredoc left open would run to the end of the reply: read the block again without heredocs.
+    if (!block.closed && block.heredocs) block = readBlock(lines, start, false);
+    blocks.push({ tag: open[1], body: block.body.join("\n"), line: start + 1, closed: block.closed });
+    i = block.next;
   }
   return blocks;
 }
 
+/** The lines of the block opened at `start`, up to its closing fence (heredoc bodies verbatim when `heredocs`). */
+function readBlock(
+  lines: string[],
+  start: number,
+  heredocs: boolean,
+): { body: string[]; closed: boolean; next: number; heredocs: boolean } {
+  const body: string[] = [];
+  const pending: Array<{ word: string; tabs: boolean }> = [];
+  let sawHeredoc = false;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (pending.length > 0) {
+      body.push(line);
+      const h = pending[0];
+      if ((h.tabs ? line.replace(/^\t+/, "") : line) === h.word) pending.shift();
+      continue;
+    }
+    if (CLOSE.test(line)) return { body, closed: true, next: i + 1, heredocs: sawHeredoc };
+    body.push(line);
+    if (!heredocs) continue;
+    for (const m of line.matchAll(HEREDOC)) {
+      sawHeredoc = true;
+      pending.push({ word: m[2] ?? m[3] ?? m[4], tabs: m[1] === "-" });
+    }
+  }
+  return { body, closed: false, next: lines.length, heredocs: sawHeredoc };
+}
+
+/** One command, unless it holds a NUL byte (bash cannot take one). */
+function commandResult(command: string): ParseResult {
+  const nul = nulProblem("the command", command);
+  if (nul) return { ok: false, error: nul, actions: [command] };
+  return { ok: true, actions: [{ kind: "command", command }] };
+}
+
+/**
+ * The text protocol with `agent.action_tag` fences, or with a mini-swe-agent style
+ * `model.action_regex` (one capturing group: the command, trimmed as mini-swe-agent trims it; an
+ * XML tag such as `<mswea_bash_command>(.*?)</mswea_bash_command>` works the same way).
+ */
 export function createBackticksProtocol(tag: string, actionRegex: string | null): Protocol {
   const fence = `\`\`\`${tag}`;
+  const regex = actionRegex === null ? null : compileActionRegex(actionRegex);
   const parse = (message: ChatMessage): ParseResult => {
     const text = textOf(message);
-    if (actionRegex !== null) {
-      const matches = [...text.replace(/\r\n?/g, "\n").matchAll(new RegExp(actionRegex, "gs"))];
-      if (matches.length === 1)
-        return { ok: true, actions: [{ kind: "command", command: matches[0][1] ?? "" }] };
+    if (regex !== null) {
+      const matches = [...text.replace(/\r\n?/g, "\n").matchAll(regex)];
+      const actions = matches.map((m) => (m[1] ?? "").trim());
+      if (matches.length === 1) return commandResult(actions[0]);
       return {
         ok: false,
         error: `expected exactly one action matching ${actionRegex}, found ${matches.length}.`,
+        actions,
       };
     }
     const blocks = findFencedBlocks(text);
     const ours = blocks.filter((b) => b.tag === tag);
-    if (ours.length === 1 && ours[0].closed)
-      return { ok: true, actions: [{ kind: "command", command: ours[0].body }] };
+    if (ours.length === 1 && ours[0].closed) return commandResult(ours[0].body);
     if (ours.length === 1)
       return {
         ok: false,
@@ -96,7 +125,12 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
     return {
       ok: false,
       error: `found ${ours.length} ${fence} blocks (opening on lines ${lines}); put exactly one in each reply, joining commands with && if needed.`,
+      actions: ours.map((b) => b.body),
     };
   };
-  return { name: "backticks", parse };
+  const constraint =
+    regex === null
+      ? { kind: "fenced" as const, tag, regex: fencedActionRegex(tag), gbnf: fencedActionGbnf(tag) }
+      : undefined;
+  return { name: "backticks", parse, constraint };
 }

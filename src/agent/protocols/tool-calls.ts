@@ -1,16 +1,26 @@
+import { jsonTextTooDeep, MAX_JSON_DEPTH } from "../../models/json-depth.js";
 import type { ChatMessage, ToolCall, ToolSpec } from "../../models/types.js";
+import { nulProblem } from "./nul.js";
 import { type Action, type ParseResult, type Protocol, textOf } from "./types.js";
 
 function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
 }
 
+/** Arguments whose text may not hold a NUL byte: what bash runs and the paths the editors open. */
+const NUL_FREE = ["command", "path", "file"];
+
 /** Checks one call against the offered tools; returns the action or what was wrong with it. */
 function checkCall(call: ToolCall, specs: Map<string, ToolSpec>): Action | string {
-  const name = call.function?.name ?? "";
+  const fn = call && typeof call === "object" ? call.function : undefined;
+  const name = typeof fn?.name === "string" ? fn.name : "";
   const spec = specs.get(name);
-  if (!spec) return `unknown tool ${JSON.stringify(name)}; the tools are: ${[...specs.keys()].join(", ")}.`;
-  const raw = call.function.arguments ?? "";
+  if (!spec)
+    return `unknown tool ${JSON.stringify(clip(name, 100))}; the tools are: ${[...specs.keys()].join(", ")}.`;
+  const raw: unknown = fn?.arguments ?? "";
+  if (typeof raw !== "string") return `the arguments of ${name} must be a JSON object written as text.`;
+  if (jsonTextTooDeep(raw))
+    return `the arguments of ${name} are nested more than ${MAX_JSON_DEPTH} levels deep; send a flat JSON object such as {"command": "ls"}.`;
   let args: unknown;
   try {
     args = raw.trim() === "" ? {} : JSON.parse(raw);
@@ -19,29 +29,40 @@ function checkCall(call: ToolCall, specs: Map<string, ToolSpec>): Action | strin
   }
   if (typeof args !== "object" || args === null || Array.isArray(args))
     return `the arguments of ${name} must be a JSON object; received: ${clip(raw)}`;
-  const required = (spec.parameters.required as string[] | undefined) ?? [];
+  const required = Array.isArray(spec.parameters.required) ? (spec.parameters.required as string[]) : [];
   const missing = required.filter((k) => !(k in args));
   if (missing.length > 0)
     return `${name} needs the argument(s) ${missing.join(", ")}; received: ${clip(raw)}`;
-  return { kind: "tool", id: call.id, name, args: args as Record<string, unknown> };
+  for (const key of NUL_FREE) {
+    const value = (args as Record<string, unknown>)[key];
+    const nul = typeof value === "string" ? nulProblem(`the ${key} argument of ${name}`, value) : null;
+    if (nul) return nul;
+  }
+  return {
+    kind: "tool",
+    id: typeof call.id === "string" ? call.id : "",
+    name,
+    args: args as Record<string, unknown>,
+  };
 }
 
 /**
- * The JSON tool-call protocol. Several calls in one reply run in order. If any call is invalid,
- * none runs: each call id gets a tool message saying what was wrong (or that it was skipped), so
- * the conversation stays valid for the API, and the reply counts as one format error.
+ * The JSON tool-call protocol. One or more calls per reply; several run in order (the prompts and
+ * the format error say so). If any call is invalid, none runs: each call id gets a tool message
+ * saying what was wrong (or that it was skipped), so the conversation stays valid for the API, and
+ * the reply counts as one format error.
  */
 export function createToolCallsProtocol(toolSpecs: ToolSpec[]): Protocol {
   const specs = new Map(toolSpecs.map((s) => [s.name, s]));
   const parse = (message: ChatMessage): ParseResult => {
-    const calls = message.tool_calls ?? [];
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
     if (calls.length === 0) {
       const what = message.tool_calls ? "an empty tool_calls list" : "no tool call";
       const text = textOf(message).trim();
       const received = text ? `, only text: ${JSON.stringify(clip(text, 200))}` : " and no text";
       return {
         ok: false,
-        error: `your reply had ${what}${received}. Every reply must call one of the tools (${[...specs.keys()].join(", ")}); to finish, submit with the bash tool.`,
+        error: `your reply had ${what}${received}. Every reply must call at least one of the tools (${[...specs.keys()].join(", ")}); to finish, submit with the bash tool.`,
       };
     }
     const checked = calls.map((c) => checkCall(c, specs));
@@ -56,5 +77,5 @@ export function createToolCallsProtocol(toolSpecs: ToolSpec[]): Protocol {
     }));
     return { ok: false, error: problems.join(" "), toolReplies };
   };
-  return { name: "tool_calls", toolSpecs, parse };
+  return { name: "tool_calls", toolSpecs, parse, constraint: { kind: "tool_call" } };
 }

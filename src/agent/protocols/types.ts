@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolSpec } from "../../models/types.js";
+import type { ActionConstraint, ChatMessage, ToolSpec } from "../../models/types.js";
 
 /** One thing the model asked for. */
 export type Action =
@@ -13,6 +13,8 @@ export interface FormatError {
   error: string;
   /** tool_calls protocol: one tool message per call id, so the conversation stays valid for the API. */
   toolReplies?: Array<{ id: string; text: string }>;
+  /** backticks protocol: the commands that were found (the format-error template's `actions`). */
+  actions?: string[];
 }
 
 export type ParseResult = { ok: true; actions: Action[] } | ({ ok: false } & FormatError);
@@ -23,11 +25,15 @@ export interface Protocol {
   /** Tools sent with every request (tool_calls only). */
   readonly toolSpecs?: ToolSpec[];
   parse(message: ChatMessage): ParseResult;
+  /** The format a server can be asked to enforce (`model.constrain_actions`); none for mini-style action regexes. */
+  readonly constraint?: ActionConstraint;
 }
 
 /** The text of a message's content (image parts dropped). */
 export function textOf(message: ChatMessage): string {
   if (typeof message.content === "string") return message.content;
-  if (!message.content) return "";
-  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+  if (!Array.isArray(message.content)) return "";
+  return message.content
+    .map((p) => (p && p.type === "text" && typeof p.text === "string" ? p.text : ""))
+    .join("");
 }
