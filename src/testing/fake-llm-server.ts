@@ -1,7 +1,17 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FakeReplySpec, replyBody, type Wire } from "./fake-llm-wire.js";
+import {
+  constraintProblem,
+  constraintRegex,
+  contextErrorBody,
+  type FakeFlavor,
+  reasoningFieldOf,
+  refusesOutputOverflow,
+  selfDescription,
+} from "./fake-llm-flavor.js";
+import { type FakeReplySpec, type ReasoningPlacement, replyBody, type Wire } from "./fake-llm-wire.js";
 
+export type { FakeFlavor } from "./fake-llm-flavor.js";
 export type { FakeReplySpec, FakeToolCall } from "./fake-llm-wire.js";
 
 /**
@@ -24,7 +34,13 @@ export type FakeBehaviour =
    */
   | { type: "close"; partialBody?: string; delayMs?: number }
   /** A 200 with `content-type: application/json` whose body is not JSON. */
-  | { type: "invalid_json"; body?: string; delayMs?: number };
+  | { type: "invalid_json"; body?: string; delayMs?: number }
+  /**
+   * A reply to a prompt of `promptTokens` tokens: when the prompt, or prompt + the request's
+   * max_tokens, does not fit the flavor's context length, the server answers with its own context
+   * error (400) and keeps this behaviour queued, so a retry with a lower max_tokens gets the reply.
+   */
+  | ({ type: "sized"; promptTokens: number } & FakeReplySpec);
 
 /** A request the server received. `body` is the parsed JSON, or the raw text when it was not JSON. */
 export interface RecordedRequest {
@@ -42,6 +58,16 @@ export interface FakeLlmServerOptions {
   defaultBehaviour?: FakeBehaviour;
   /** Record requests in `requests` (default true). Turn off for load tests. */
   record?: boolean;
+  /**
+   * Which server to be (fake-llm-flavor.ts): where replies carry reasoning, the self-description
+   * endpoints (GET /v1/models, /props, /api/version), checks of constraint fields in requests
+   * (misused ones get a 400; a scripted reply that does not match the regex sent gets a 500), and
+   * the wording of context errors. Without it: reasoning in `reasoning_content`, no GET routes,
+   * no checks.
+   */
+  flavor?: FakeFlavor;
+  /** The served model's context window (default 32768), reported and enforced by `sized` replies. */
+  contextLength?: number;
 }
 
 /** A running fake server. `url` has no trailing slash and no `/v1`. */
@@ -92,20 +118,55 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
   const requests: RecordedRequest[] = [];
   const record = opts.record ?? true;
   const prerendered = new Map<Wire, Buffer>();
+  const flavor = opts.flavor;
+  const contextLength = opts.contextLength ?? 32768;
+  const placement: ReasoningPlacement = flavor ? reasoningFieldOf(flavor) : "reasoning_content";
   let seq = 0;
 
   function replyBytes(wire: Wire, b: FakeReplySpec, n: number, fromQueue: boolean): string | Buffer {
-    if (fromQueue) return JSON.stringify(replyBody(wire, b, n));
+    if (fromQueue) return JSON.stringify(replyBody(wire, b, n, placement));
     let bytes = prerendered.get(wire);
     if (!bytes) {
-      bytes = Buffer.from(JSON.stringify(replyBody(wire, b, 0)));
+      bytes = Buffer.from(JSON.stringify(replyBody(wire, b, 0, placement)));
       prerendered.set(wire, bytes);
     }
     return bytes;
   }
 
+  /** The flavor's objection to a chat request (constraint fields, a reply outside the regex sent), or null. */
+  function objection(
+    body: unknown,
+    next: FakeBehaviour | undefined,
+  ): { status: number; message: string } | null {
+    if (!flavor || typeof body !== "object" || body === null) return null;
+    const request = body as Record<string, unknown>;
+    const problem = constraintProblem(flavor, request);
+    if (problem) return { status: 400, message: problem };
+    const pattern = constraintRegex(request);
+    if (pattern === null || !next || (next.type !== "reply" && next.type !== "sized")) return null;
+    const text = typeof next.content === "string" ? next.content : "";
+    if (!new RegExp(`^(?:${pattern})$`).test(text))
+      return {
+        status: 500,
+        message: `fake ${flavor}: the scripted reply does not match the regex the request sent`,
+      };
+    return null;
+  }
+
+  /** The context error a `sized` reply gets for this request, or null when it fits. */
+  function sizeError(b: { promptTokens: number }, body: unknown): Record<string, unknown> | null {
+    const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+    const asked = request.max_completion_tokens ?? request.max_tokens;
+    const maxTokens = typeof asked === "number" ? asked : null;
+    const f = flavor ?? "openai";
+    const overflow =
+      maxTokens !== null && b.promptTokens + maxTokens > contextLength && refusesOutputOverflow(f);
+    if (b.promptTokens < contextLength && !overflow) return null;
+    return contextErrorBody(f, { contextLength, promptTokens: b.promptTokens, maxTokens });
+  }
+
   function respond(res: ServerResponse, wire: Wire, b: FakeBehaviour, n: number, fromQueue: boolean): void {
-    if (b.type === "reply") {
+    if (b.type === "reply" || b.type === "sized") {
       send(res, 200, replyBytes(wire, b, n, fromQueue), {});
     } else if (b.type === "error") {
       const text = typeof b.body === "string" ? b.body : JSON.stringify(b.body ?? {});
@@ -133,10 +194,35 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
       requests.push({ method: req.method ?? "", path, headers: req.headers, body: parseMaybeJson(text) });
     }
     const wire = ROUTES[path];
+    const described =
+      req.method === "GET" && flavor ? selfDescription(flavor, path, "fake-model", contextLength) : null;
+    if (described) {
+      send(res, 200, JSON.stringify(described), {});
+      return;
+    }
     if (req.method !== "POST" || !wire) {
       const message = `fake LLM server: no route for ${req.method} ${path} (POST /v1/chat/completions or /v1/messages)`;
       send(res, 404, JSON.stringify({ error: { message, type: "not_found", code: null } }), {});
       return;
+    }
+    const parsed = parseMaybeJson(text);
+    const objected = objection(parsed, queue[0]);
+    if (objected) {
+      send(
+        res,
+        objected.status,
+        JSON.stringify({ error: { message: objected.message, type: "invalid_request_error", code: null } }),
+        {},
+      );
+      return;
+    }
+    const head = queue[0];
+    if (head?.type === "sized") {
+      const error = sizeError(head, parsed);
+      if (error) {
+        send(res, 400, JSON.stringify(error), {});
+        return;
+      }
     }
     const queued = queue.shift();
     const behaviour: FakeBehaviour = queued ??

@@ -23,7 +23,17 @@ export interface FakeReplySpec {
   usage?: { promptTokens?: number; completionTokens?: number };
   /** The `model` field of the response (default `fake-model`). */
   model?: string;
+  /**
+   * The model's thinking, sent where the server's flavor puts it (`reasoning`, `reasoning_content`,
+   * `<think>` in the content; fake-llm-flavor.ts). Anthropic: a `thinking` block.
+   */
+  reasoning?: string;
+  /** OpenAI-style usage detail `completion_tokens_details.reasoning_tokens`. */
+  reasoningTokens?: number;
 }
+
+/** Where an OpenAI-wire reply carries `reasoning`; null drops it (a server without reasoning output). */
+export type ReasoningPlacement = "reasoning" | "reasoning_content" | "think" | null;
 
 /** Which API a request was made to, from its path. */
 export type Wire = "openai" | "anthropic";
@@ -37,12 +47,19 @@ function argumentsObject(args: string | Record<string, unknown>): unknown {
 }
 
 /** An OpenAI `chat.completion` object. */
-export function openaiCompletionBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
+export function openaiCompletionBody(
+  spec: FakeReplySpec,
+  seq: number,
+  placement: ReasoningPlacement = "reasoning_content",
+): Record<string, unknown> {
   const calls = spec.toolCalls ?? [];
   const message: Record<string, unknown> = {
     role: "assistant",
     content: spec.content === undefined ? (calls.length > 0 ? null : "") : spec.content,
   };
+  if (spec.reasoning !== undefined && placement === "think")
+    message.content = `<think>\n${spec.reasoning}\n</think>\n\n${message.content ?? ""}`;
+  else if (spec.reasoning !== undefined && placement !== null) message[placement] = spec.reasoning;
   if (calls.length > 0) {
     message.tool_calls = calls.map((c, i) => ({
       id: c.id ?? `call_fake_${seq}_${i}`,
@@ -65,7 +82,14 @@ export function openaiCompletionBody(spec: FakeReplySpec, seq: number): Record<s
         finish_reason: spec.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
       },
     ],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      ...(spec.reasoningTokens !== undefined
+        ? { completion_tokens_details: { reasoning_tokens: spec.reasoningTokens } }
+        : {}),
+    },
   };
 }
 
@@ -73,6 +97,8 @@ export function openaiCompletionBody(spec: FakeReplySpec, seq: number): Record<s
 export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
   const calls = spec.toolCalls ?? [];
   const content: Record<string, unknown>[] = [];
+  if (spec.reasoning !== undefined)
+    content.push({ type: "thinking", thinking: spec.reasoning, signature: `sig-fake-${seq}` });
   if (typeof spec.content === "string") content.push({ type: "text", text: spec.content });
   calls.forEach((c, i) => {
     content.push({
@@ -98,6 +124,11 @@ export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<s
 }
 
 /** The reply body for `wire`. */
-export function replyBody(wire: Wire, spec: FakeReplySpec, seq: number): Record<string, unknown> {
-  return wire === "openai" ? openaiCompletionBody(spec, seq) : anthropicMessageBody(spec, seq);
+export function replyBody(
+  wire: Wire,
+  spec: FakeReplySpec,
+  seq: number,
+  placement: ReasoningPlacement = "reasoning_content",
+): Record<string, unknown> {
+  return wire === "openai" ? openaiCompletionBody(spec, seq, placement) : anthropicMessageBody(spec, seq);
 }

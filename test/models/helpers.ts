@@ -15,6 +15,9 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     format_error_template: "format error",
     action_regex: null,
     cost_tracking: "default",
+    reasoning_history: "drop",
+    constrain_actions: false,
+    server: null,
     ...overrides,
   };
 }
