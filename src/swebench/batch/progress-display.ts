@@ -1,4 +1,4 @@
-import { formatDuration, liveLines, plainLine } from "./progress-render.js";
+import { formatDuration, liveLines, plainLine, retryText } from "./progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "./progress-state.js";
 import type { BatchEvent, InstanceOutcome } from "./types.js";
 
@@ -96,6 +96,14 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
   return {
     onEvent(event) {
       state.apply(event);
+      // Off a terminal, each retry wait is a line of its own (on one, the running instance's line shows it).
+      if (!opts.tty && event.type === "agent" && event.event.type === "model_retry") {
+        const e = event.event;
+        opts.write(
+          `[retry] ${event.instance_id} step ${e.step}: ${retryText({ until: Date.now() + e.waitSeconds * 1000, attempt: e.attempt, maxAttempts: e.maxAttempts, reason: e.reason })}\n`,
+        );
+        return;
+      }
       if (event.type !== "instance_end" && event.type !== "stopping") return;
       const s = state.snapshot();
       const text =

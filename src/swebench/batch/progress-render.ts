@@ -51,12 +51,23 @@ export function liveLines(
     lines.push(c.red(`stopping (${s.stopping}): no new instances; waiting for the running ones`));
   const width = Math.max(0, ...s.running.slice(0, max).map((r) => r.id.length));
   for (const r of s.running.slice(0, max)) {
+    const retry = r.retry ? `  ${c.yellow(retryText(r.retry, now))}` : "";
     lines.push(
-      `  ${r.id.padEnd(width)}  step ${String(r.step).padStart(3)}  ${formatDuration((now - r.startedAt) / 1000)}`,
+      `  ${r.id.padEnd(width)}  step ${String(r.step).padStart(3)}  ${formatDuration((now - r.startedAt) / 1000)}${retry}`,
     );
   }
   if (s.running.length > max) lines.push(`  ... and ${s.running.length - max} more`);
   return lines;
+}
+
+/** `model retry 2/6 in 12s: HTTP 503: overloaded` (the time left until the next try). */
+export function retryText(
+  r: { until: number; attempt: number; maxAttempts: number; reason: string },
+  now = Date.now(),
+): string {
+  const reason = r.reason.replace(/\s+/g, " ").trim();
+  const short = reason.length > 80 ? `${reason.slice(0, 79)}…` : reason;
+  return `model retry ${r.attempt + 1}/${r.maxAttempts} in ${formatDuration(Math.max(0, (r.until - now) / 1000))}: ${short}`;
 }
 
 /** One line for logs and pipes (no colours, no cursor movement). */

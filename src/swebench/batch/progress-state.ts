@@ -9,6 +9,8 @@ export interface RunningInstance {
   /** Model calls made so far. */
   step: number;
   startedAt: number;
+  /** Set while the instance waits to try a failed model call again. */
+  retry?: { until: number; attempt: number; maxAttempts: number; reason: string };
 }
 
 /** A snapshot of a batch's progress, for the live display and the summary. */
@@ -67,6 +69,10 @@ export class ProgressState {
       const u = usageOf(e.event);
       const r = this.running.get(e.instance_id);
       if (r && e.event.type === "message") r.step = Math.max(r.step, e.event.step);
+      if (r && e.event.type === "model_retry") {
+        const { attempt, maxAttempts, reason, waitSeconds } = e.event;
+        r.retry = { until: Date.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
+      } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
       this.calls += u.calls;
       this.cost += u.cost;
@@ -90,7 +96,7 @@ export class ProgressState {
       total: this.total,
       skipped: this.skipped,
       doneNow: this.doneNow,
-      running: [...this.running.values()],
+      running: [...this.running.values()].map((r) => ({ ...r })),
       counts: { ...this.counts },
       calls: this.calls,
       promptTokens: this.promptTokens,
