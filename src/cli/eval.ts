@@ -1,33 +1,45 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
+import { defaultEnvCheckCacheDir } from "../swebench/eval/env-check.js";
 import { evaluatePredictions } from "../swebench/eval/evaluate.js";
 import { makeEvalProvider } from "../swebench/eval/make-provider.js";
 import type { HarnessVersion } from "../swebench/eval/parsers/index.js";
 import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/eval/predictions.js";
 import { formatRunReport } from "../swebench/eval/report-text.js";
-import { loadSpecOverrides } from "../swebench/eval/test-spec.js";
+import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
+import { isV5Row, loadSpecOverrides } from "../swebench/eval/test-spec.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
 export interface EvalFlags {
   predictions: string;
-  dataset: string;
-  split: string;
-  runId: string;
+  /** Default: the run folder's dataset (run.json), else `lite`. */
+  dataset?: string;
+  split?: string;
+  /** Default for a run folder: `patchloop-<folder name>`; required otherwise. */
+  runId?: string;
   workers: string;
   environment?: string;
   reposDir?: string;
   timeout: string;
   instanceIds?: string[];
-  output: string;
+  /** Default: `<run folder>/eval` for a run folder, else `logs/run_evaluation`. */
+  output?: string;
   specs?: string;
   compare?: string;
-  harnessVersion: string;
+  /** `4.1`, `5`; default: 5 when the rows carry v5 fields, else 4.1. */
+  harnessVersion?: string;
   config: string[];
   install?: boolean;
   redoExisting?: boolean;
+  /** Default: on for local and bwrap, off in containers. */
+  checkEnv?: boolean;
+  envCheckCache?: string;
+  python?: string;
+  platform?: string;
 }
 
 /** Where `runEval` writes: the report to `out`, progress and errors to `err`. */
@@ -49,14 +61,18 @@ function positiveInt(value: string, flag: string): number {
 /**
  * The body of `patchloop eval`; returns the exit status: 0 when every prediction was graded (or
  * was empty, or its patch did not apply: the prediction's own outcome), 1 when some instance
- * could not be graded (a timeout or an infrastructure error), 2 for usage and input errors
+ * could not be graded (a timeout, an environment mismatch or an infrastructure error), 2 for usage and input errors
  * (bad flags or config, unreadable or malformed predictions or dataset, unknown or duplicate ids).
  */
 export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal): Promise<number> {
   try {
     const workers = positiveInt(flags.workers, "-w");
     const timeout = positiveInt(flags.timeout, "--timeout");
-    if (flags.harnessVersion !== "4.1" && flags.harnessVersion !== "5") {
+    if (
+      flags.harnessVersion !== undefined &&
+      flags.harnessVersion !== "4.1" &&
+      flags.harnessVersion !== "5"
+    ) {
       throw new UsageError(`--harness-version must be 4.1 or 5, got ${JSON.stringify(flags.harnessVersion)}`);
     }
     const kind = flags.environment ?? "docker";
@@ -70,14 +86,49 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
         `--environment ${kind} needs --repos-dir DIR (one git clone per repository, named owner__repo)`,
       );
     }
-    if (!/^[\w.-]+$/.test(flags.runId))
+    if (flags.python && kind !== "local" && kind !== "bwrap") {
       throw new UsageError(
-        `--run-id may hold letters, digits, _ . - only; got ${JSON.stringify(flags.runId)}`,
+        `--python applies to --environment local or bwrap (the tests run on the host), not ${kind}`,
       );
-    const { config } = loadConfig({ configArgs: flags.config, defaultConfig: "swebench" });
-    const dataset = await loadDataset({ subset: flags.dataset, split: flags.split });
+    }
+    const folder = flags.predictions === "gold" ? undefined : runFolderOf(flags.predictions);
+    if (folder && !existsSync(folder.preds)) {
+      throw new UsageError(
+        `--predictions ${flags.predictions}: a folder without preds.json (pass a run folder made by patchloop swebench -o DIR, or a predictions file)`,
+      );
+    }
+    const runId = flags.runId ?? folder?.runId;
+    if (!runId)
+      throw new UsageError(
+        "--run-id ID is required (it names the folder of this evaluation); only a run folder has a default",
+      );
+    if (!/^[\w.-]+$/.test(runId))
+      throw new UsageError(`--run-id may hold letters, digits, _ . - only; got ${JSON.stringify(runId)}`);
+    const layers = flags.platform
+      ? [...flags.config, `environment.platform=${flags.platform}`]
+      : flags.config;
+    const { config } = loadConfig({ configArgs: layers, defaultConfig: "swebench" });
+    const subset = flags.dataset ?? folder?.selection?.subset ?? "lite";
+    const split = flags.split ?? folder?.selection?.split ?? "test";
+    const dataset = await loadDataset({ subset, split });
     const predictions =
-      flags.predictions === "gold" ? goldPredictions(dataset) : await loadPredictions(flags.predictions);
+      flags.predictions === "gold"
+        ? goldPredictions(dataset)
+        : await loadPredictions(folder ? folder.preds : flags.predictions);
+    const named = flags.instanceIds?.flatMap((v) => v.split(",")).filter(Boolean);
+    let instanceIds = named;
+    let scope = datasetScope(subset, split, dataset.length, Boolean(named?.length));
+    if (
+      !named?.length &&
+      folder?.selection &&
+      (!flags.dataset || flags.dataset === folder.selection.subset)
+    ) {
+      const rows = selectedRows(dataset, folder.selection);
+      instanceIds = rows.map((r) => r.instance_id);
+      scope = runScope(folder.selection, rows.length);
+    } else if (named?.length) {
+      scope = datasetScope(subset, split, new Set(named).size, true);
+    }
     const specs = flags.specs
       ? await loadSpecOverrides(flags.specs).catch((e: Error) => Promise.reject(new UsageError(e.message)))
       : undefined;
@@ -86,26 +137,54 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
           Promise.reject(new UsageError(e.message)),
         )
       : undefined;
+    const chosen = new Set(instanceIds ?? dataset.map((r) => r.instance_id));
+    const graded = new Set(predictions.map((p) => p.instance_id));
+    const v5Rows = dataset.filter(
+      (r) => chosen.has(r.instance_id) && graded.has(r.instance_id) && isV5Row(r),
+    );
+    const harness: HarnessVersion =
+      (flags.harnessVersion as HarnessVersion | undefined) ?? (v5Rows.length ? "5" : "4.1");
+    if (!flags.harnessVersion && v5Rows.length) {
+      io.err(
+        `harness 5 rules: ${v5Rows.length} of the rows carry v5 fields (eval_script, eval_type); --harness-version 4.1 to grade them by 4.1's\n`,
+      );
+    } else if (flags.harnessVersion === "4.1" && v5Rows.length) {
+      io.err(
+        `WARNING: --harness-version 4.1 on ${v5Rows.length} rows with v5 fields: their own eval_script runs, graded by 4.1's rules\n`,
+      );
+    }
+    const checkEnv = flags.checkEnv ?? (kind === "local" || kind === "bwrap");
+    if (!checkEnv) {
+      io.err(
+        flags.checkEnv === false
+          ? "WARNING: --no-check-env: the environment is not checked before grading; a wrong interpreter or package set can grade a no-op patch as resolved or the gold patch as unresolved, and nothing here will say so\n"
+          : `environment check off (the default in ${kind} images); --check-env runs it\n`,
+      );
+    }
     const provider = makeEvalProvider({
       kind,
       reposDir: flags.reposDir,
       environment: config.environment,
-      runId: flags.runId,
+      runId,
       timeout,
     });
     const run = await evaluatePredictions({
       dataset,
       predictions,
-      runId: flags.runId,
-      outputDir: flags.output,
+      runId,
+      outputDir: flags.output ?? folder?.outputDir ?? "logs/run_evaluation",
       provider,
-      instanceIds: flags.instanceIds?.flatMap((v) => v.split(",")).filter(Boolean),
+      instanceIds,
       workers,
       timeout,
-      harness: flags.harnessVersion as HarnessVersion,
+      harness,
       install: flags.install,
       specs,
       redo: flags.redoExisting,
+      python: flags.python,
+      checkEnv,
+      checkCacheDir: flags.envCheckCache ?? defaultEnvCheckCacheDir(),
+      scope,
       signal,
       onResult: (r, done, total) => {
         const what = r.resolution ?? r.outcome.replaceAll("_", " ");
@@ -118,8 +197,9 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
         : undefined;
     io.out(formatRunReport(run.summary, flips));
     io.out(`\nReport: ${run.summaryPath}\n`);
+    const pl = run.summary.patchloop;
     const ungraded =
-      run.summary.patchloop.timeout_ids.length + run.summary.patchloop.infrastructure_error_ids.length;
+      pl.timeout_ids.length + pl.infrastructure_error_ids.length + pl.environment_mismatch_ids.length;
     return ungraded > 0 ? 1 : 0;
   } catch (err) {
     if (err instanceof UsageError || USAGE_ERRORS.some((E) => err instanceof E)) {
@@ -140,16 +220,18 @@ export function register(program: Command): void {
     .command("eval")
     .description("Grade predictions the way the official SWE-bench harness does (v4.1 by default)")
     .requiredOption(
-      "--predictions <FILE>",
-      "predictions: .json (list or object keyed by id) or .jsonl; `gold` uses each row's patch",
+      "--predictions <FILE|DIR>",
+      "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
     )
     .option(
       "--dataset <NAME|PATH>",
-      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file",
-      "lite",
+      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
     )
-    .option("--split <SPLIT>", "dataset split (test or dev)", "test")
-    .requiredOption("--run-id <ID>", "name of this evaluation run (a folder under -o)")
+    .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")
+    .option(
+      "--run-id <ID>",
+      "name of this evaluation run (a folder under -o); default for a run folder: patchloop-<folder name>",
+    )
     .option("-w, --workers <N>", "instances evaluated at once", "1")
     .option(
       "--environment <KIND>",
@@ -159,7 +241,10 @@ export function register(program: Command): void {
     .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
     .option("--timeout <S>", "seconds the tests of one instance may run", "1800")
     .option("--instance-ids <ID...>", "evaluate only these instances (spaces or commas between ids)")
-    .option("-o, --output <DIR>", "reports go to DIR/<run-id>/<instance_id>/", "logs/run_evaluation")
+    .option(
+      "-o, --output <DIR>",
+      "reports go to DIR/<run-id>/<instance_id>/ (default: <run folder>/eval, else logs/run_evaluation)",
+    )
     .option(
       "--specs <FILE>",
       "JSON/YAML mapping repo -> {log_parser, versions: {version or *: {test_cmd, install?, eval_commands?}}}",
@@ -168,7 +253,21 @@ export function register(program: Command): void {
       "--compare <FILE>",
       "another run's summary JSON (harness or patchloop): list the instances that flipped",
     )
-    .option("--harness-version <V>", "grading semantics: 4.1 or 5", "4.1")
+    .option(
+      "--harness-version <V>",
+      "grading rules: 4.1 or 5 (default: 5 when the rows carry v5 fields such as eval_script, else 4.1)",
+    )
+    .option("--check-env", "check the environment before grading (default in local and bwrap)")
+    .option("--no-check-env", "grade without checking the environment (not recommended: grades may be wrong)")
+    .option(
+      "--env-check-cache <DIR>",
+      "where environment checks are cached (default $PATCHLOOP_ENV_CHECK_CACHE, else ~/.cache/patchloop/env-checks)",
+    )
+    .option("--python <PATH>", "local/bwrap: the interpreter the tests run with (default: python3 on PATH)")
+    .option(
+      "--platform <OS/ARCH>",
+      "docker/podman: pull and run the images for this platform (environment.platform)",
+    )
     .option(
       "-c, --config <CONFIG>",
       "config layers for the environment section (env, forward_env, executable, memory...)",
@@ -184,7 +283,7 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       "\nExit status: 0 every prediction was graded (or was empty, or its patch did not apply);\n" +
-        "1 some instance could not be graded (timeout or infrastructure error);\n" +
+        "1 some instance could not be graded (timeout, environment mismatch or infrastructure error);\n" +
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )
     .action(async (flags: EvalFlags) => {

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { instanceImageName, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
+import { ConfigError } from "../config/errors.js";
+import { loadConfig } from "../config/load.js";
+import type { EnvironmentConfig } from "../config/schema.js";
+import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
 import { selectInstances } from "../swebench/select.js";
 
 /** Flags of `patchloop images pull`, as commander hands them over. */
@@ -14,6 +17,10 @@ export interface ImagesPullFlags {
   retries: string;
   executable: string;
   dryRun?: boolean;
+  /** Config layers (environment.image_template, environment.platform, ...). */
+  config?: string[];
+  /** Shorthand for `-c environment.platform=P`. */
+  platform?: string;
 }
 
 /** Where the command writes: the summary to `out`, progress and errors to `err`. */
@@ -35,17 +42,23 @@ function wholeNumber(value: string, flag: string, min: number): number {
 
 function plainLine(p: PullProgress): string | undefined {
   const at = `[${p.done}/${p.total}]`;
-  if (p.event === "present") return `${at} present ${p.name}`;
+  const on = p.platform ? ` (${p.platform})` : "";
+  if (p.event === "present") return `${at} present ${p.name}${on}`;
   if (p.event === "pulling")
     return `${at} pulling ${p.name}${p.attempt && p.attempt > 1 ? ` (attempt ${p.attempt})` : ""}`;
-  if (p.event === "pulled") return `${at} pulled ${p.name}`;
+  if (p.event === "pulled") return `${at} pulled ${p.name}${on}`;
   if (p.event === "retry") return `${at} retrying ${p.name} after: ${p.error?.split("\n").pop()}`;
   return `${at} FAILED ${p.name}: ${p.error?.split("\n").pop()}`;
 }
 
-/** The closing summary: counts, then each failure with its reason. */
-export function formatPullSummary(s: PullSummary): string {
-  const lines = [`pulled ${s.pulled.length}, present ${s.present.length}, failed ${s.failed.length}`];
+/** The closing summary: counts and the platforms of the images, then each failure with its reason. */
+export function formatPullSummary(s: PullSummary, asked?: string): string {
+  const platforms = [...new Set(Object.values(s.platforms))].sort();
+  const lines = [
+    `pulled ${s.pulled.length}, present ${s.present.length}, failed ${s.failed.length}` +
+      (platforms.length ? `; platform ${platforms.join(", ")}` : "") +
+      (asked ? ` (asked for ${asked})` : ""),
+  ];
   for (const f of s.failed) lines.push(`  failed ${f.name}: ${f.error.split("\n").join("\n    ")}`);
   return `${lines.join("\n")}\n`;
 }
@@ -59,11 +72,23 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
     const parallel = wholeNumber(flags.parallel, "-P", 1);
     const pullTimeout = wholeNumber(flags.pullTimeout, "--pull-timeout", 1);
     const retries = wholeNumber(flags.retries, "--retries", 0);
+    const layers = [
+      ...(flags.config ?? []),
+      ...(flags.platform ? [`environment.platform=${flags.platform}`] : []),
+    ];
+    let settings: EnvironmentConfig;
+    try {
+      settings = loadConfig({ configArgs: layers, defaultConfig: "swebench" }).config.environment;
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message);
+      throw err;
+    }
     const rows = selectInstances(await loadDataset({ subset: flags.subset, split: flags.split }), {
       slice: flags.slice,
       filter: flags.filter,
     });
-    const names = [...new Set(rows.map((r) => r.image_name ?? instanceImageName(r.instance_id)))];
+    const names = [...new Set(rows.map((r) => imageForRow(r, settings)))];
+    const platform = settings.platform ?? undefined;
     if (names.length === 0) {
       io.err("no instances selected: check --subset, --slice and --filter\n");
       return 2;
@@ -72,7 +97,9 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
       io.out(`${names.join("\n")}\n`);
       return 0;
     }
-    io.err(`${names.length} images with ${flags.executable}, ${parallel} at a time\n`);
+    io.err(
+      `${names.length} images with ${flags.executable}, ${parallel} at a time${platform ? `, platform ${platform}` : ""}\n`,
+    );
     const active = new Set<string>();
     const counts = { pulled: 0, present: 0, failed: 0 };
     const summary = await pullImages(names, {
@@ -80,6 +107,7 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
       parallel,
       pullTimeout,
       retries,
+      platform,
       onProgress: (p) => {
         if (p.event === "pulling") active.add(p.name);
         else if (p.event !== "retry") active.delete(p.name);
@@ -89,7 +117,7 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
           if (line) io.err(`${line}\n`);
           return;
         }
-        const now = [...active].map((n) => n.replace(/^docker\.io\/swebench\/sweb\.eval\.x86_64\./, ""));
+        const now = [...active].map((n) => n.replace(/^(?:.*\/)?sweb\.eval\.[a-z0-9_]+\./, ""));
         const status =
           `[${p.done}/${p.total}] pulled ${counts.pulled} present ${counts.present} failed ${counts.failed}` +
           (now.length > 0 ? ` | pulling ${now.join(", ")}` : "");
@@ -98,7 +126,7 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
       },
     });
     if (io.tty) io.err("\n");
-    io.out(formatPullSummary(summary));
+    io.out(formatPullSummary(summary, platform));
     return summary.failed.length > 0 ? 1 : 0;
   } catch (err) {
     if (err instanceof UsageError || err instanceof DatasetError) {
@@ -128,6 +156,13 @@ export function register(program: Command): void {
     .option("--retries <N>", "extra attempts after a failed pull", "2")
     .option("--executable <CLI>", "docker or podman", "docker")
     .option("--dry-run", "print the image names and pull nothing")
+    .option(
+      "-c, --config <CONFIG>",
+      "config layers (environment.image_template, environment.platform)",
+      (v: string, prev: string[] = []) => [...prev, v],
+      [],
+    )
+    .option("--platform <OS/ARCH>", "pull for this platform, e.g. linux/amd64 (environment.platform)")
     .addHelpText(
       "after",
       "\nExit status: 0 all images present or pulled; 1 some pull failed; 2 usage or dataset error.",

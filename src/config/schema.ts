@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { imageTemplateProblem } from "../swebench/images.js";
 
 /**
  * The whole configuration, four sections as in mini-swe-agent v2. Every object is `.strict()`:
@@ -124,6 +125,23 @@ export const EnvironmentSchema = z
     forward_env: z.array(z.string()),
     /** docker/podman: image to start. */
     image: z.string().nullable(),
+    /**
+     * docker/podman: the name of an instance's image when `image` is unset; `{id}`, `{instance_id}`
+     * and `{arch}` are filled in (src/swebench/images.ts). null: the row's own image, else the
+     * harness's Docker Hub name.
+     */
+    image_template: z
+      .string()
+      .nullable()
+      .superRefine((t, ctx) => {
+        const problem = t === null ? undefined : imageTemplateProblem(t);
+        if (problem) ctx.addIssue({ code: "custom", message: `not a usable image template: ${problem}` });
+      }),
+    /** docker/podman: `--platform` of pulls and runs (`linux/amd64`, `linux/arm64`); null: the engine's own. */
+    platform: z
+      .string()
+      .regex(/^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/, "a platform is os/arch[/variant], e.g. linux/amd64")
+      .nullable(),
     /** docker/podman: the CLI executable. */
     executable: z.string().nullable(),
     /** Seconds one image pull may take. */

@@ -13,10 +13,31 @@ export function qualifyImageName(name: string): string {
   return `docker.io/${name}`;
 }
 
-/** True when the engine has the image locally (`image inspect` succeeds). */
-export async function imagePresent(executable: string, name: string): Promise<boolean> {
-  const r = await runCli(executable, ["image", "inspect", "--format", "{{.Id}}", name], { timeout: 60 });
-  return r.code === 0;
+/** The platform of a local image (`linux/amd64`, `linux/arm64/v8`), or undefined when it is not present. */
+export async function imagePlatform(executable: string, name: string): Promise<string | undefined> {
+  const format = "{{.Os}}/{{.Architecture}}{{if .Variant}}/{{.Variant}}{{end}}";
+  const r = await runCli(executable, ["image", "inspect", "--format", format, name], { timeout: 60 });
+  return r.code === 0 ? r.stdout.toString("utf8").trim() : undefined;
+}
+
+/** Whether two platforms name the same thing (`linux/arm64` and `linux/arm64/v8` do). */
+export function samePlatform(a: string, b: string): boolean {
+  const norm = (p: string) => {
+    const [os, arch, variant] = p.toLowerCase().split("/");
+    return { os, arch, variant: variant ?? (arch === "arm64" ? "v8" : "") };
+  };
+  const x = norm(a);
+  const y = norm(b);
+  return x.os === y.os && x.arch === y.arch && (x.variant === y.variant || !x.variant || !y.variant);
+}
+
+/**
+ * True when the engine has the image locally (`image inspect` succeeds) and, when `platform` is
+ * given, the local image is of that platform.
+ */
+export async function imagePresent(executable: string, name: string, platform?: string): Promise<boolean> {
+  const found = await imagePlatform(executable, name);
+  return found !== undefined && (!platform || samePlatform(found, platform));
 }
 
 /** Outcome of one pull. */
@@ -26,9 +47,15 @@ export interface PullOutcome {
   error?: string;
 }
 
-/** `executable pull name`, killed after `timeoutSec` seconds. */
-export async function pullImage(executable: string, name: string, timeoutSec: number): Promise<PullOutcome> {
-  const r = await runCli(executable, ["pull", "--quiet", name], { timeout: timeoutSec });
+/** `executable pull [--platform P] name`, killed after `timeoutSec` seconds. */
+export async function pullImage(
+  executable: string,
+  name: string,
+  timeoutSec: number,
+  platform?: string,
+): Promise<PullOutcome> {
+  const args = ["pull", "--quiet", ...(platform ? ["--platform", platform] : []), name];
+  const r = await runCli(executable, args, { timeout: timeoutSec });
   if (r.code === 0) return { ok: true };
   if (r.timedOut)
     return { ok: false, error: `pull of ${name} took longer than ${timeoutSec} s (pull_timeout)` };
@@ -36,15 +63,20 @@ export async function pullImage(executable: string, name: string, timeoutSec: nu
 }
 
 /**
- * Makes sure an image is present and returns the name to run it by: the name as given when the
+ * Makes sure an image is present (of `platform`, when given) and returns the name to run it by: the name as given when the
  * engine has it, for podman its qualified form when that is present, otherwise the pulled name
  * (qualified for podman). Rejects with a readable Error when the pull fails.
  */
-export async function ensureImage(executable: string, name: string, pullTimeout: number): Promise<string> {
-  if (await imagePresent(executable, name)) return name;
+export async function ensureImage(
+  executable: string,
+  name: string,
+  pullTimeout: number,
+  platform?: string,
+): Promise<string> {
+  if (await imagePresent(executable, name, platform)) return name;
   const wanted = isPodman(executable) ? qualifyImageName(name) : name;
-  if (wanted !== name && (await imagePresent(executable, wanted))) return wanted;
-  const pulled = await pullImage(executable, wanted, pullTimeout);
+  if (wanted !== name && (await imagePresent(executable, wanted, platform))) return wanted;
+  const pulled = await pullImage(executable, wanted, pullTimeout, platform);
   if (!pulled.ok) {
     throw new Error(
       `image ${wanted} is not present in ${executable} and could not be pulled: ${pulled.error}\n` +

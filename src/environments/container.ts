@@ -44,6 +44,8 @@ export interface ContainerEnvironmentOptions {
   containerTimeout?: number;
   /** Seconds a pull of a missing image may take. Default 600. */
   pullTimeout?: number;
+  /** `--platform` of the pull and the run (e.g. `linux/amd64` under emulation); default: the engine's. */
+  platform?: string;
   /** `--memory`, e.g. `4g`. */
   memory?: string | null;
   /** `--cpus`. */
@@ -79,8 +81,9 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   const repoDir = options.repoDir ? resolve(options.repoDir) : undefined;
   const captureLimit = options.captureLimit ?? 10_000_000;
 
-  const image = await ensureImage(exe, options.image, options.pullTimeout ?? 600);
+  const image = await ensureImage(exe, options.image, options.pullTimeout ?? 600, options.platform);
   const runArgs = ["run", "-d", "--rm", "--pull", "never", "--name", name];
+  if (options.platform) runArgs.push("--platform", options.platform);
   runArgs.push("--label", "patchloop=1", "--label", `patchloop.run=${runId}`);
   runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
   runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "sleep");

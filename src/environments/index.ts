@@ -100,6 +100,7 @@ export async function createEnvironment(
         captureLimit: config.capture_limit,
         containerTimeout: config.container_timeout,
         pullTimeout: config.pull_timeout,
+        platform: config.platform ?? undefined,
         memory: config.memory,
         cpus: config.cpus,
         pidsLimit: config.pids_limit,

@@ -1,13 +1,88 @@
 import { isPodman } from "../environments/container-cli.js";
-import { imagePresent, pullImage, qualifyImageName } from "../environments/container-images.js";
+import {
+  imagePlatform,
+  imagePresent,
+  pullImage,
+  qualifyImageName,
+} from "../environments/container-images.js";
+import type { SwebenchInstance } from "./types.js";
 
 /**
- * The SWE-bench instance image of an instance id, as the official harness names it:
- * `docker.io/swebench/sweb.eval.x86_64.<id, "__" -> "_1776_">:latest`, lowercase.
+ * The default `environment.image_template`: the harness's Docker Hub names
+ * (`docker.io/swebench/sweb.eval.x86_64.django_1776_django-11099:latest`).
  */
-export function instanceImageName(instanceId: string): string {
-  const id = instanceId.replaceAll("__", "_1776_").toLowerCase();
-  return `docker.io/swebench/sweb.eval.x86_64.${id}:latest`;
+export const DEFAULT_IMAGE_TEMPLATE = "docker.io/swebench/sweb.eval.{arch}.{id}:latest";
+
+/**
+ * The fields of an image template: `{id}` the instance id lowercased with `__` written `_1776_`
+ * (the harness's Docker Hub form), `{instance_id}` the id lowercased (the harness's local builds,
+ * `sweb.eval.x86_64.django__django-11099`), `{arch}` `x86_64` or `arm64` from the platform.
+ */
+export const IMAGE_TEMPLATE_FIELDS = ["id", "instance_id", "arch"] as const;
+
+/** Why `template` is not a usable image template, or undefined when it is. */
+export function imageTemplateProblem(template: string): string | undefined {
+  const unknown = [...template.matchAll(/\{([^{}]*)\}/g)]
+    .map((m) => m[1])
+    .filter((f) => !(IMAGE_TEMPLATE_FIELDS as readonly string[]).includes(f));
+  if (unknown.length > 0) {
+    return `unknown field {${unknown[0]}}; the fields are ${IMAGE_TEMPLATE_FIELDS.map((f) => `{${f}}`).join(", ")}`;
+  }
+  if (/[{}]/.test(template.replace(/\{[a-z_]+\}/g, ""))) return "an unmatched { or }";
+  if (!template.includes("{id}") && !template.includes("{instance_id}")) {
+    return "no {id} or {instance_id}: every instance would get the same image (use environment.image for that)";
+  }
+  return undefined;
+}
+
+/** The harness's architecture name for a platform: `linux/amd64` -> `x86_64`, `linux/arm64` -> `arm64`; none -> `x86_64`. */
+export function archOf(platform?: string | null): string {
+  const arch = platform?.split("/")[1];
+  if (!arch || arch === "amd64" || arch === "x86_64") return "x86_64";
+  if (arch === "arm64" || arch === "aarch64") return "arm64";
+  return arch;
+}
+
+/**
+ * The instance image of an instance id: the template (default: the harness's Docker Hub naming,
+ * `docker.io/swebench/sweb.eval.x86_64.<id, "__" -> "_1776_">:latest`) with its fields filled in.
+ */
+export function instanceImageName(
+  instanceId: string,
+  options: { template?: string | null; platform?: string | null } = {},
+): string {
+  const lower = instanceId.toLowerCase();
+  const fields: Record<string, string> = {
+    id: lower.replaceAll("__", "_1776_"),
+    instance_id: lower,
+    arch: archOf(options.platform),
+  };
+  return (options.template || DEFAULT_IMAGE_TEMPLATE).replace(
+    /\{([a-z_]+)\}/g,
+    (m, f: string) => fields[f] ?? m,
+  );
+}
+
+/** The image settings of `environment` that name an instance's image. */
+export interface ImageSettings {
+  image?: string | null;
+  image_template?: string | null;
+  platform?: string | null;
+}
+
+/**
+ * The image of a dataset row: `environment.image` when set (one image for every instance), else
+ * `environment.image_template` when set, else the row's own image (v5 `image`, or `image_name`),
+ * else the harness's Docker Hub name.
+ */
+export function imageForRow(row: SwebenchInstance, settings: ImageSettings = {}): string {
+  if (settings.image) return settings.image;
+  const own = typeof row.image === "string" && row.image ? row.image : row.image_name;
+  if (!settings.image_template && own) return own;
+  return instanceImageName(row.instance_id, {
+    template: settings.image_template,
+    platform: settings.platform,
+  });
 }
 
 /** One step of {@link pullImages}, for progress display. */
@@ -19,6 +94,8 @@ export interface PullProgress {
   attempt?: number;
   /** The failure's reason (retry, failed). */
   error?: string;
+  /** The platform of the image as the engine has it (present, pulled). */
+  platform?: string;
   /** Images finished so far (present, pulled or failed) and in all. */
   done: number;
   total: number;
@@ -36,6 +113,8 @@ export interface PullImagesOptions {
   retries?: number;
   /** Seconds before a retry, times the attempt number; default 5. */
   retryDelay?: number;
+  /** `--platform` of the pulls; an image present for another platform is pulled again. */
+  platform?: string;
   onProgress?: (p: PullProgress) => void;
 }
 
@@ -44,6 +123,8 @@ export interface PullSummary {
   pulled: string[];
   present: string[];
   failed: Array<{ name: string; error: string }>;
+  /** The platform of each pulled or present image, as the engine reports it (`linux/amd64`). */
+  platforms: Record<string, string>;
 }
 
 /**
@@ -56,26 +137,36 @@ export async function pullImages(names: string[], options: PullImagesOptions = {
   const retries = Math.max(0, Math.floor(options.retries ?? 2));
   const delay = options.retryDelay ?? 5;
   const unique = [...new Set(names)];
-  const summary: PullSummary = { pulled: [], present: [], failed: [] };
+  const summary: PullSummary = { pulled: [], present: [], failed: [], platforms: {} };
+  const platform = options.platform;
   const total = unique.length;
   let done = 0;
   const report = (p: Omit<PullProgress, "done" | "total">) => options.onProgress?.({ ...p, done, total });
 
   async function one(name: string): Promise<void> {
     const wanted = isPodman(exe) ? qualifyImageName(name) : name;
-    if ((await imagePresent(exe, name)) || (wanted !== name && (await imagePresent(exe, wanted)))) {
+    const local = (await imagePresent(exe, name, platform))
+      ? name
+      : wanted !== name && (await imagePresent(exe, wanted, platform))
+        ? wanted
+        : undefined;
+    if (local) {
       summary.present.push(name);
+      const found = await imagePlatform(exe, local);
+      if (found) summary.platforms[name] = found;
       done++;
-      report({ name, event: "present" });
+      report({ name, event: "present", platform: found });
       return;
     }
     for (let attempt = 1; ; attempt++) {
       report({ name, event: "pulling", attempt });
-      const r = await pullImage(exe, wanted, options.pullTimeout ?? 600);
+      const r = await pullImage(exe, wanted, options.pullTimeout ?? 600, platform);
       if (r.ok) {
         summary.pulled.push(name);
+        const found = await imagePlatform(exe, wanted);
+        if (found) summary.platforms[name] = found;
         done++;
-        report({ name, event: "pulled", attempt });
+        report({ name, event: "pulled", attempt, platform: found });
         return;
       }
       const error = r.error ?? "unknown error";

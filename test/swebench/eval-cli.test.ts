@@ -50,6 +50,7 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     specs,
     harnessVersion: "4.1",
     config: [PY_LAYER],
+    envCheckCache: join(root, "env-checks"),
     ...over,
   });
 
@@ -120,12 +121,16 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
         "2",
         "-c",
         PY_LAYER,
+        "--env-check-cache",
+        join(root, "env-checks"),
       ]),
       { from: "user" },
     );
     expect(process.exitCode).toBe(0);
     const text = written.join("");
-    expect(text).toContain("Resolved 1/3 (33.3%)\nResolved 1/2 of the instances with a prediction (50.0%)\n");
+    expect(text).toContain(
+      `Resolved 1/3 (33.3%) of the whole dataset (${dataset}, test: 3 instances)\nResolved 1/2 (50.0%) of the instances with a prediction\n`,
+    );
     expect(text).toContain("Unresolved (1):\n  acme__calc-2: RESOLVED_NO\n");
     expect(text).toContain(
       `Compared with ${before} (1 instances in both runs):\n  Now resolved (1):\n    acme__calc-1\n`,
@@ -142,7 +147,9 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
         c.io,
       ),
     ).toBe(0);
-    expect(c.out.join("")).toContain("Resolved 2/2 (100.0%)\n");
+    expect(c.out.join("")).toContain(
+      `Resolved 2/2 (100.0%) of the 2 instances named by --instance-ids (${dataset}, test)\n`,
+    );
     const summary = JSON.parse(readFileSync(join(root, "out", "gold", "gold.gold.json"), "utf8"));
     expect(summary.resolved_ids).toEqual(["acme__calc-1", "acme__calc-3"]);
     expect(summary.submitted_instances).toBe(3);

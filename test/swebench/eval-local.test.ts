@@ -18,7 +18,8 @@ function havePytest(): boolean {
   }
 }
 
-const TEST_CMD = "/usr/bin/python3 -m pytest -rA -p no:cacheprovider";
+// `python` is the interpreter eval.sh declares (--python), not whatever python is first on PATH.
+const TEST_CMD = "python -m pytest -rA -p no:cacheprovider";
 
 describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's python3 -m pytest", () => {
   let f: CalcFixture;
@@ -62,6 +63,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
       runId: "local-1",
       outputDir: out,
       provider: worktreeProvider({ reposDir: f.reposDir, env: { PYTHONDONTWRITEBYTECODE: "1" } }),
+      python: "/usr/bin/python3",
       workers: 3,
       timeout: 15,
       onResult: (r) => seen.push(r.instance_id),
@@ -124,6 +126,22 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     ]);
     expect(readFileSync(join(gold, "patch.diff"), "utf8")).toBe(f.goldPatch);
     const report = JSON.parse(readFileSync(join(gold, "report.json"), "utf8"));
+    // Where and with what it ran: the declared interpreter, its version, PYTHONPATH (the work tree).
+    const environment = report["acme__calc-1"].environment;
+    delete report["acme__calc-1"].environment;
+    const tree = environment.python.work_tree as string;
+    expect(tree).toMatch(/\/patchloop-eval-acme__calc-1-[^/]+\/repo$/);
+    expect(environment).toEqual({
+      kind: "local",
+      python: {
+        executable: "/usr/bin/python3",
+        version: expect.stringMatching(/^3\.\d+\.\d+$/),
+        declared: { interpreter: "/usr/bin/python3", PYTHONPATH: tree },
+        work_tree: tree,
+        package: { name: "calc", file: `${tree}/calc/__init__.py`, inside_work_tree: true },
+      },
+      check: { status: "off", cached: false, problems: [] },
+    });
     expect(report).toEqual({
       "acme__calc-1": {
         patch_is_None: false,
@@ -151,6 +169,16 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     expect(output).toContain(`+ ${TEST_CMD} tests/test_clamp.py tests/test_ops.py`);
     const evalSh = readFileSync(join(gold, "eval.sh"), "utf8");
     expect(evalSh.startsWith("#!/bin/bash\nset -uxo pipefail\n")).toBe(true);
+    const version = environment.python.version;
+    const scratch = tree.replace(/repo$/, "scratch");
+    expect(evalSh.split("\n").slice(2, 8)).toEqual([
+      `# Python of these tests, declared by patchloop (report.json "environment" records what ran): /usr/bin/python3 (Python ${version}), PYTHONPATH ${tree}`,
+      `export PATH='${scratch}/patchloop-python-bin':"$PATH"`,
+      `export PYTHONPATH='${tree}'`,
+      "export PYTHONNOUSERSITE='1'",
+      "unset PYTHONHOME",
+      `cd ${tree}`,
+    ]);
     expect(evalSh).toContain(`git checkout ${f.baseCommit} README.md tests/test_ops.py\n`);
     expect(evalSh).not.toContain("safe.directory");
 
@@ -176,10 +204,11 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     ).toHaveLength(1);
 
     const text = formatRunReport(s);
-    expect(text.split("\n").slice(0, 3)).toEqual([
-      "Resolved 1/8 (12.5%)",
-      "Resolved 1/7 of the instances with a prediction (14.3%)",
-      "completed 2, unresolved 1, empty patches 1, errors 4 (patch did not apply 2, timed out 1, infrastructure 1)",
+    expect(text.split("\n").slice(0, 4)).toEqual([
+      "Resolved 1/8 (12.5%) of the whole dataset (8 instances)",
+      "Resolved 1/7 (14.3%) of the instances with a prediction",
+      "completed 2, unresolved 1, empty patches 1, errors 4 (patch did not apply 2, timed out 1, environment mismatch 0, infrastructure 1)",
+      "environment check: OFF: nothing tested that this environment grades like the harness's; harness 4.1 rules",
     ]);
     expect(text).toContain("repository  resolved  total    rate\nacme/calc          1      7   14.3%\n");
     expect(s.patchloop.errors["acme__calc-4"]).toMatch(
@@ -196,6 +225,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
       runId: "again",
       outputDir: join(root, "out2"),
       provider: worktreeProvider({ reposDir: f.reposDir }),
+      python: "/usr/bin/python3",
     };
     const first = await evaluatePredictions(opts);
     expect(first.results[0].seconds).toBeGreaterThan(0);

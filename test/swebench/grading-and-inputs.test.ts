@@ -72,7 +72,7 @@ describe("log markers and the harness's fallbacks", () => {
     expect(statusMapFromLog(log, pytest, "4.1").found).toBe(true);
     expect(statusMapFromLog(log, pytest, "5")).toMatchObject({
       found: false,
-      reason: "the tests exited with 1 but no test failed",
+      reason: "the tests exited with 1 but no test failed (the log does not describe the run)",
     });
     expect(statusMapFromLog(wrap("ImportError: no module"), pytest, "5")).toMatchObject({ found: false });
   });

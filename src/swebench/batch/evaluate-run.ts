@@ -1,9 +1,11 @@
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
 import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
+import { defaultEnvCheckCacheDir } from "../eval/env-check.js";
 import { makeEvalProvider } from "../eval/make-provider.js";
 import type { Prediction } from "../eval/predictions.js";
 import type { InstanceResult } from "../eval/run-instance.js";
+import { readRunSelection, runScope } from "../eval/scope.js";
 import type { SwebenchInstance } from "../types.js";
 import type { PredsFile } from "./preds-file.js";
 
@@ -25,11 +27,16 @@ const EVAL_TIMEOUT = 1800;
 
 /**
  * Grades the batch's predictions with `evaluatePredictions`: reports under `DIR/eval/<run id>/`
- * where the run id is `patchloop-<folder name>`, in the environment kind the batch used (`makeEvalProvider`).
+ * where the run id is `patchloop-<folder name>`, in the environment kind the batch used
+ * (`makeEvalProvider`), over the selected rows (named as run.json records the selection, the
+ * same denominator `patchloop eval --predictions DIR` uses), with the environment check on in
+ * local and bwrap (cached where `eval` caches it).
  */
 export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
   const outputDir = resolve(o.outputDir);
   const runId = `patchloop-${basename(outputDir)}`;
+  const kind = o.config.environment.environment_class;
+  const selection = readRunSelection(outputDir);
   const predictions: Prediction[] = [];
   for (const row of o.rows) {
     const p = o.preds.get(row.instance_id);
@@ -48,6 +55,11 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
       timeout: EVAL_TIMEOUT,
     }),
     timeout: EVAL_TIMEOUT,
+    checkEnv: kind === "local" || kind === "bwrap",
+    checkCacheDir: defaultEnvCheckCacheDir(),
+    scope: selection
+      ? runScope(selection, o.rows.length)
+      : { kind: "selection", description: `the ${o.rows.length} selected instances` },
     workers: o.workers,
     signal: o.signal,
     onResult: o.onResult,

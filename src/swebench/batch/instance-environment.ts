@@ -2,7 +2,7 @@ import type { Config, EnvironmentConfig } from "../../config/schema.js";
 import { createEnvironment } from "../../environments/index.js";
 import type { Environment } from "../../environments/types.js";
 import { shellQuote } from "../../tools/shell-quote.js";
-import { instanceImageName } from "../images.js";
+import { imageForRow } from "../images.js";
 import type { SwebenchInstance } from "../types.js";
 import type { InstanceEnvironment } from "./types.js";
 import { type GitRunner, prepareWorkspace } from "./workspace.js";
@@ -23,10 +23,11 @@ export interface OpenInstanceOptions {
 
 /**
  * The image of an instance: `environment.image` when the config sets one (the same image for
- * every instance), else the row's `image_name`, else the SWE-bench instance image.
+ * every instance), else `environment.image_template` when set, else the row's own image (v5
+ * `image`, `image_name`), else the SWE-bench instance image (see `imageForRow`).
  */
 export function imageFor(config: EnvironmentConfig, row: SwebenchInstance): string {
-  return config.image || row.image_name || instanceImageName(row.instance_id);
+  return imageForRow(row, config);
 }
 
 /** Runs git through `env` (output: stdout and stderr together, used in error messages only). */

@@ -1,5 +1,5 @@
 import type { Environment } from "../../environments/types.js";
-import { instanceImageName } from "../images.js";
+import { imageForRow } from "../images.js";
 import type { SwebenchInstance } from "../types.js";
 import { CONDA_ACTIVATE } from "./eval-script.js";
 
@@ -9,6 +9,17 @@ import { CONDA_ACTIVATE } from "./eval-script.js";
  */
 export interface EvalEnvironment {
   env: Environment;
+  /** `local`, `bwrap`, `docker`, `podman` (recorded in report.json). */
+  kind: string;
+  /** The image it runs (containers). */
+  image?: string;
+  /** The `--platform` it runs under, when one was asked for. */
+  platform?: string;
+  /**
+   * True where the tests run on the host's own Python (local, bwrap): eval.sh then declares the
+   * interpreter and PYTHONPATH (python-env.ts) instead of activating an image's conda env.
+   */
+  hostPython: boolean;
   /** Repository root inside the environment, at the instance's base commit. */
   repoDir: string;
   /** A writable folder inside the environment outside the repository (patch.diff, eval.sh). */
@@ -30,8 +41,12 @@ export type EnvironmentProvider = (instance: SwebenchInstance) => Promise<EvalEn
 export interface ContainerProviderOptions {
   /** Starts a container of `image` (e.g. `createEnvironment` with docker/podman and that image). */
   open: (image: string, instance: SwebenchInstance) => Promise<Environment>;
-  /** The image of an instance; default: the row's `image_name`, else `instanceImageName`. */
+  /** The image of an instance; default: `imageForRow` (the row's image, else the harness's name). */
   imageFor?: (instance: SwebenchInstance) => string;
+  /** `docker` or `podman`. */
+  kind?: string;
+  /** The platform the containers run under (recorded; `open` passes it to the engine). */
+  platform?: string;
   /** Repository root in the image; default `/testbed`. */
   repoDir?: string;
   /** Activation lines; default `CONDA_ACTIVATE`. */
@@ -41,11 +56,14 @@ export interface ContainerProviderOptions {
 /** Instances graded in their SWE-bench image (or any image laid out the same way). */
 export function containerProvider(options: ContainerProviderOptions): EnvironmentProvider {
   return async (instance) => {
-    const image =
-      options.imageFor?.(instance) ?? instance.image_name ?? instanceImageName(instance.instance_id);
+    const image = options.imageFor?.(instance) ?? imageForRow(instance);
     const env = await options.open(image, instance);
     return {
       env,
+      kind: options.kind ?? "docker",
+      image,
+      platform: options.platform,
+      hostPython: false,
       repoDir: options.repoDir ?? "/testbed",
       scratchDir: "/tmp",
       activate: options.activate ?? CONDA_ACTIVATE,

@@ -24,6 +24,10 @@ export interface EvalScriptOptions {
   /** Whether to re-run the spec's install command (the harness does; off for local runs by default). */
   install: boolean;
   harness: HarnessVersion;
+  /** Lines right after `set -uxo pipefail` that declare the environment (the host's Python). */
+  environment?: string[];
+  /** Commands run in the repository before the test files are reset (the host's setup). */
+  setup?: string[];
 }
 
 /**
@@ -44,7 +48,7 @@ export function makeEvalScript(o: EvalScriptOptions): string {
   } else {
     resets.push(`git checkout ${baseCommit} ${spec.modifiedFiles.join(" ")}`);
   }
-  const lines = [...o.activate, `cd ${repoDir}`, ...spec.evalCommands];
+  const lines = [...(o.environment ?? []), ...o.activate, `cd ${repoDir}`, ...spec.evalCommands];
   if (o.safeDirectory) lines.push(`git config --global --add safe.directory ${repoDir}`);
   lines.push(
     `cd ${repoDir}`,
@@ -54,6 +58,7 @@ export function makeEvalScript(o: EvalScriptOptions): string {
     ...o.activate,
   );
   if (o.install && spec.install) lines.push(spec.install);
+  lines.push(...(o.setup ?? []));
   lines.push(...resets);
   lines.push(`git apply -v - <<'${TEST_PATCH_DELIMITER}'\n${o.testPatch}\n${TEST_PATCH_DELIMITER}`);
   lines.push(": '>>>>> Start Test Output'", spec.testCommand);
@@ -67,5 +72,55 @@ export function makeEvalScript(o: EvalScriptOptions): string {
     lines.push(": '>>>>> End Test Output'");
   }
   lines.push(...resets);
+  return `${["#!/bin/bash", "set -uxo pipefail", ...lines].join("\n")}\n`;
+}
+
+/** Options of `adaptRowScript`. */
+export interface RowScriptOptions {
+  /** Repository root in the environment; a row's `/testbed` is rewritten to it when it differs. */
+  repoDir: string;
+  /** Declared environment lines (host runs): they replace the row's conda activation lines. */
+  environment?: string[];
+  setup?: string[];
+  harness: HarnessVersion;
+}
+
+const CONTAINER_REPO = "/testbed";
+
+/**
+ * A v5 row's own eval script, made ready as the harness makes it (`make_test_spec`): the shebang
+ * and `set -uxo pipefail` lines dropped and put back at the top, and, under v5, the test command's
+ * exit status recorded right before the end marker (`SWEBENCH_TEST_EXIT_CODE=$?`) and printed
+ * after it. On the host (`environment` given) the conda activation lines are replaced by the
+ * declared environment, `/testbed` becomes the work tree, and the setup commands run after the
+ * first `cd` into it.
+ */
+export function adaptRowScript(script: string, o: RowScriptOptions): string {
+  let lines = script
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "#!/bin/bash" && l !== "set -uxo pipefail");
+  if (o.environment) {
+    lines = lines.filter((l) => !CONDA_ACTIVATE.includes(l.trim()));
+    if (o.repoDir !== CONTAINER_REPO) {
+      lines = lines.map((l) => l.replace(/\/testbed(?=[\s/'";:)]|$)/g, o.repoDir));
+    }
+    const firstCd = lines.findIndex((l) => l.trim() === `cd ${o.repoDir}`);
+    lines.splice(firstCd < 0 ? 0 : firstCd + 1, 0, ...(o.setup ?? []));
+    lines.unshift(...o.environment);
+  }
+  const recorded = lines.some((l) => l.includes("SWEBENCH_TEST_EXIT_CODE=$?"));
+  if (o.harness === "5" && !recorded) {
+    const end = lines.findIndex((l) => l.includes(">>>>> End Test Output"));
+    if (end >= 0) {
+      lines.splice(
+        end,
+        1,
+        "SWEBENCH_TEST_EXIT_CODE=$?",
+        lines[end],
+        'echo ">>>>> Test Exit Code: $SWEBENCH_TEST_EXIT_CODE"',
+      );
+    }
+  }
   return `${["#!/bin/bash", "set -uxo pipefail", ...lines].join("\n")}\n`;
 }

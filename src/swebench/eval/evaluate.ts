@@ -4,11 +4,13 @@ import { writeFileAtomic } from "../../util/atomic-write.js";
 import { selectInstances } from "../select.js";
 import type { SwebenchInstance } from "../types.js";
 import type { EnvironmentProvider } from "./eval-environment.js";
+import { getResolutionStatus } from "./grading.js";
 import type { HarnessReportEntry } from "./instance-report.js";
 import type { HarnessVersion } from "./parsers/index.js";
 import { checkPredictionIds, type Prediction } from "./predictions.js";
 import { evaluateInstance, type InstanceResult } from "./run-instance.js";
-import { makeRunSummary, type RunSummary } from "./summary.js";
+import { classifyInfraFailure } from "./infra-failure.js";
+import { makeRunSummary, type RunSummary, type SummaryOptions, type SummaryScope } from "./summary.js";
 import type { SpecOverrides } from "./test-spec.js";
 
 /** Everything `evaluatePredictions` needs. */
@@ -33,6 +35,14 @@ export interface EvaluateOptions {
   normalizeDjango?: boolean;
   /** Evaluate again even where a report.json exists (default: reuse it, as the harness does). */
   redo?: boolean;
+  /** `--python`: the interpreter of host runs (local, bwrap). */
+  python?: string;
+  /** Run the environment check before grading each instance (env-check.ts). Default false. */
+  checkEnv?: boolean;
+  /** Where checks are cached (default: none; the CLI passes `defaultEnvCheckCacheDir()`). */
+  checkCacheDir?: string;
+  /** What `total_instances` counts, for the report (default: the dataset given). */
+  scope?: SummaryScope;
   /** Called after each instance, in completion order. */
   onResult?: (result: InstanceResult, done: number, total: number) => void;
   /** Aborting stops starting new instances; running ones finish. */
@@ -54,10 +64,18 @@ function reuse(logDir: string, instance: SwebenchInstance): InstanceResult | und
     const report = JSON.parse(readFileSync(path, "utf8")) as Record<string, HarnessReportEntry>;
     const entry = report[instance.instance_id];
     if (!entry) return undefined;
+    const check = entry.environment?.check;
     return {
       instance_id: instance.instance_id,
       repo: instance.repo,
       outcome: entry.resolved ? "resolved" : "unresolved",
+      ...(entry.tests_status ? { resolution: getResolutionStatus(entry.tests_status) } : {}),
+      ...(entry.tests_status
+        ? {}
+        : { error: "the earlier run's log gave no test results (report.json reused)" }),
+      ...(check && check.status !== "off"
+        ? { check: { status: check.status, cached: true, problems: check.problems, ranWith: "" } }
+        : {}),
       report,
       seconds: 0,
     };
@@ -97,11 +115,31 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
   const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
   const todo = rows.filter((r) => byId.has(r.instance_id));
   const results: InstanceResult[] = [];
+  const summaryOptions: SummaryOptions = {
+    scope: options.scope,
+    checkEnv: options.checkEnv ?? false,
+    infraLabels: {},
+  };
   let chain = Promise.resolve();
-  const record = (r: InstanceResult) => {
+  const record = async (r: InstanceResult) => {
+    if (harness === "5" && r.outcome !== "resolved" && r.outcome !== "empty_patch") {
+      const dir = join(runDir, r.instance_id);
+      const text = ["test_output.txt", "run_instance.log"]
+        .map((f) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), "utf8") : ""))
+        .join("\n");
+      const label = classifyInfraFailure(text);
+      if (label && summaryOptions.infraLabels) summaryOptions.infraLabels[r.instance_id] = label;
+    }
     results.push(r);
     options.onResult?.(r, results.length, todo.length);
-    const summary = makeRunSummary(rows, options.predictions, results, options.runId, harness);
+    const summary = makeRunSummary(
+      rows,
+      options.predictions,
+      results,
+      options.runId,
+      harness,
+      summaryOptions,
+    );
     chain = chain.then(() => writeFileAtomic(summaryPath, `${JSON.stringify(summary, null, 2)}\n`));
     return chain;
   };
@@ -122,6 +160,9 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
           install: options.install,
           specs: options.specs,
           normalizeDjango: options.normalizeDjango,
+          python: options.python,
+          checkEnv: options.checkEnv,
+          checkCacheDir: options.checkCacheDir,
         }));
       await record(result);
     },
@@ -129,7 +170,7 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
   );
   const order = new Map(rows.map((r, i) => [r.instance_id, i]));
   results.sort((a, b) => (order.get(a.instance_id) ?? 0) - (order.get(b.instance_id) ?? 0));
-  const summary = makeRunSummary(rows, options.predictions, results, options.runId, harness);
+  const summary = makeRunSummary(rows, options.predictions, results, options.runId, harness, summaryOptions);
   await chain;
   await writeFileAtomic(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return { summary, results, summaryPath };

@@ -36,8 +36,6 @@ export interface LogSection {
   reason?: string;
   /** The text between the markers. */
   testOutput: string;
-  /** v5's recorded exit code of the test command, when present. */
-  exitCode?: number;
 }
 
 /**
@@ -54,74 +52,114 @@ export function extractTestSection(log: string): LogSection {
     return { found: false, reason: "the log lacks the start or end test-output marker", testOutput: "" };
   }
   const testOutput = log.split(MARKERS.start)[1].split(MARKERS.end)[0];
-  const code = new RegExp(`${MARKERS.exitCode} (-?\\d+)`).exec(log);
-  return { found: true, testOutput, exitCode: code ? Number(code[1]) : undefined };
+  return { found: true, testOutput };
+}
+
+/**
+ * v5's evidence that a test runner ran at all (its `SUITE_RAN`), looked for in the whole log when
+ * the parser found no results. Every count must be non-zero (a runner that prints "Executed 0 of
+ * 0" did not run anything). Mostly JavaScript runners: a pytest or django run always leaves
+ * parsed lines, so there an empty map with no such line means the suite never started.
+ */
+const SUITE_RAN =
+  /Executed [1-9]\d* of \d+|TOTAL: [1-9]\d* (?:SUCCESS|FAILED)|[1-9]\d* passing|Tests:\s+[1-9]\d*|Test Suites:\s+(?:\d+ \w+, )*[1-9]\d* total|^# tests [1-9]\d*|[1-9]\d* specs?, \d+ failures?|': ok$/m;
+
+/** Whether a log shows that a test suite ran (v5's check for an empty status map). */
+export function suiteRan(log: string): boolean {
+  return SUITE_RAN.test(log);
+}
+
+/**
+ * The test command's exit status that v5's eval.sh prints after the end marker
+ * (`>>>>> Test Exit Code: N`). The harness takes the first such line anywhere in the log; here
+ * only text after the last end marker counts, so a test that prints a fake exit-code line inside
+ * the test output cannot hide the real one (the one hostile case where this is stricter).
+ */
+export function recordedExitCode(log: string): number | undefined {
+  const at = log.lastIndexOf(MARKERS.end);
+  const tail = at < 0 ? log : log.slice(at);
+  const m = new RegExp(`${MARKERS.exitCode}\\s*(-?\\d+)`).exec(tail);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**
  * `get_logs_eval`: parse the section between the markers; if that gives an empty map, parse
  * the whole log. v5 adds: an empty map with no sign that a test suite ran is "not found", and a
- * non-zero recorded exit code with no FAILED or ERROR in the map is "not found" (a patch that
- * prints fake PASSED lines gains nothing).
+ * non-zero recorded exit code with results but no FAILED or ERROR among them is "not found" (a
+ * patch that prints fake PASSED lines gains nothing).
  */
 export function statusMapFromLog(
   log: string,
   parse: (text: string) => StatusMap,
   harness: HarnessVersion,
-): { found: boolean; reason?: string; map: StatusMap } {
+): { found: boolean; reason?: string; map: StatusMap; exitCode?: number } {
   const section = extractTestSection(log);
   if (!section.found) return { found: false, reason: section.reason, map: new Map() };
   let map = parse(section.testOutput);
   if (map.size === 0) map = parse(log);
+  const exitCode = harness === "5" ? recordedExitCode(log) : undefined;
   if (harness === "5") {
-    if (map.size === 0 && !suiteRan(section.testOutput)) {
-      return { found: false, reason: "no test results and no sign that a test suite ran", map };
+    if (map.size === 0 && !suiteRan(log)) {
+      return { found: false, reason: "no test results and no sign that a test suite ran", map, exitCode };
     }
     const anyFailure = [...map.values()].some((s) => s === "FAILED" || s === "ERROR");
-    if (section.exitCode !== undefined && section.exitCode !== 0 && !anyFailure) {
-      return { found: false, reason: `the tests exited with ${section.exitCode} but no test failed`, map };
+    if (exitCode !== undefined && exitCode !== 0 && map.size > 0 && !anyFailure) {
+      return {
+        found: false,
+        reason: `the tests exited with ${exitCode} but no test failed (the log does not describe the run)`,
+        map,
+        exitCode,
+      };
     }
   }
-  return { found: true, map };
-}
-
-function suiteRan(text: string): boolean {
-  return /(\d+ (passed|failed|errors?|skipped)|Ran \d+ tests?|tests finished|no tests ran|collected \d+ items?)/i.test(
-    text,
-  );
-}
-
-/** v5: an expected name cut inside an unclosed `[` matches parsed names with that prefix. */
-function truncatedLookup(name: string, map: StatusMap): string | undefined {
-  const open = name.lastIndexOf("[");
-  if (open < 0 || name.indexOf("]", open) >= 0) return undefined;
-  const hits = [...map.entries()].filter(([k]) => k.startsWith(name));
-  if (hits.length === 0) return undefined;
-  const ok = hits.map(([, s]) => s === "PASSED" || s === "XFAIL");
-  if (ok.every(Boolean)) return "PASSED";
-  if (ok.every((x) => !x)) return hits[0][1];
-  return "FAILED";
+  return { found: true, map, exitCode };
 }
 
 /**
- * `get_eval_tests_report` (PASS_AND_FAIL). v4.1: success if the status is PASSED or XFAIL,
- * failure if absent, FAILED or ERROR; a SKIPPED test is in neither list. v5: a SKIPPED F2P test
- * is a failure, a SKIPPED P2P test a success, and truncated names prefix-match.
+ * v5's `_resolve_case`: the key of `name` in the map; for a name with more `[` than `]` (ids cut
+ * inside a parameter, 676 of them in Verified) the first parsed name it prefixes, when all such
+ * names agree on passing or not. Undefined when there is no key.
+ */
+export function resolveCase(name: string, map: StatusMap): string | undefined {
+  if (map.has(name)) return name;
+  const count = (c: string) => name.split(c).length - 1;
+  if (count("[") <= count("]")) return undefined;
+  const hits = [...map.keys()].filter((k) => k.startsWith(name));
+  if (hits.length === 0) return undefined;
+  const passing = new Set(hits.map((k) => PASSING.has(map.get(k) as string)));
+  return passing.size === 1 ? hits[0] : undefined;
+}
+
+const PASSING = new Set(["PASSED", "XFAIL"]);
+
+/** How a row is graded (`EvalType` of the harness): v5 rows say so in `eval_type`. */
+export type EvalType = "pass_and_fail" | "fail_only";
+
+/**
+ * `get_eval_tests_report`. PASS_AND_FAIL, v4.1: success if the status is PASSED or XFAIL,
+ * failure if absent, FAILED or ERROR; a SKIPPED test is in neither list. v5: names resolve with
+ * `resolveCase`, a SKIPPED F2P test is a failure and a SKIPPED P2P test a success. FAIL_ONLY (both
+ * releases): only a test present and FAILED fails; anything else succeeds.
  */
 export function getEvalTestsReport(
   map: StatusMap,
   failToPass: string[],
   passToPass: string[],
   harness: HarnessVersion,
+  evalType: EvalType = "pass_and_fail",
 ): TestsStatus {
   const classify = (names: string[], p2p: boolean): Outcome => {
     const out: Outcome = { success: [], failure: [] };
     for (const name of names) {
-      let status = map.get(name);
-      if (status === undefined && harness === "5") status = truncatedLookup(name, map);
+      if (evalType === "fail_only") {
+        (map.get(name) === "FAILED" ? out.failure : out.success).push(name);
+        continue;
+      }
+      const key = harness === "5" ? resolveCase(name, map) : map.has(name) ? name : undefined;
+      const status = key === undefined ? undefined : map.get(key);
       if (status === "PASSED" || status === "XFAIL") out.success.push(name);
-      else if (status === undefined || status === "FAILED" || status === "ERROR") out.failure.push(name);
       else if (harness === "5" && status === "SKIPPED") (p2p ? out.success : out.failure).push(name);
+      else if (status === undefined || status === "FAILED" || status === "ERROR") out.failure.push(name);
     }
     return out;
   };

@@ -1,5 +1,6 @@
 import type { EnvironmentConfig } from "../../config/schema.js";
 import { configEnv, createEnvironment } from "../../environments/index.js";
+import { imageForRow } from "../images.js";
 import { containerProvider, type EnvironmentProvider } from "./eval-environment.js";
 import { worktreeProvider } from "./worktree.js";
 
@@ -36,6 +37,7 @@ export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
     return worktreeProvider({
       reposDir: o.reposDir,
       mode: "clone",
+      kind: "bwrap",
       open: async (worktree) => ({
         env: await createEnvironment(
           { ...base, environment_class: "bwrap", cwd: "" },
@@ -47,6 +49,9 @@ export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
   }
   const kind = o.kind === "podman" ? "podman" : "docker";
   return containerProvider({
+    kind,
+    platform: o.environment.platform ?? undefined,
+    imageFor: (row) => imageForRow(row, o.environment),
     open: (image) =>
       createEnvironment(
         {

@@ -11,9 +11,27 @@ export interface RepoTally {
   total: number;
 }
 
+/** What `total_instances` counts, in words the report prints. */
+export interface SummaryScope {
+  /** `dataset`: every row of the dataset split; `selection`: the rows a selection kept. */
+  kind: "dataset" | "selection";
+  /** e.g. `the whole dataset (lite, test)` or `the 5 instances the run selected (--slice 0:5 of lite, test)`. */
+  description: string;
+}
+
+/** The environment check over the run. */
+export interface SummaryCheck {
+  enabled: boolean;
+  /** Instances whose check ran now or came from the cache. */
+  checked: number;
+  cached: number;
+  mismatches: number;
+}
+
 /**
- * The run summary: exactly the harness's keys and meanings (`make_run_report`, schema_version 2),
- * then a `patchloop` section that splits the harness's `error_ids` into their causes.
+ * The run summary: exactly the harness's keys and meanings (`make_run_report`, schema_version 2;
+ * under v5 also its infrastructure labels), then a `patchloop` section that splits the harness's
+ * `error_ids` into their causes.
  */
 export interface RunSummary {
   total_instances: number;
@@ -21,6 +39,9 @@ export interface RunSummary {
   completed_instances: number;
   resolved_instances: number;
   unresolved_instances: number;
+  /** v5 only. */
+  infra_failure_instances?: number;
+  ambiguous_failure_instances?: number;
   empty_patch_instances: number;
   error_instances: number;
   unstopped_instances: number;
@@ -30,6 +51,10 @@ export interface RunSummary {
   submitted_ids: string[];
   resolved_ids: string[];
   unresolved_ids: string[];
+  /** v5 only. */
+  infra_failure_ids?: string[];
+  ambiguous_failure_ids?: string[];
+  failure_reasons?: Record<string, string>;
   error_ids: string[];
   unstopped_containers: string[];
   unremoved_images: string[];
@@ -37,14 +62,33 @@ export interface RunSummary {
   patchloop: {
     run_id: string;
     harness_version: HarnessVersion;
+    /** What `total_instances` counts. */
+    scope: SummaryScope;
     patch_apply_failed_ids: string[];
     timeout_ids: string[];
-    /** Environment, data and parser errors: neither a failed patch nor a timeout. */
+    /** Not graded: the tests misbehave in this environment without any patch (see env-check.ts). */
+    environment_mismatch_ids: string[];
+    /** Environment, data and parser errors: neither a failed patch, a timeout nor a mismatch. */
     infrastructure_error_ids: string[];
+    /** Graded unresolved by the harness's rules because the log gave no usable results (reason in `errors`). */
+    no_results_ids: string[];
+    env_check: SummaryCheck;
+    /** Per mismatched instance: the interpreter or image the tests ran with. */
+    ran_with: Record<string, string>;
     resolutions: Record<string, ResolvedStatus>;
     errors: Record<string, string>;
+    warnings: Record<string, string[]>;
     per_repo: Record<string, RepoTally>;
   };
+}
+
+/** Optional facts of `makeRunSummary`. */
+export interface SummaryOptions {
+  scope?: SummaryScope;
+  /** Whether the environment check was on. */
+  checkEnv?: boolean;
+  /** v5: the infrastructure label of each unresolved or failed instance (infra-failure.ts). */
+  infraLabels?: Record<string, { reason: string; tier: "environment" | "ambiguous" }>;
 }
 
 const sorted = (ids: Iterable<string>) => [...ids].sort();
@@ -61,6 +105,7 @@ export function makeRunSummary(
   results: InstanceResult[],
   runId: string,
   harness: HarnessVersion,
+  options: SummaryOptions = {},
 ): RunSummary {
   const byId = new Map(results.map((r) => [r.instance_id, r]));
   const predicted = new Set(predictions.map((p) => p.instance_id));
@@ -74,8 +119,13 @@ export function makeRunSummary(
     error: new Set<string>(),
     apply: new Set<string>(),
     timeout: new Set<string>(),
+    mismatch: new Set<string>(),
     infra: new Set<string>(),
+    noResults: new Set<string>(),
   };
+  const check: SummaryCheck = { enabled: options.checkEnv ?? false, checked: 0, cached: 0, mismatches: 0 };
+  const ranWith: Record<string, string> = {};
+  const warnings: Record<string, string[]> = {};
   const resolutions: Record<string, ResolvedStatus> = {};
   const errors: Record<string, string> = {};
   const perRepo: Record<string, RepoTally> = {};
@@ -92,25 +142,44 @@ export function makeRunSummary(
     const r = byId.get(id);
     if (r?.error) errors[id] = r.error;
     if (r?.resolution) resolutions[id] = r.resolution;
+    if (r?.warnings?.length) warnings[id] = r.warnings;
+    if (r?.check && r.check.status !== "off") {
+      check.checked++;
+      if (r.check.cached) check.cached++;
+      if (r.check.status === "mismatch") check.mismatches++;
+    }
     if (r?.outcome === "empty_patch") ids.empty.add(id);
     else if (r?.outcome === "resolved" || r?.outcome === "unresolved") {
       ids.completed.add(id);
       (r.outcome === "resolved" ? ids.resolved : ids.unresolved).add(id);
       if (r.outcome === "resolved") tally.resolved++;
+      if (r.outcome === "unresolved" && !r.resolution) ids.noResults.add(id);
     } else {
       ids.error.add(id);
       if (r?.outcome === "patch_apply_failed") ids.apply.add(id);
       else if (r?.outcome === "timeout") ids.timeout.add(id);
-      else ids.infra.add(id);
+      else if (r?.outcome === "environment_mismatch") {
+        ids.mismatch.add(id);
+        if (r.check) ranWith[id] = r.check.ranWith;
+      } else ids.infra.add(id);
       if (!r) errors[id] = "not evaluated (the run was stopped before this instance)";
     }
   }
+  const labels = Object.entries(options.infraLabels ?? {})
+    .filter(([id]) => ids.unresolved.has(id) || ids.error.has(id))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const v5 = harness === "5";
+  const infraIds = labels.filter(([, l]) => l.tier === "environment").map(([id]) => id);
+  const ambiguousIds = labels.filter(([, l]) => l.tier === "ambiguous").map(([id]) => id);
   return {
     total_instances: rows.length,
     submitted_instances: predictions.length,
     completed_instances: ids.completed.size,
     resolved_instances: ids.resolved.size,
     unresolved_instances: ids.unresolved.size,
+    ...(v5
+      ? { infra_failure_instances: infraIds.length, ambiguous_failure_instances: ambiguousIds.length }
+      : {}),
     empty_patch_instances: ids.empty.size,
     error_instances: ids.error.size,
     unstopped_instances: 0,
@@ -120,6 +189,13 @@ export function makeRunSummary(
     submitted_ids: sorted(ids.submitted),
     resolved_ids: sorted(ids.resolved),
     unresolved_ids: sorted(ids.unresolved),
+    ...(v5
+      ? {
+          infra_failure_ids: infraIds,
+          ambiguous_failure_ids: ambiguousIds,
+          failure_reasons: Object.fromEntries(labels.map(([id, l]) => [id, l.reason])),
+        }
+      : {}),
     error_ids: sorted(ids.error),
     unstopped_containers: [],
     unremoved_images: [],
@@ -127,11 +203,20 @@ export function makeRunSummary(
     patchloop: {
       run_id: runId,
       harness_version: harness,
+      scope: options.scope ?? {
+        kind: "dataset",
+        description: `the whole dataset (${rows.length} instances)`,
+      },
       patch_apply_failed_ids: sorted(ids.apply),
       timeout_ids: sorted(ids.timeout),
+      environment_mismatch_ids: sorted(ids.mismatch),
       infrastructure_error_ids: sorted(ids.infra),
+      no_results_ids: sorted(ids.noResults),
+      env_check: check,
+      ran_with: ranWith,
       resolutions,
       errors,
+      warnings,
       per_repo: Object.fromEntries(Object.entries(perRepo).sort(([a], [b]) => (a < b ? -1 : 1))),
     },
   };

@@ -2,17 +2,57 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { parseTestList } from "../dataset/errors.js";
 import type { SwebenchInstance } from "../types.js";
+import { z } from "zod";
+import type { EvalType } from "./grading.js";
 import { getLogParser } from "./parsers/index.js";
 import { getModifiedFiles, getNewFiles, getTestDirectives } from "./patch-files.js";
-import { type EvalSpec, lookupSpec } from "./spec-table.js";
+import { type PythonEnvSpec, pythonSpecFor } from "./python-env.js";
+import { type EvalSpec, lookupSpec, SPEC_TABLE } from "./spec-table.js";
+
+const PythonEnvEntry = z
+  .object({
+    python: z.string().min(1).optional(),
+    venv: z.string().min(1).optional(),
+    pythonpath: z.array(z.string().min(1)).optional(),
+    package: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    setup: z.array(z.string()).optional(),
+  })
+  .strict();
+
+// The harness's own spec entries carry image-build keys too; they are accepted and not used here.
+const VersionEntry = z
+  .object({
+    test_cmd: z.string().min(1).optional(),
+    install: z.string().optional(),
+    eval_commands: z.array(z.string()).optional(),
+    local: PythonEnvEntry.optional(),
+    python: z.string().optional(),
+    packages: z.string().optional(),
+    pip_packages: z.array(z.string()).optional(),
+    pre_install: z.array(z.string()).optional(),
+    execute_test_as_nonroot: z.boolean().optional(),
+    no_use_env: z.boolean().optional(),
+    nano_cpus: z.number().optional(),
+  })
+  .strict();
+
+const RepoEntry = z
+  .object({ log_parser: z.string().min(1).optional(), versions: z.record(z.string(), VersionEntry) })
+  .strict();
+
+/** One version's entry of a `--specs` file. */
+export type SpecEntry = z.infer<typeof VersionEntry>;
 
 /**
- * Specs for repositories beyond the official table (`--specs FILE`, JSON or YAML):
- * `{ "<owner/repo>": { "log_parser": "pytest", "versions": { "<version>" | "*": EvalSpec } } }`,
+ * Specs for repositories beyond the official table, or host settings for those in it
+ * (`--specs FILE`, JSON or YAML): `{ "<owner/repo>": { "log_parser"?: NAME, "versions": {
+ * "<version>" | "*": { test_cmd?, install?, eval_commands?, local?: PythonEnvSpec } } } }`,
  * optionally wrapped in `{ "repos": ... }` (the layout of harness-specs-python.v4.1.0.json, which
- * can be passed as it is). Entries here win over the built-in table.
+ * can be passed as it is). Keys set here win over the built-in table; a repository the table
+ * lacks needs `log_parser` and each version a `test_cmd`.
  */
-export type SpecOverrides = Record<string, { log_parser: string; versions: Record<string, EvalSpec> }>;
+export type SpecOverrides = Record<string, z.infer<typeof RepoEntry>>;
 
 /** Everything the evaluation of one instance needs to know about its tests. */
 export interface InstanceTestSpec {
@@ -29,6 +69,12 @@ export interface InstanceTestSpec {
   newFiles: string[];
   failToPass: string[];
   passToPass: string[];
+  /** `pass_and_fail` (every v4 row), or the row's v5 `eval_type`. */
+  evalType: EvalType;
+  /** A v5 row's own eval.sh (run instead of the one made from the spec). */
+  evalScript?: string;
+  /** How the tests find Python when they run on the host (local, bwrap). */
+  python: PythonEnvSpec;
   /** Where test_cmd/log_parser came from: `row`, `specs file`, `harness table`. */
   source: string;
 }
@@ -41,9 +87,19 @@ export class InstanceSpecError extends Error {
   }
 }
 
-/** Reads a `--specs` file; a bad file is an Error naming it. */
+/** Whether a row carries the fields of a harness v5 dataset (`eval_script`, `eval_type`). */
+export function isV5Row(row: SwebenchInstance): boolean {
+  return typeof row.eval_script === "string" || typeof row.eval_type === "string";
+}
+
+/** Reads a `--specs` file; a bad file is an Error naming it, the entry and what was wrong. */
 export async function loadSpecOverrides(path: string): Promise<SpecOverrides> {
-  const text = await readFile(path, "utf8");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new Error(`--specs ${path}: cannot be read (${(err as Error).message})`);
+  }
   let data: unknown;
   try {
     data = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
@@ -56,42 +112,63 @@ export async function loadSpecOverrides(path: string): Promise<SpecOverrides> {
   if (!repos || typeof repos !== "object" || Array.isArray(repos)) {
     throw new Error(`--specs ${path}: expected an object keyed by owner/repo`);
   }
+  const out: SpecOverrides = {};
   for (const [repo, entry] of Object.entries(repos as Record<string, unknown>)) {
-    const e = entry as { log_parser?: unknown; versions?: unknown };
-    if (!e || typeof e.log_parser !== "string" || !e.versions || typeof e.versions !== "object") {
+    const parsed = RepoEntry.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue.path.length ? ` at ${issue.path.join(".")}` : "";
       throw new Error(
-        `--specs ${path}: ${repo} needs "log_parser" (a parser name) and "versions" (version or "*" -> {test_cmd, ...})`,
+        `--specs ${path}: ${repo}${where}: ${issue.message}. Each repo maps to {log_parser?, versions: {version or "*": {test_cmd?, install?, eval_commands?, local?: {python, venv, pythonpath, package, env, setup}}}}`,
       );
     }
-    getLogParser(e.log_parser);
-    for (const [version, spec] of Object.entries(e.versions as Record<string, unknown>)) {
-      if (!spec || typeof (spec as EvalSpec).test_cmd !== "string") {
-        throw new Error(`--specs ${path}: ${repo} version ${version} has no test_cmd string`);
+    const e = parsed.data;
+    if (e.log_parser) getLogParser(e.log_parser);
+    if (!SPEC_TABLE[repo]) {
+      if (!e.log_parser)
+        throw new Error(`--specs ${path}: ${repo} is not in the harness table, so it needs "log_parser"`);
+      for (const [version, v] of Object.entries(e.versions)) {
+        if (!v.test_cmd)
+          throw new Error(`--specs ${path}: ${repo} version ${version} has no test_cmd string`);
       }
     }
+    out[repo] = e;
   }
-  return repos as SpecOverrides;
+  return out;
 }
 
 function pick(
   instance: SwebenchInstance,
   overrides?: SpecOverrides,
-): { spec: EvalSpec; parser?: string; source: string } | undefined {
+): { spec: EvalSpec | undefined; parser?: string; local?: PythonEnvSpec; source: string } | undefined {
   const o = overrides?.[instance.repo];
   const fromFile = o ? (o.versions[instance.version] ?? o.versions["*"]) : undefined;
-  if (fromFile) return { spec: fromFile, parser: o?.log_parser, source: "specs file" };
   const table = lookupSpec(instance.repo, instance.version);
+  if (fromFile) {
+    const merged = fromFile.test_cmd ? { ...table, ...fromFile, test_cmd: fromFile.test_cmd } : table;
+    return {
+      spec: merged as EvalSpec | undefined,
+      parser: o?.log_parser ?? table?.log_parser,
+      local: fromFile.local,
+      source: fromFile.test_cmd || !table ? "specs file" : "harness table",
+    };
+  }
   if (table) return { spec: table, parser: table.log_parser, source: "harness table" };
   return undefined;
 }
 
 /**
  * Resolves what to run and how to read it for one instance: `test_cmd` and `log_parser` from the
- * row itself where present, else from the `--specs` overrides, else from the harness's table.
- * A malformed FAIL_TO_PASS/PASS_TO_PASS, a missing test_patch or no known spec throws
+ * row itself where present, else from the `--specs` overrides, else from the harness's table. A
+ * v5 row brings its own `eval_script`, `log_parser` and `eval_type`. A malformed
+ * FAIL_TO_PASS/PASS_TO_PASS, a missing test_patch (v4 rows) or no known spec throws
  * `InstanceSpecError` (the instance is reported as an error; others go on).
  */
-export function resolveTestSpec(instance: SwebenchInstance, overrides?: SpecOverrides): InstanceTestSpec {
+export function resolveTestSpec(
+  instance: SwebenchInstance,
+  overrides?: SpecOverrides,
+  pythonFlag?: string,
+): InstanceTestSpec {
   let failToPass: string[];
   let passToPass: string[];
   try {
@@ -100,16 +177,32 @@ export function resolveTestSpec(instance: SwebenchInstance, overrides?: SpecOver
   } catch (err) {
     throw new InstanceSpecError((err as Error).message);
   }
-  if (typeof instance.test_patch !== "string" || instance.test_patch.trim() === "") {
+  const evalScript = typeof instance.eval_script === "string" ? instance.eval_script : undefined;
+  if (instance.eval_script !== undefined && (evalScript === undefined || evalScript.trim() === "")) {
+    throw new InstanceSpecError(
+      `instance ${instance.instance_id}: eval_script must be a non-empty string (a bash script)`,
+    );
+  }
+  const testPatch = typeof instance.test_patch === "string" ? instance.test_patch : "";
+  if (!evalScript && testPatch.trim() === "") {
     throw new InstanceSpecError(`instance ${instance.instance_id}: the dataset row has no test_patch`);
   }
+  let evalType: EvalType = "pass_and_fail";
+  if (instance.eval_type !== undefined) {
+    if (instance.eval_type !== "pass_and_fail" && instance.eval_type !== "fail_only") {
+      throw new InstanceSpecError(
+        `instance ${instance.instance_id}: eval_type must be "pass_and_fail" or "fail_only", got ${JSON.stringify(instance.eval_type)}`,
+      );
+    }
+    evalType = instance.eval_type;
+  }
   const found = pick(instance, overrides);
-  const testCmd = instance.test_cmd ?? found?.spec.test_cmd;
+  const testCmd = instance.test_cmd ?? found?.spec?.test_cmd;
   const logParser = instance.log_parser ?? found?.parser;
-  if (!testCmd || !logParser) {
+  if ((!testCmd && !evalScript) || !logParser) {
     throw new InstanceSpecError(
-      `instance ${instance.instance_id}: no ${testCmd ? "log parser" : "test command"} for ${instance.repo} version ` +
-        `${JSON.stringify(instance.version)}. Give the row test_cmd and log_parser fields, or pass --specs FILE ` +
+      `instance ${instance.instance_id}: no ${testCmd || evalScript ? "log parser" : "test command"} for ${instance.repo} version ` +
+        `${JSON.stringify(instance.version)}. Give the row test_cmd and log_parser fields (or a v5 eval_script), or pass --specs FILE ` +
         `mapping the repo (and version or "*") to them.`,
     );
   }
@@ -118,19 +211,22 @@ export function resolveTestSpec(instance: SwebenchInstance, overrides?: SpecOver
   } catch (err) {
     throw new InstanceSpecError(`instance ${instance.instance_id}: ${(err as Error).message}`);
   }
-  const directives = getTestDirectives(instance.repo, instance.test_patch);
-  const source = instance.test_cmd ? "row" : (found?.source ?? "row");
+  const directives = testPatch ? getTestDirectives(instance.repo, testPatch) : [];
+  const source = evalScript ? "row (v5 eval_script)" : instance.test_cmd ? "row" : (found?.source ?? "row");
   return {
-    testCommand: [testCmd, ...directives].join(" "),
-    testCmd,
+    testCommand: testCmd ? [testCmd, ...directives].join(" ") : "",
+    testCmd: testCmd ?? "",
     directives,
-    install: found?.spec.install,
-    evalCommands: found?.spec.eval_commands ?? [],
+    install: found?.spec?.install,
+    evalCommands: found?.spec?.eval_commands ?? [],
     logParser,
-    modifiedFiles: getModifiedFiles(instance.test_patch),
-    newFiles: getNewFiles(instance.test_patch),
+    modifiedFiles: testPatch ? getModifiedFiles(testPatch) : [],
+    newFiles: testPatch ? getNewFiles(testPatch) : [],
     failToPass,
     passToPass,
+    evalType,
+    evalScript,
+    python: pythonSpecFor(instance, found?.local, pythonFlag),
     source,
   };
 }

@@ -60,6 +60,8 @@ export interface WorktreeProviderOptions {
    * local environment, scratch in a host temp folder beside the worktree.
    */
   open?: (worktree: string, scratchOnHost: string) => Promise<{ env: Environment; scratchDir: string }>;
+  /** Recorded kind (default `local`, or `bwrap` for the sandbox). */
+  kind?: string;
 }
 
 /**
@@ -124,6 +126,8 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
     }
     return {
       env: opened.env,
+      kind: options.kind ?? "local",
+      hostPython: true,
       repoDir: worktree,
       scratchDir: opened.scratchDir,
       activate: [],
