@@ -19,6 +19,10 @@ export function addAgentOptions(cmd: Command): Command {
     )
     .option("-m, --model <MODEL>", "openai/<name>, anthropic/<name> or replay:<trajectory file>")
     .option("--base-url <URL>", "base URL of an OpenAI-compatible server (vLLM, llama.cpp, SGLang, Ollama)")
+    .option(
+      "--model-class <CLASS>",
+      "mini-swe-agent model class: litellm_textbased means text actions (backticks)",
+    )
     .option("--environment <KIND>", "local, bwrap, docker or podman")
     .option("--image <IMAGE>", "container image (docker/podman)");
 }
@@ -27,6 +31,7 @@ export interface AgentFlags {
   config: string[];
   model?: string;
   baseUrl?: string;
+  modelClass?: string;
   environment?: string;
   image?: string;
 }
@@ -40,6 +45,8 @@ export function loadAgentConfig(
   const layers: ConfigLayer[] = [];
   if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
   if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
+  if (flags.modelClass)
+    layers.push(flagLayer(`--model-class ${flags.modelClass}`, "model.model_class", flags.modelClass));
   if (flags.environment)
     layers.push(
       flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment),

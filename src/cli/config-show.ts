@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
+import { createActionRunner } from "../agent/create-runner.js";
+import { createProtocol } from "../agent/protocols/create.js";
 import { AgentTemplates } from "../agent/templates.js";
 import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
@@ -30,6 +32,49 @@ async function findInstance(flags: ShowFlags): Promise<Record<string, unknown>> 
       `--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${rows.length} rows`,
     );
   return row;
+}
+
+/**
+ * The rest of what the model receives, rendered with sample values at step 1: the tool schemas
+ * (tool_calls), an observation, a format error, the cut-off notice, and the format the server is
+ * asked to enforce (model.constrain_actions).
+ */
+function modelFacingSections(
+  cfg: Parameters<typeof createActionRunner>[0],
+  templates: AgentTemplates,
+): string[] {
+  const runner = createActionRunner(cfg);
+  const protocol = createProtocol(cfg, runner.specs);
+  const vars = templates.vars(1, 0, 0);
+  const out: string[] = [];
+  if (protocol.toolSpecs && protocol.toolSpecs.length > 0)
+    out.push(
+      section("tool schemas (sent with every request)", `${JSON.stringify(protocol.toolSpecs, null, 2)}\n`),
+    );
+  const observation = templates.observation.render({
+    ...vars,
+    output: { output: "(the command's output)", returncode: 0, exception_info: "", timed_out: false },
+  });
+  out.push(section("observation at step 1 (sample output)", observation));
+  const reply = { role: "assistant" as const, content: "(a reply without an action)" };
+  const error = protocol.parse(reply);
+  const why = error.ok ? "(what was wrong)" : error.error;
+  out.push(
+    section(
+      "format error at step 1 (a reply without an action)",
+      templates.formatError(why, reply, "stop", vars),
+    ),
+  );
+  out.push(section("reply cut off by max_tokens", templates.cutOff(reply, vars).error));
+  if (cfg.model.constrain_actions && protocol.constraint) {
+    const c = protocol.constraint;
+    const text =
+      c.kind === "tool_call"
+        ? 'tool_choice: "required"\n'
+        : `regex (vLLM structured_outputs.regex, SGLang regex):\n${c.regex}\n\nGBNF (llama.cpp grammar):\n${c.gbnf}`;
+    out.push(section("enforced action format (model.constrain_actions)", text));
+  }
+  return out;
 }
 
 export function register(program: Command): void {
@@ -64,6 +109,7 @@ export function register(program: Command): void {
           flags.instance ? `first user message (${flags.instance})` : "first user message",
           templates.instance(vars),
         ),
+        ...modelFacingSections(cfg, templates),
       ];
       process.stdout.write(`${out.join("\n")}`);
       return 0;

@@ -38,7 +38,40 @@ export function createModel(config: ModelConfig, opts: CreateModelOptions = {}):
     sleep: opts.sleep ?? realSleep,
     random: opts.random ?? Math.random,
   };
-  return parsed.provider === "anthropic"
-    ? createAnthropicModel(config, parsed.model, deps)
-    : createOpenAIModel(config, parsed.model, deps);
+  if (parsed.provider === "anthropic") return createAnthropicModel(config, parsed.model, deps);
+  return createOpenAIModel(localServer(config, parsed.model, parsed.via, deps), parsed.model, deps);
+}
+
+/** Names of models the hosted OpenAI API serves (the default endpoint when no base URL is set). */
+const OPENAI_MODELS = /^(gpt-|o\d|chatgpt|codex|computer-use|text-|davinci|babbage)/i;
+
+const PORTS = "vLLM :8000, SGLang :30000, llama.cpp :8080, Ollama :11434";
+
+/**
+ * The config for an OpenAI-compatible model, with a base URL where the name implies one: Ollama's
+ * litellm prefixes mean http://127.0.0.1:11434/v1. Throws with the flag to pass when the name is
+ * clearly not a hosted OpenAI model but no base URL is set (`-m qwen3`, `hosted_vllm/...`).
+ */
+function localServer(
+  config: ModelConfig,
+  model: string,
+  via: string | undefined,
+  deps: ClientDeps,
+): ModelConfig {
+  const base = config.base_url || deps.env.OPENAI_BASE_URL;
+  if (via)
+    deps.warn(
+      `model.model_name ${config.model_name}: litellm's ${via}/ prefix; the model "${model}" is asked for on an OpenAI-compatible server`,
+    );
+  if (base) return config;
+  if (via === "ollama" || via === "ollama_chat") return { ...config, base_url: "http://127.0.0.1:11434/v1" };
+  if (via)
+    throw new Error(
+      `model.model_name ${config.model_name}: litellm's ${via}/ prefix means a server of your own, and no base URL is set; pass --base-url http://HOST:PORT/v1 (${PORTS}) or set model.base_url / OPENAI_BASE_URL`,
+    );
+  if (!OPENAI_MODELS.test(model))
+    throw new Error(
+      `model.model_name ${config.model_name} would go to the hosted OpenAI API (no base URL is set), which does not serve "${model}". For a local server pass --base-url, e.g. --base-url http://127.0.0.1:8000/v1 (${PORTS}), or set model.base_url / OPENAI_BASE_URL`,
+    );
+  return config;
 }

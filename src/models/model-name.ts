@@ -1,13 +1,19 @@
 /** `model.model_name` taken apart. */
 export type ParsedModelName =
-  | { provider: "openai" | "anthropic"; model: string }
+  | { provider: "openai" | "anthropic"; model: string; via?: LitellmPrefix }
   | { provider: "replay"; path: string };
 
 const PROVIDERS = ["openai", "anthropic"] as const;
 
+/** litellm provider prefixes (mini-swe-agent model names) that mean an OpenAI-compatible server. */
+export const LITELLM_PREFIXES = ["hosted_vllm", "ollama", "ollama_chat", "openai_like", "lm_studio"] as const;
+export type LitellmPrefix = (typeof LITELLM_PREFIXES)[number];
+
 /**
  * `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a name without a slash means
- * `openai/<name>`. Only the first slash separates the provider, so `openai/Qwen/Qwen3-8B` is the
+ * `openai/<name>`. litellm's `hosted_vllm/<name>`, `ollama/<name>`, `ollama_chat/<name>`,
+ * `openai_like/<name>` and `lm_studio/<name>` (as mini-swe-agent configs write them) mean the served
+ * model `<name>` on an OpenAI-compatible server (`via` says which prefix it was). Only the first slash separates the provider, so `openai/Qwen/Qwen3-8B` is the
  * served model `Qwen/Qwen3-8B`. Throws on an empty name or an unknown provider.
  */
 export function parseModelName(name: string): ParsedModelName {
@@ -25,6 +31,8 @@ export function parseModelName(name: string): ParsedModelName {
   if (slash < 0) return { provider: "openai", model: trimmed };
   const prefix = trimmed.slice(0, slash);
   const model = trimmed.slice(slash + 1);
+  const litellm = LITELLM_PREFIXES.find((p) => p === prefix);
+  if (litellm && model !== "") return { provider: "openai", model, via: litellm };
   const provider = PROVIDERS.find((p) => p === prefix);
   if (!provider) {
     throw new Error(
