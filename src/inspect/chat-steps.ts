@@ -55,8 +55,10 @@ function step(index: number, msg: JsonRecord): StepView {
       ? actionsFromToolCalls(msg.tool_calls)
       : fencedCommands(content).map((text) => ({ tool: null, text })));
   const usage = usageOf(extra);
+  const reasoning = asString(msg.reasoning) ?? asString(msg.reasoning_content);
   return {
     index,
+    ...(reasoning ? { reasoning } : {}),
     thought: thoughtWithoutActions(
       content,
       actions.map((a) => a.text),

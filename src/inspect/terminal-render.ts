@@ -89,6 +89,12 @@ function stepLines(c: Colors, s: StepView, full: boolean): string[] {
     facts.push(`finish: ${s.finishReason}`);
   }
   const lines = [heading(c, [`STEP ${s.index}`, ...facts].join(" · "))];
+  if (s.reasoning)
+    lines.push(
+      full
+        ? `${c.dim("REASONING")}:\n${neutralize(s.reasoning)}`
+        : c.dim(`REASONING: ${s.reasoning.length} characters (--full shows them)`),
+    );
   if (s.thought) lines.push(`${c.magenta("THOUGHT")}:`, neutralize(s.thought));
   if (s.actions.length === 0) lines.push(`${c.yellow("ACTION")}: (none parsed)`);
   for (const a of s.actions)

@@ -35,6 +35,8 @@ export interface StepView {
   index: number;
   /** The reply's prose (fenced action blocks that are shown under ACTION are removed). */
   thought: string;
+  /** The model's thinking, apart from its answer (shown collapsed), when the trajectory has it. */
+  reasoning?: string;
   actions: ActionView[];
   observations: ObservationView[];
   promptTokens: number | null;

@@ -39,6 +39,17 @@ export function stepBlock(s: StepView): HTMLElement {
     head.append(badge(`finish: ${s.finishReason}`, "warn"));
   }
   const section = el("section", { class: "step", id: `step-${s.index}`, "data-step": String(s.index) }, head);
+  if (s.reasoning) {
+    // Collapsed: the thinking can be long, the answer and the actions are what to read first.
+    section.append(
+      el(
+        "details",
+        { class: "block reasoning" },
+        el("summary", { class: "block-head" }, `REASONING · ${fmtNum(s.reasoning.length)} chars`),
+        el("pre", { class: "text" }, s.reasoning),
+      ),
+    );
+  }
   if (s.thought) {
     section.append(
       el(
