@@ -12,7 +12,7 @@ describeWithEngine("bwrap", "eval in a bubblewrap sandbox around a copy of --rep
     const root = mkdtempSync(join(tmpdir(), "patchloop-eval-bwrap-"));
     const f = buildCalcFixture(root);
     const rows = [1, 2].map((n) =>
-      calcRow(f, n, { test_cmd: "/usr/bin/python3 -m pytest -rA -p no:cacheprovider", log_parser: "pytest" }),
+      calcRow(f, n, { test_cmd: "python -m pytest -rA -p no:cacheprovider", log_parser: "pytest" }),
     );
     const dataset = join(root, "rows.jsonl");
     writeFileSync(dataset, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
@@ -43,6 +43,8 @@ describeWithEngine("bwrap", "eval in a bubblewrap sandbox around a copy of --rep
         output: join(root, "out"),
         harnessVersion: "4.1",
         config: ['environment.env.PYTHONDONTWRITEBYTECODE="1"'],
+        python: "/usr/bin/python3",
+        envCheckCache: join(root, "env-checks"),
       },
       { out: (t) => out.push(t), err: (t) => out.push(t) },
     ).finally(() => {

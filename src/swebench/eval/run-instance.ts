@@ -14,7 +14,7 @@ import {
 } from "./env-check.js";
 import type { EnvironmentProvider, EvalEnvironment } from "./eval-environment.js";
 import { adaptRowScript, makeEvalScript } from "./eval-script.js";
-import type { ResolvedStatus } from "./grading.js";
+import { MARKERS, type ResolvedStatus } from "./grading.js";
 import { type EnvironmentRecord, gradeTestOutput, type HarnessReportEntry } from "./instance-report.js";
 import type { HarnessVersion } from "./parsers/index.js";
 import type { Prediction } from "./predictions.js";
@@ -296,6 +296,14 @@ export async function evaluateInstance(
           timeout: ctx.timeout,
         });
         checkLog = r.timedOut ? `${r.output}\n\nTimeout error: ${ctx.timeout} seconds exceeded.` : r.output;
+        if (!r.timedOut && !checkLog.includes(MARKERS.start)) {
+          // eval.sh did not get to the tests at all (bash could not start, the script was not
+          // written): the environment is broken, which is not a verdict on the instance; nothing is cached.
+          await writeFile(join(ctx.logDir, "env_check_output.txt"), checkLog);
+          throw new Error(
+            `environment check could not run eval.sh (exit ${r.returncode}): ${checkLog.trim().split("\n")[0]?.slice(0, 300) ?? "no output"}`,
+          );
+        }
         verdict = judgeCheck(checkLog, spec, ctx.harness, p.probe, {
           normalizeDjango: ctx.normalizeDjango,
           timedOut: r.timedOut,
