@@ -2,12 +2,13 @@ import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import { SUBMIT_MARKER } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
-import type { ChatMessage, Model, ModelResult } from "../models/types.js";
+import type { ChatMessage, Model, ModelResult, Usage } from "../models/types.js";
+import type { ToolResult } from "../tools/types.js";
 import type { ActionRunner } from "./action-runner.js";
-import { type LimitHit, limitsFor } from "./limits.js";
+import { type LimitHit, limitsFor, type StopCondition } from "./limits.js";
 import { observationMessages } from "./observe.js";
 import { createProtocol } from "./protocols/create.js";
-import type { Action } from "./protocols/types.js";
+import type { Action, Protocol } from "./protocols/types.js";
 import { rejectionMessages, replyMessage } from "./step-messages.js";
 import { AgentTemplates } from "./templates.js";
 import { TrajectoryRecorder } from "./trajectory.js";
@@ -15,10 +16,48 @@ import type { ExitStatus, Trajectory } from "./trajectory-types.js";
 import { versions } from "./versions.js";
 import { headCommit, workTreeDiff } from "./work-tree-diff.js";
 
-/** What the loop reports as it goes (the CLI prints these; batch runs count them). */
+/**
+ * What the loop reports as it goes (the CLI prints these; batch runs count them):
+ * - `message`: a message was added to the trajectory;
+ * - `model_call`: a model call succeeded, with its usage and cost (what caps and totals count);
+ * - `exit`: the task ended.
+ */
 export type AgentEvent =
   | { type: "message"; message: ChatMessage; step: number }
+  | { type: "model_call"; step: number; usage: Usage; cost: number; attempts: number }
+  /** A model call failed and is tried again after `waitSeconds` (the reason in words). */
+  | {
+      type: "model_retry";
+      step: number;
+      attempt: number;
+      maxAttempts: number;
+      waitSeconds: number;
+      reason: string;
+    }
   | { type: "exit"; status: ExitStatus; message: string };
+
+/** What a `beforeAction` hook decides about an action the model asked for. */
+export type ActionDecision =
+  /** Run it (possibly changed, e.g. a command edited by a person). */
+  | { run: true; action: Action }
+  /** Do not run it: the model gets `message` as the action's observation instead. */
+  | { run: false; message: string };
+
+/**
+ * Hooks around the loop (an interactive front asks a person here). Each may be async; a hook that
+ * throws ends the task as EnvironmentError with its message.
+ */
+export interface AgentHooks {
+  /** Before each action runs. Default: run it as it is. */
+  beforeAction?(action: Action, step: number): Promise<ActionDecision> | ActionDecision;
+  /** After each action ran, with its result. */
+  afterAction?(action: Action, result: ToolResult, step: number): Promise<void> | void;
+  /**
+   * When a stop condition is reached (limits): return true to go on anyway (the person raised the
+   * limit), false to end the task with that status. Default: end it.
+   */
+  onLimit?(hit: LimitHit): Promise<boolean> | boolean;
+}
 
 export interface AgentOptions {
   config: Config;
@@ -32,6 +71,7 @@ export interface AgentOptions {
   /** Where to save the trajectory after every step; none: kept in memory only. */
   trajectoryPath?: string;
   onEvent?: (event: AgentEvent) => void;
+  hooks?: AgentHooks;
   /** Aborting ends the task as Interrupted (the running command and model call are stopped). */
   signal?: AbortSignal;
   /**
@@ -72,162 +112,257 @@ function submissionOf(action: Action, output: string, returncode: number): strin
     : null;
 }
 
-/** Runs one task: query → parse → execute → observe until an exit. Never throws for task failures. */
-export async function runAgent(o: AgentOptions): Promise<AgentResult> {
-  const { config, model, env, runner } = o;
-  const started = Date.now();
-  const rec = new TrajectoryRecorder(
-    o.trajectoryPath,
-    {
-      config: redactSecrets(config),
-      versions: versions(),
-      timing: { started_at: new Date(started).toISOString(), ended_at: null, wall_seconds: 0 },
-      instance_id: o.instanceId,
-      model_name: model.name,
-    },
-    { config },
-  );
-  const stats = rec.info.model_stats;
-  const protocol = createProtocol(config, runner.specs);
-  const templates = new AgentTemplates(config, o.task, o.instance ?? {}, env.cwd);
-  const limits = limitsFor(config.agent);
-  const add = (message: ChatMessage, step: number) => {
-    rec.add(message);
-    o.onEvent?.({ type: "message", message, step });
-  };
-  let lastPromptTokens = 0;
-  let formatErrors = 0;
-  let exit: LimitHit | null = null;
-  let submission: string | null = null;
-  let base: string | null = null;
-  const vars = () => templates.vars(stats.api_calls, stats.cost, (Date.now() - started) / 1000);
-  const ctx = { env, timeout: config.environment.timeout, vision: model.vision, signal: o.signal };
+const INTERRUPTED: LimitHit = { status: "Interrupted", message: "interrupted" };
 
-  try {
-    base = o.baseCommit ?? (await headCommit(env));
+/**
+ * One task from start to end: `run` renders the first messages, then repeats `step` (check the
+ * limits, `query` the model, parse the reply, `execute` its actions) until something sets the exit,
+ * and `finish`es (the diff on exit, the final save). Every message goes through `add`, which
+ * records it and reports it.
+ */
+class AgentRun {
+  private readonly rec: TrajectoryRecorder;
+  private readonly protocol: Protocol;
+  private readonly templates: AgentTemplates;
+  private readonly limits: StopCondition[];
+  private readonly started = Date.now();
+  private lastPromptTokens = 0;
+  private formatErrors = 0;
+  private exit: LimitHit | null = null;
+  private submission: string | null = null;
+
+  constructor(private readonly o: AgentOptions) {
+    const { config, model } = o;
+    this.rec = new TrajectoryRecorder(
+      o.trajectoryPath,
+      {
+        config: redactSecrets(config),
+        versions: versions(),
+        timing: { started_at: new Date(this.started).toISOString(), ended_at: null, wall_seconds: 0 },
+        instance_id: o.instanceId,
+        model_name: model.name,
+      },
+      { config },
+    );
+    this.protocol = createProtocol(config, o.runner.specs);
+    this.templates = new AgentTemplates(config, o.task, o.instance ?? {}, o.env.cwd);
+    this.limits = limitsFor(config.agent);
+  }
+
+  private get stats() {
+    return this.rec.info.model_stats;
+  }
+
+  private vars(): Record<string, unknown> {
+    return this.templates.vars(this.stats.api_calls, this.stats.cost, (Date.now() - this.started) / 1000);
+  }
+
+  private add(message: ChatMessage, step: number): void {
+    this.rec.add(message);
+    this.o.onEvent?.({ type: "message", message, step });
+  }
+
+  async run(): Promise<AgentResult> {
+    let base: string | null = null;
+    try {
+      base = this.o.baseCommit ?? (await headCommit(this.o.env));
+      await this.startUp();
+      while (!this.exit) await this.step();
+    } catch (err) {
+      this.exit = {
+        status: this.o.signal?.aborted ? "Interrupted" : "EnvironmentError",
+        message: (err as Error).message,
+      };
+    } finally {
+      await this.o.runner.close().catch(() => {});
+    }
+    return this.finish(base);
+  }
+
+  /** The startup command, then the system and first user messages. */
+  private async startUp(): Promise<void> {
+    const { config, env } = this.o;
     if (config.run.env_startup_command) {
       const r = await env.exec(config.run.env_startup_command, { timeout: config.environment.timeout });
       if (r.returncode !== 0)
         throw new Error(`run.env_startup_command failed (exit ${r.returncode}): ${r.output.slice(-2000)}`);
     }
     const at = { timestamp: new Date().toISOString() };
-    add({ role: "system", content: templates.system(vars()), extra: at }, 0);
-    add({ role: "user", content: templates.instance(vars()), extra: at }, 0);
-    await rec.save();
+    this.add({ role: "system", content: this.templates.system(this.vars()), extra: at }, 0);
+    this.add({ role: "user", content: this.templates.instance(this.vars()), extra: at }, 0);
+    await this.rec.save();
+  }
 
-    while (!exit) {
-      const progress = {
-        steps: stats.api_calls,
-        cost: stats.cost,
-        elapsedSeconds: (Date.now() - started) / 1000,
-        lastPromptTokens,
-      };
-      exit = o.signal?.aborted
-        ? { status: "Interrupted", message: "interrupted" }
-        : (limits.map((l) => l(progress)).find((h) => h) ?? null);
-      if (exit) break;
-
-      const res = await model.query({
-        messages: rec.messages.map(({ extra: _, ...m }) => m),
-        tools: protocol.toolSpecs,
-        signal: o.signal,
-      });
-      if (!res.ok) {
-        exit = modelFailure(res);
-        break;
-      }
-      stats.api_calls++;
-      stats.prompt_tokens += res.usage.promptTokens;
-      stats.completion_tokens += res.usage.completionTokens;
-      stats.cost += res.cost;
-      lastPromptTokens = res.usage.promptTokens;
-      const step = stats.api_calls;
-      const reply = replyMessage(res, step);
-      const parsed = res.finishReason === "length" ? templates.cutOff(reply, vars()) : protocol.parse(reply);
-      if (parsed.ok) {
-        reply.extra = {
-          ...reply.extra,
-          actions: parsed.actions.map((a) =>
-            a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command },
-          ),
-        };
-      }
-      add(reply, step);
-      if (!parsed.ok) {
-        formatErrors++;
-        for (const m of rejectionMessages(parsed, reply, res.finishReason, templates, vars(), step))
-          add(m, step);
-        if (formatErrors >= config.agent.max_format_errors)
-          exit = {
-            status: "RepeatedFormatError",
-            message: `${formatErrors} replies in a row could not be parsed; last: ${parsed.error}`,
-          };
-        await rec.save();
-        continue;
-      }
-      formatErrors = 0;
-
-      for (const action of parsed.actions) {
-        if (o.signal?.aborted) {
-          exit = { status: "Interrupted", message: "interrupted" };
-          break;
-        }
-        const t0 = Date.now();
-        const result = await runner.run(action, ctx);
-        const observed = observationMessages(
-          action,
-          result,
-          {
-            template: templates.observation,
-            vars: vars(),
-            // tools clip at output_limit with their own note; this is a safety net for any longer text
-            outputLimit: config.agent.output_limit + 1000,
-            timeout: config.environment.timeout,
-            step,
-          },
-          Date.now() - t0,
-        );
-        for (const m of observed) add(m, step);
-        submission = submissionOf(action, result.fullOutput ?? result.output, result.returncode);
-        if (submission !== null) {
-          exit = { status: "Submitted", message: "the agent submitted its work" };
-          break;
-        }
-      }
-      await rec.save();
-    }
-  } catch (err) {
-    exit = {
-      status: o.signal?.aborted ? "Interrupted" : "EnvironmentError",
-      message: (err as Error).message,
+  /** The first stop condition reached (limits, interruption), after asking `onLimit`; null to go on. */
+  private async stopReason(): Promise<LimitHit | null> {
+    if (this.o.signal?.aborted) return INTERRUPTED;
+    const progress = {
+      steps: this.stats.api_calls,
+      cost: this.stats.cost,
+      elapsedSeconds: (Date.now() - this.started) / 1000,
+      lastPromptTokens: this.lastPromptTokens,
     };
-  } finally {
-    await runner.close().catch(() => {});
+    for (const limit of this.limits) {
+      const hit = limit(progress);
+      if (hit && !(await this.o.hooks?.onLimit?.(hit))) return hit;
+    }
+    return null;
   }
 
-  if (submission === null && config.agent.diff_on_exit && base) {
-    submission = await workTreeDiff(env, base).catch((err: Error) => {
-      exit = exit
-        ? { ...exit, message: `${exit.message}; the work tree's diff could not be taken: ${err.message}` }
-        : { status: "EnvironmentError", message: err.message };
-      return "";
-    });
+  /** One model call and what follows from its reply. */
+  private async step(): Promise<void> {
+    this.exit = await this.stopReason();
+    if (this.exit) return;
+    const res = await this.query();
+    if (!res) return;
+    const step = this.stats.api_calls;
+    const reply = replyMessage(res, step);
+    const parsed =
+      res.finishReason === "length" ? this.templates.cutOff(reply, this.vars()) : this.protocol.parse(reply);
+    if (parsed.ok) {
+      reply.extra = {
+        ...reply.extra,
+        actions: parsed.actions.map((a) =>
+          a.kind === "tool" ? { tool: a.name, args: a.args } : { command: a.command },
+        ),
+      };
+    }
+    this.add(reply, step);
+    if (!parsed.ok) {
+      this.formatErrors++;
+      const vars = this.vars();
+      for (const m of rejectionMessages(parsed, reply, res.finishReason, this.templates, vars, step))
+        this.add(m, step);
+      if (this.formatErrors >= this.o.config.agent.max_format_errors)
+        this.exit = {
+          status: "RepeatedFormatError",
+          message: `${this.formatErrors} replies in a row could not be parsed; last: ${parsed.error}`,
+        };
+    } else {
+      this.formatErrors = 0;
+      for (const action of parsed.actions) {
+        if (this.o.signal?.aborted) this.exit = INTERRUPTED;
+        if (this.exit) break;
+        await this.execute(action, step);
+      }
+    }
+    await this.rec.save();
   }
-  const final = exit ?? {
-    status: "EnvironmentError" as const,
-    message: "the loop ended without an exit status",
-  };
-  rec.info.exit_status = final.status;
-  rec.info.exit_message = final.message;
-  if (final.modelError) rec.info.model_error = final.modelError;
-  rec.info.submission = submission ?? "";
-  rec.info.timing.ended_at = new Date().toISOString();
-  await rec.save();
-  o.onEvent?.({ type: "exit", status: final.status, message: final.message });
-  return {
-    exitStatus: final.status,
-    exitMessage: final.message,
-    submission: rec.info.submission,
-    trajectory: rec.trajectory,
-  };
+
+  /** Asks the model for the next reply; a failure sets the exit and returns null. */
+  private async query(): Promise<Extract<ModelResult, { ok: true }> | null> {
+    const step = this.stats.api_calls + 1;
+    const res = await this.o.model.query({
+      messages: this.rec.messages.map(({ extra: _, ...m }) => m),
+      tools: this.protocol.toolSpecs,
+      signal: this.o.signal,
+      constraint: this.protocol.constraint,
+      onRetry: (n) =>
+        this.o.onEvent?.({
+          type: "model_retry",
+          step,
+          attempt: n.attempt,
+          maxAttempts: n.maxAttempts,
+          waitSeconds: n.waitMs / 1000,
+          reason: n.reason,
+        }),
+    });
+    if (!res.ok) {
+      this.exit = modelFailure(res);
+      return null;
+    }
+    const stats = this.stats;
+    stats.api_calls++;
+    stats.prompt_tokens += res.usage.promptTokens;
+    stats.completion_tokens += res.usage.completionTokens;
+    stats.cost += res.cost;
+    this.lastPromptTokens = res.usage.promptTokens;
+    this.o.onEvent?.({
+      type: "model_call",
+      step: stats.api_calls,
+      usage: res.usage,
+      cost: res.cost,
+      attempts: res.attempts,
+    });
+    return res;
+  }
+
+  /** Runs one action (unless a hook declines it) and adds its observation; a submission sets the exit. */
+  private async execute(asked: Action, step: number): Promise<void> {
+    const { config, env, model, runner, hooks } = this.o;
+    const decision = hooks?.beforeAction
+      ? await hooks.beforeAction(asked, step)
+      : { run: true as const, action: asked };
+    const action = decision.run ? decision.action : asked;
+    const t0 = Date.now();
+    const result: ToolResult = decision.run
+      ? await runner.run(action, {
+          env,
+          timeout: config.environment.timeout,
+          vision: model.vision,
+          signal: this.o.signal,
+        })
+      : { output: decision.message, returncode: 1 };
+    if (decision.run) await hooks?.afterAction?.(action, result, step);
+    const observed = observationMessages(
+      action,
+      result,
+      {
+        template: this.templates.observation,
+        vars: this.vars(),
+        // tools clip at output_limit with their own note; this is a safety net for any longer text
+        outputLimit: config.agent.output_limit + 1000,
+        timeout: config.environment.timeout,
+        step,
+      },
+      Date.now() - t0,
+    );
+    for (const m of observed) this.add(m, step);
+    if (!decision.run) return;
+    this.submission = submissionOf(action, result.fullOutput ?? result.output, result.returncode);
+    if (this.submission !== null)
+      this.exit = { status: "Submitted", message: "the agent submitted its work" };
+  }
+
+  /** The patch when none was submitted, the exit status, the final save. */
+  private async finish(base: string | null): Promise<AgentResult> {
+    const { config, env } = this.o;
+    if (this.submission === null && config.agent.diff_on_exit && base) {
+      this.submission = await workTreeDiff(env, base).catch((err: Error) => {
+        this.exit = this.exit
+          ? {
+              ...this.exit,
+              message: `${this.exit.message}; the work tree's diff could not be taken: ${err.message}`,
+            }
+          : { status: "EnvironmentError", message: err.message };
+        return "";
+      });
+    }
+    const final = this.exit ?? {
+      status: "EnvironmentError" as const,
+      message: "the loop ended without an exit status",
+    };
+    const info = this.rec.info;
+    info.exit_status = final.status;
+    info.exit_message = final.message;
+    if (final.modelError) info.model_error = final.modelError;
+    this.rec.setSubmission(this.submission ?? "");
+    info.timing.ended_at = new Date().toISOString();
+    await this.rec.save();
+    this.o.onEvent?.({ type: "exit", status: final.status, message: final.message });
+    return {
+      exitStatus: final.status,
+      exitMessage: final.message,
+      submission: info.submission,
+      trajectory: this.rec.trajectory,
+    };
+  }
+}
+
+/**
+ * Runs one task: query → parse → execute → observe until an exit. Task failures become exit
+ * statuses; it rejects only when the trajectory file cannot be written at the end.
+ */
+export function runAgent(o: AgentOptions): Promise<AgentResult> {
+  return new AgentRun(o).run();
 }

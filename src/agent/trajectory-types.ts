@@ -36,8 +36,10 @@ export interface TrajectoryInfo {
   exit_status: ExitStatus | null;
   /** Why it ended, in words (e.g. which limit). */
   exit_message: string | null;
-  /** The patch: the submitted text, or the work tree's diff. */
+  /** The patch: the submitted text, or the work tree's diff (lines holding a known secret masked). */
   submission: string;
+  /** Lines of the patch masked because they held a known secret value; absent when none. */
+  submission_masked_lines?: number;
   model_stats: ModelStats;
   /** The resolved config the task ran with. */
   config: unknown;

@@ -1,4 +1,10 @@
-import { createScrubber, type SecretSource, scrubStringValues, secretsOf } from "../config/secret-values.js";
+import {
+  createScrubber,
+  maskPatchSecrets,
+  type SecretSource,
+  scrubStringValues,
+  secretsOf,
+} from "../config/secret-values.js";
 import type { ChatMessage } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
@@ -12,14 +18,15 @@ import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
 export class TrajectoryRecorder {
   readonly trajectory: Trajectory;
   private saving: Promise<void> = Promise.resolve();
-  private readonly scrub: (text: string) => string;
+  /** Masks the known secrets (and URL credentials) in a text. */
+  readonly scrub: (text: string) => string;
 
   constructor(
     private readonly path: string | undefined,
     info: Omit<TrajectoryInfo, "exit_status" | "exit_message" | "submission" | "model_stats">,
     scrub?: SecretSource,
   ) {
-    this.scrub = createScrubber(path ? secretsOf(scrub) : []);
+    this.scrub = createScrubber(secretsOf(scrub));
     this.trajectory = {
       trajectory_format: "patchloop-1",
       info: {
@@ -46,8 +53,18 @@ export class TrajectoryRecorder {
   }
 
   /**
-   * The file's text: every string value scrubbed, except `info.submission`, which stays verbatim
-   * (it is the patch that preds.json holds as it is, and a resumed run rebuilds preds.json from it).
+   * Sets the patch, with every line holding a known secret masked (maskPatchSecrets); the number
+   * of masked lines is kept in `info.submission_masked_lines` (absent when none) for a warning.
+   */
+  setSubmission(patch: string): void {
+    const { patch: clean, masked } = maskPatchSecrets(patch, this.scrub);
+    this.trajectory.info.submission = clean;
+    if (masked > 0) this.trajectory.info.submission_masked_lines = masked;
+  }
+
+  /**
+   * The file's text: every string value scrubbed, except `info.submission`, which is written as
+   * set (masked line by line already; a resumed run rebuilds preds.json from it).
    */
   private serialize(): string {
     const scrubbed = scrubStringValues(this.trajectory, this.scrub);

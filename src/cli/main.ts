@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { FileWriteError } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
 import { surviveBrokenPipes } from "./broken-pipe.js";
 
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<void> {
     // stack trace unless PATCHLOOP_DEBUG is set.
     const e = err as Error;
     process.stderr.write(`error: ${process.env.PATCHLOOP_DEBUG ? (e.stack ?? e.message) : e.message}\n`);
-    process.exitCode = 2;
+    // A file that could not be written (a full disk) is a failure of the run, not of its usage.
+    process.exitCode = err instanceof FileWriteError ? 1 : 2;
   }
 }

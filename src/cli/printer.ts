@@ -5,12 +5,29 @@ import { textOf } from "../agent/protocols/types.js";
 const clip = (s: string, max: number) =>
   s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s;
 
-/** Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). */
-export function createPrinter(write: (s: string) => void, color: boolean): (e: AgentEvent) => void {
+/**
+ * Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). Every
+ * text goes through `scrub` first (the CLI passes the config's secret scrubber: an API key the
+ * model printed from a file is shown as ***).
+ */
+export function createPrinter(
+  write: (s: string) => void,
+  color: boolean,
+  scrub: (text: string) => string = (t) => t,
+): (e: AgentEvent) => void {
   const c = pc.createColors(color);
+  const out = (s: string) => write(scrub(s));
   return (e) => {
+    if (e.type === "model_call") return;
+    if (e.type === "model_retry") {
+      const wait = e.waitSeconds < 10 ? e.waitSeconds.toFixed(1) : String(Math.round(e.waitSeconds));
+      out(
+        `${c.yellow("RETRY")} model call ${e.step}, attempt ${e.attempt} of ${e.maxAttempts} failed: ${e.reason}; next try in ${wait} s\n`,
+      );
+      return;
+    }
     if (e.type === "exit") {
-      write(
+      out(
         `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${e.message}\n`,
       );
       return;
@@ -18,11 +35,11 @@ export function createPrinter(write: (s: string) => void, color: boolean): (e: A
     const m = e.message;
     if (m.role === "system") return;
     if (m.role === "user" && e.step === 0) {
-      write(`${c.bold(c.blue("TASK"))}\n${clip(textOf(m), 1500)}\n\n`);
+      out(`${c.bold(c.blue("TASK"))}\n${clip(textOf(m), 1500)}\n\n`);
       return;
     }
     if (m.role === "assistant") {
-      write(`${c.bold(c.magenta(`STEP ${e.step}`))}\n`);
+      out(`${c.bold(c.magenta(`STEP ${e.step}`))}\n`);
       const commands = ((m.extra?.actions ?? []) as Array<{ command?: string }>).filter(
         (a) => a.command !== undefined,
       );
@@ -30,10 +47,10 @@ export function createPrinter(write: (s: string) => void, color: boolean): (e: A
       const text =
         commands.length > 0 ? textOf(m).replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, "") : textOf(m);
       const thought = text.trim();
-      if (thought) write(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
-      for (const a of commands) write(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
+      if (thought) out(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
+      for (const a of commands) out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
       for (const call of m.tool_calls ?? [])
-        write(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
+        out(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
       return;
     }
     const label = m.extra?.format_error
@@ -41,6 +58,6 @@ export function createPrinter(write: (s: string) => void, color: boolean): (e: A
       : m.extra?.timed_out
         ? c.red("OBSERVATION (timed out)")
         : c.bold("OBSERVATION");
-    write(`${label}\n${clip(textOf(m).trimEnd(), 2000)}\n\n`);
+    out(`${label}\n${clip(textOf(m).trimEnd(), 2000)}\n\n`);
   };
 }

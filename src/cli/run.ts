@@ -1,10 +1,11 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
 import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
+import { createScrubber, secretsOf } from "../config/secret-values.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -35,18 +36,37 @@ function readTask(flags: RunFlags): string {
 }
 
 /**
- * An output folder inside the repository would end up in the patch (`git add -A`): list it in
- * the repository's local exclude file (.git/info/exclude, never committed).
+ * The run's output folder. It is never inside the repository: the agent could rewrite its own
+ * trajectory there, or point it elsewhere through a link. `-o` inside the repository is refused;
+ * the default is `patchloop-runs/run-<time>` in the current folder, or beside the repository when
+ * the current folder is inside it. An existing folder is never reused: a new one is made beside it.
  */
-function keepOutOfPatch(repo: string, outDir: string): void {
-  const rel = relative(repo, outDir);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return;
-  const exclude = join(repo, ".git", "info", "exclude");
-  const line = `/${rel.split(sep).join("/")}/`;
-  const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  if (current.split("\n").includes(line)) return;
-  mkdirSync(dirname(exclude), { recursive: true });
-  appendFileSync(exclude, `${current && !current.endsWith("\n") ? "\n" : ""}${line}\n`);
+export function runOutputDir(repo: string, flag: string | undefined, notice: (m: string) => void): string {
+  const inside = (dir: string) => {
+    const rel = relative(repo, dir);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+  let dir: string;
+  if (flag !== undefined) {
+    dir = resolve(flag);
+    if (inside(dir)) {
+      throw new ConfigError(
+        `-o ${flag} is inside the repository ${repo}: the agent could change what records it there. ` +
+          "Give a folder outside the repository.",
+      );
+    }
+  } else {
+    const here = resolve("patchloop-runs");
+    dir = join(inside(here) ? join(dirname(repo), "patchloop-runs") : here, `run-${stamp()}`);
+  }
+  if (!existsSync(dir)) return dir;
+  for (let n = 2; ; n++) {
+    const next = `${dir}-${n}`;
+    if (!existsSync(next)) {
+      notice(`${dir} exists already; writing to ${next} instead`);
+      return next;
+    }
+  }
 }
 
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
@@ -73,8 +93,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const name = basename(repo);
   const instance = { repo: name, instance_id: name, problem_statement: task };
   checkTemplates(config, instance);
-  const outDir = resolve(flags.output ?? join("patchloop-runs", `run-${stamp()}`));
-  keepOutOfPatch(repo, outDir);
+  const outDir = runOutputDir(repo, flags.output, (m) => process.stderr.write(`note: ${m}\n`));
   const trajPath = join(outDir, name, `${name}.traj.json`);
   const patchPath = join(outDir, name, `${name}.patch`);
   const env = await openTaskEnvironment(config, repo);
@@ -88,7 +107,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   process.on("SIGTERM", onSignal);
   const print = flags.quiet
     ? undefined
-    : createPrinter((s) => process.stdout.write(s), process.stdout.isTTY === true);
+    : createPrinter(
+        (s) => process.stdout.write(s),
+        process.stdout.isTTY === true,
+        createScrubber(secretsOf({ config })),
+      );
   try {
     const result = await runAgent({
       config,
@@ -102,6 +125,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       onEvent: print,
       signal: abort.signal,
     });
+    const masked = result.trajectory.info.submission_masked_lines;
+    if (masked)
+      process.stderr.write(
+        `WARNING: ${masked} line(s) of the patch held a secret value (an API key or token) and were masked as ***; ` +
+          "the patch may no longer apply where a masked line was context.\n",
+      );
     await writeFileAtomic(patchPath, result.submission);
     await writeFileAtomic(
       join(outDir, "preds.json"),
@@ -128,7 +157,7 @@ export function register(program: Command): void {
       .option("--task-file <FILE>", "read the task from a file")
       .option(
         "-o, --output <DIR>",
-        "where to write the trajectory and patch (default: patchloop-runs/run-<time>)",
+        "where to write the trajectory and patch, outside the repository (default: patchloop-runs/run-<time>)",
       )
       .option("--quiet", "do not print the steps"),
   ).action((flags: RunFlags) => guarded(() => runCommand(flags)));

@@ -1,3 +1,5 @@
+import { copyJson } from "../util/json-walk.js";
+
 const SECRET_KEY = /(api[_-]?key|token|secret|password|passwd|authorization|credential)/i;
 
 /** Whether a config key name holds a secret value (names of env vars holding keys, `*_env`, do not). */
@@ -17,22 +19,14 @@ export function maskUrlCredentials(text: string): string {
   return text.includes("://") ? text.replace(URL_CREDENTIALS, "$1***@") : text;
 }
 
-function redact(value: unknown, secret: boolean): unknown {
-  if (typeof value === "string") return secret ? "***" : maskUrlCredentials(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, secret));
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redact(v, secret || isSecretKey(k));
-    return out;
-  }
-  return value;
-}
-
 /**
  * A deep copy with every string under a secret-looking key (at any depth below it) replaced by
  * `***` and URL credentials masked in every other string (for display and for trajectories).
  * Numbers, booleans and null stay as they are.
  */
 export function redactSecrets<T>(value: T): T {
-  return redact(value, false) as T;
+  return copyJson(value, false, {
+    string: (text, secret) => (secret ? "***" : maskUrlCredentials(text)),
+    member: (key, secret) => secret || isSecretKey(key),
+  }) as T;
 }

@@ -150,9 +150,13 @@ export const EnvironmentSchema = z
     container_timeout: z.preprocess(durationSeconds, z.number().positive()),
     /** Extra arguments to `docker run`. */
     run_args: z.array(z.string()),
+    /** Most memory of the task's processes (`8g`, `512m`); docker/podman `--memory`, bwrap/local a cgroup. null: none. */
     memory: z.string().nullable(),
     cpus: z.number().positive().nullable(),
+    /** Most processes at once (a fork bomb stops there); docker/podman `--pids-limit`, bwrap/local a cgroup. null: none. */
     pids_limit: z.number().int().positive().nullable(),
+    /** bwrap: extra host paths shown in the sandbox, `HOST[:SANDBOX][:ro|rw]` (read-only unless `:rw`). */
+    binds: z.array(z.string()),
     /** docker/podman `--network` value; bwrap: `none` or `host`. */
     network: z.string(),
     /** Bytes of output captured from one command before the middle is dropped. */

@@ -1,3 +1,4 @@
+import { copyJson } from "../util/json-walk.js";
 import { isSecretKey, maskUrlCredentials } from "./redact.js";
 
 /** Values shorter than this are never collected: masking "true", a port or "none" everywhere would garble files. */
@@ -139,22 +140,11 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  * through `scrub`; keys, numbers, booleans and null stay as they are, so the JSON written from
  * the copy always parses and its numbers are intact (scrubbing serialized JSON text would not
  * guarantee either). Objects with `toJSON` (dates) are converted first, as `JSON.stringify` would.
+ * The walk is iterative and cuts branches deeper than MAX_JSON_DEPTH (util/json-walk.ts), so a
+ * value built from hostile model output can neither overflow the stack here nor in JSON.stringify.
  */
 export function scrubStringValues<T>(value: T, scrub: (text: string) => string): T {
-  return scrubDeep(value, scrub) as T;
-}
-
-function scrubDeep(value: unknown, scrub: (text: string) => string): unknown {
-  if (typeof value === "string") return scrub(value);
-  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, scrub));
-  if (typeof value === "object" && value !== null) {
-    const json = (value as { toJSON?: unknown }).toJSON;
-    if (typeof json === "function") return scrubDeep(json.call(value), scrub);
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, scrub);
-    return out;
-  }
-  return value;
+  return copyJson(value, null, { string: (text) => scrub(text) }) as T;
 }
 
 /**
@@ -168,4 +158,23 @@ export function scrubObjectSecrets<T>(
   env: NodeJS.ProcessEnv = process.env,
 ): T {
   return scrubStringValues(value, createScrubber(secretsOf(source, env)));
+}
+
+/**
+ * A patch with every line that holds a secret (or URL credentials) masked by `scrub`, and how many
+ * lines were masked. Lines are masked in place, so the patch keeps its shape; a masked context or
+ * removed line no longer matches the original file, which is why the count is reported to the
+ * person as a warning.
+ */
+export function maskPatchSecrets(
+  patch: string,
+  scrub: (text: string) => string,
+): { patch: string; masked: number } {
+  let masked = 0;
+  const lines = patch.split("\n").map((line) => {
+    const clean = scrub(line);
+    if (clean !== line) masked++;
+    return clean;
+  });
+  return { patch: masked > 0 ? lines.join("\n") : patch, masked };
 }

@@ -1,23 +1,39 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join, posix, resolve } from "node:path";
+import { type Cgroup, createCgroup, parseMemory } from "./cgroup.js";
+import { runCli, stderrTail } from "./container-cli.js";
+import { WRITE_FILE } from "./container-scripts.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { hostEtcSecrets } from "./host-secrets.js";
 import { Launcher } from "./launcher.js";
-import { isWithin, readHostFile, requireAbsolute } from "./paths.js";
+import { nulProblem, requireAbsolute } from "./paths.js";
 import { childrenOf, descendantsOf, namespacePids } from "./proc-tree.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 
+/** One extra folder or file shown in the sandbox (`environment.binds`). */
+export interface SandboxBind {
+  /** Host path. */
+  source: string;
+  /** Path inside the sandbox. */
+  target: string;
+  writable: boolean;
+}
+
 /** Options of {@link createBwrapEnvironment}. */
 export interface BwrapEnvironmentOptions {
-  /** Host directory of the repository: bound read-write at the same path inside the sandbox. */
+  /** Host directory of the repository: bound read-write at `mountAt` inside the sandbox. */
   repoDir: string;
-  /** Working directory inside the sandbox; defaults to `repoDir`. */
+  /** Where the repository appears inside the sandbox; default `/testbed`. */
+  mountAt?: string;
+  /** Working directory inside the sandbox; defaults to `mountAt`. */
   cwd?: string;
   /**
    * Variables of every command. The sandbox does not inherit the host's environment (API keys stay
-   * outside): it gets PATH, HOME, LANG, LC_ALL, TERM and USER from the host, then these.
+   * outside): it gets PATH, LANG, LC_ALL, TERM and USER from the host, HOME (a private folder at the
+   * host's HOME path), then these.
    */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */
@@ -26,33 +42,110 @@ export interface BwrapEnvironmentOptions {
   captureLimit?: number;
   /** `none` (default): no network at all; `host`: the host's network. */
   network?: "none" | "host";
+  /** Extra host paths shown inside (config `environment.binds`, and the work tree's history). */
+  binds?: SandboxBind[];
+  /** Most processes the sandbox may have at once (a cgroup's pids.max); null: no limit. */
+  pidsLimit?: number | null;
+  /** Most memory of the sandbox's processes, e.g. `8g` (a cgroup's memory limit); null: no limit. */
+  memory?: string | null;
   /** The bubblewrap executable; default `bwrap`. */
   executable?: string;
 }
 
-const PASSED_HOST_VARS = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "USER"];
+/** Where the repository appears inside the sandbox by default, as in SWE-bench's images. */
+export const SANDBOX_REPO = "/testbed";
+
+const PASSED_HOST_VARS = ["PATH", "LANG", "LC_ALL", "TERM", "USER"];
+
+/** Top-level host folders a build needs besides /usr and /etc (symbolic links on merged-/usr systems). */
+const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/** `--symlink` for a top-level link (e.g. /bin -> usr/bin), `--ro-bind` for a real folder. */
+function systemMounts(): string[] {
+  const args: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
+  }
+  return args;
+}
+
+/** Reads `HOST[:SANDBOX][:ro|rw]` (docker's `-v` form; read-only unless `:rw`). */
+export function parseBind(spec: string): SandboxBind | string {
+  const parts = spec.split(":");
+  let writable = false;
+  const last = parts[parts.length - 1];
+  if (parts.length > 1 && (last === "ro" || last === "rw")) {
+    writable = last === "rw";
+    parts.pop();
+  }
+  if (parts.length > 2 || parts.some((p) => p === "")) {
+    return `environment.binds entry ${JSON.stringify(spec)} is not HOST[:SANDBOX][:ro|rw]`;
+  }
+  const [source, target = source] = parts;
+  if (!source.startsWith("/") || !target.startsWith("/")) {
+    return `environment.binds entry ${JSON.stringify(spec)}: both paths must be absolute`;
+  }
+  return { source: resolve(source), target: posix.normalize(target), writable };
+}
 
 /**
  * Runs commands in a bubblewrap sandbox (one per environment, where a helper shell starts each
- * command in its own process group; see launcher.ts): the host's filesystem read-only, the repository
- * read-write at its host path, a private /tmp kept for the environment's lifetime (a host temp
- * folder, removed by `close`), fresh /dev and /proc, every namespace unshared (network too unless
- * `network: "host"`), and the sandbox killed with its parent.
+ * command in its own process group; see launcher.ts) that shows only what a build needs:
+ * - /usr, /bin, /lib*, /sbin read-only; /etc read-only without what the host keeps secret
+ *   (host-secrets.ts: shadow files, ssh keys, anything not world-readable, sockets);
+ * - the repository read-write at `mountAt` (/testbed), the same path whatever host folder holds it;
+ * - a private /tmp, /var/tmp and $HOME (host temp folders, removed by `close`), fresh /dev and /proc;
+ * - `binds` (config `environment.binds`; the work tree's history store, read-only).
+ * Nothing else of the host exists inside: not /root, /home, /run, /var, /srv, /mnt, /opt, other
+ * users' files nor any host socket (a host docker.sock would be host root). Every namespace is
+ * unshared (the network too unless `network: "host"`), every capability dropped (root on the host
+ * is an ordinary user inside: no mounts, no device nodes), and the sandbox dies with its parent.
+ * With `pidsLimit` or `memory`, the sandbox runs in a control group that enforces them; when this
+ * machine allows none, creating the environment fails and says so (they are never ignored).
  *
- * readFile/writeFile: paths under the repository and under /tmp map to the host folders; any other
- * path is read from the host (the sandbox sees the same read-only file) and cannot be written.
+ * readFile/writeFile run `cat` inside a sandbox of the same view, so every path (symbolic links
+ * included) resolves as the sandbox sees it: a link to a host file reaches at most the read-only
+ * copy the sandbox shows, never the host file itself.
  */
 export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Environment {
   const repoDir = resolve(options.repoDir);
-  const cwd = options.cwd ?? repoDir;
+  const mountAt = posix.normalize(options.mountAt ?? SANDBOX_REPO);
+  const cwd = options.cwd ?? mountAt;
   const executable = options.executable ?? "bwrap";
-  const hostTmp = mkdtempSync(join(tmpdir(), "patchloop-bwrap-"));
   const captureLimit = options.captureLimit ?? 10_000_000;
+  const home = process.env.HOME || homedir();
+  const memoryBytes = options.memory ? parseMemory(options.memory) : null;
+  if (options.memory && memoryBytes === null) {
+    throw new Error(`environment.memory ${JSON.stringify(options.memory)} is not a size such as 8g or 512m`);
+  }
+  let cgroup: Cgroup | undefined;
+  if ((options.pidsLimit ?? null) !== null || memoryBytes !== null) {
+    const made = createCgroup("bwrap", { pidsLimit: options.pidsLimit ?? null, memoryBytes });
+    if (typeof made === "string") {
+      throw new Error(
+        `environment bwrap cannot enforce ${limitsText(options.pidsLimit ?? null, options.memory ?? null)} here: ${made}. ` +
+          "Run where cgroups are writable (root, or a delegated cgroup v2 subtree), or turn the limits off " +
+          "with -c environment.pids_limit=null -c environment.memory=null (a fork bomb then reaches the host).",
+      );
+    }
+    cgroup = made;
+  }
+
+  const scratch = mkdtempSync(join(tmpdir(), "patchloop-bwrap-"));
+  const hostTmp = join(scratch, "tmp");
+  const hostVarTmp = join(scratch, "var-tmp");
+  const hostHome = join(scratch, "home");
+  for (const d of [hostTmp, hostVarTmp, hostHome]) mkdirSync(d);
+
   const baseEnv: Record<string, string> = {};
   for (const name of PASSED_HOST_VARS) {
     const value = process.env[name];
     if (value !== undefined) baseEnv[name] = value;
   }
+  baseEnv.HOME = home;
   Object.assign(baseEnv, options.env);
   const live = new Set<number>();
   const track = (child: ChildProcess, running: boolean) => {
@@ -62,33 +155,58 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
   };
   let closed = false;
 
+  const secrets = hostEtcSecrets();
+  const mounts: string[] = [
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    ...systemMounts(),
+    "--ro-bind",
+    "/etc",
+    "/etc",
+    ...secrets.files.flatMap((f) => ["--ro-bind", "/dev/null", f]),
+    ...secrets.dirs.flatMap((d) => ["--tmpfs", d, "--remount-ro", d]),
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--bind",
+    hostTmp,
+    "/tmp",
+    "--bind",
+    hostVarTmp,
+    "/var/tmp",
+    "--bind",
+    hostHome,
+    home,
+    "--bind",
+    repoDir,
+    mountAt,
+  ];
+  for (const b of options.binds ?? []) {
+    if (!existsSync(b.source))
+      throw new Error(`environment.binds: ${b.source} does not exist on this machine`);
+    mounts.push(b.writable ? "--bind" : "--ro-bind", b.source, b.target);
+  }
+
   function sandboxArgv(innerCwd: string, command: string[]): string[] {
-    return [
+    const argv = [
       executable,
-      "--ro-bind",
-      "/",
-      "/",
-      "--bind",
-      hostTmp,
-      "/tmp",
-      "--bind",
-      repoDir,
-      repoDir,
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
+      ...mounts,
       "--unshare-all",
       ...(options.network === "host" ? ["--share-net"] : []),
       "--die-with-parent",
       // setsid() in the sandbox: no terminal injection, and the sandbox's own process group is what
       // `interrupt` signals (its leader, bwrap's init, ignores SIGINT sent from outside).
       "--new-session",
+      "--cap-drop",
+      "ALL",
       "--chdir",
       innerCwd,
       "--",
       ...command,
     ];
+    return cgroup ? cgroup.joinArgv(argv) : argv;
   }
 
   // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
@@ -110,6 +228,8 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     if (closed) return Promise.resolve(closedResult());
+    const refused = nulProblem(command, opts);
+    if (refused) return Promise.resolve(refused);
     const launched =
       opts.stdin === undefined
         ? launcher.run({
@@ -121,7 +241,13 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
             captureLimit,
           })
         : null;
-    if (launched) return launched;
+    // After a timeout every process of the sandbox goes (its helper, and with it the sandbox: also
+    // what left the command's process group); the next command starts in a new one.
+    if (launched)
+      return launched.then((r) => {
+        if (r.timedOut) launcher.reset();
+        return r;
+      });
     return runCaptured(sandboxArgv(opts.cwd ?? cwd, ["bash", "-c", command]), {
       cwd: "/",
       env: { ...baseEnv, ...opts.env },
@@ -150,11 +276,10 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     });
   }
 
-  /** The host path of a sandbox path, or undefined when the sandbox cannot write there. */
-  function writableHostPath(path: string): string | undefined {
-    if (isWithin(repoDir, path)) return resolve(path);
-    if (isWithin("/tmp", path)) return join(hostTmp, relative("/tmp", resolve(path)));
-    return undefined;
+  /** Runs a small program in a sandbox of the same view (file calls), bytes in and out. */
+  function inSandbox(argv: string[], input?: Buffer | string) {
+    const [exe, ...args] = sandboxArgv("/", argv);
+    return runCli(exe, args, { input, timeout: 300 });
   }
 
   return {
@@ -164,27 +289,48 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     spawn: spawnProcess,
     async readFile(path) {
       requireAbsolute(path);
-      return readHostFile(writableHostPath(path) ?? path, path);
+      if (closed) throw new Error(`cannot read ${path}: the bwrap environment is closed`);
+      const r = await inSandbox(["cat", "--", path]);
+      if (r.code !== 0) throw new Error(`cannot read ${path}: ${readFailure(r.stderr)}`);
+      return r.stdout;
     },
     async writeFile(path, data) {
       requireAbsolute(path);
-      const host = writableHostPath(path);
-      if (!host) {
+      if (closed) throw new Error(`cannot write ${path}: the bwrap environment is closed`);
+      const r = await inSandbox(["sh", "-c", WRITE_FILE, "sh", path], data);
+      if (r.code !== 0) {
+        const why = stderrTail(r.stderr, 2);
         throw new Error(
-          `cannot write ${path}: the bwrap sandbox is read-only there (writable: ${repoDir} and /tmp)`,
+          /Read-only file system/.test(why)
+            ? `cannot write ${path}: the sandbox is read-only there (writable: ${mountAt}, /tmp, /var/tmp and ${home})`
+            : `cannot write ${path}: ${why}`,
         );
       }
-      await mkdir(dirname(host), { recursive: true });
-      await writeFile(host, data);
     },
     async close() {
+      if (closed) return;
       closed = true;
       launcher.close();
       for (const pid of live) killGroup(pid, "SIGKILL");
       live.clear();
-      await rm(hostTmp, { recursive: true, force: true });
+      await cgroup?.remove();
+      await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+function limitsText(pids: number | null, memory: string | null): string {
+  return [pids !== null ? `pids_limit ${pids}` : "", memory ? `memory ${memory}` : ""]
+    .filter(Boolean)
+    .join(" and ");
+}
+
+/** `cat`'s complaint, in the words the other environments use. */
+function readFailure(stderr: string): string {
+  if (/No such file or directory/.test(stderr)) return "no such file";
+  if (/Is a directory/.test(stderr)) return "it is a directory";
+  if (/Permission denied/.test(stderr)) return "permission denied";
+  return stderrTail(stderr, 2);
 }
 
 function closedResult(): ExecResult {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { isPodman, runCli, stderrTail } from "./container-cli.js";
 import { ensureImage } from "./container-images.js";
 import { ownerLabel, registerContainer, unregisterContainer } from "./container-registry.js";
@@ -14,7 +15,7 @@ import {
 } from "./container-scripts.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
 import { Launcher } from "./launcher.js";
-import { requireAbsolute } from "./paths.js";
+import { nulProblem, requireAbsolute } from "./paths.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 
 /** The ulimits podman is given by default: these machines cannot raise rlimits inside containers. */
@@ -154,8 +155,31 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
     },
   );
 
+  /**
+   * Ends every process the agent started in the container (all but its init, `sleep`), so that a
+   * fork bomb or a runaway background job cannot leave later commands and the final diff without
+   * room to run. First with `kill -9 -1` from an exec; when even that cannot start (the pids limit
+   * is reached), the container is frozen (`pause`), its processes are killed from the host through
+   * its cgroup, and it is thawed. The launcher's helper goes too: the next command starts a new one.
+   */
+  async function endAgentProcesses(): Promise<void> {
+    launcher.reset();
+    const r = await runCli(exe, ["exec", "-u", "0", name, "sh", "-c", "kill -9 -1; exit 0"], { timeout: 30 });
+    if (r.code === 0) return;
+    await killThroughCgroup(exe, name);
+  }
+
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     if (closed) return Promise.resolve(CLOSED);
+    const refused = nulProblem(command, opts);
+    if (refused) return Promise.resolve(refused);
+    return execCommand(command, opts).then(async (r) => {
+      if (r.timedOut && !closed) await endAgentProcesses();
+      return r;
+    });
+  }
+
+  function execCommand(command: string, opts: ExecOptions): Promise<ExecResult> {
     const launched =
       opts.stdin === undefined
         ? launcher.run({
@@ -226,4 +250,54 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
       await remove();
     },
   };
+}
+
+/** The host pids of a container's processes, from its cgroup (the engine runs on this host). */
+function containerPids(initPid: number): number[] {
+  let lines: string[];
+  try {
+    lines = readFileSync(`/proc/${initPid}/cgroup`, "utf8").split("\n");
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const line of lines) {
+    const m = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!m) continue;
+    if (m[1] === "") files.push(join("/sys/fs/cgroup", m[2], "cgroup.procs"));
+    else if (m[1].split(",").includes("pids")) files.push(join("/sys/fs/cgroup/pids", m[2], "cgroup.procs"));
+  }
+  const pids = new Set<number>();
+  for (const f of files) {
+    try {
+      for (const p of readFileSync(f, "utf8").split("\n")) if (Number(p) > 0) pids.add(Number(p));
+    } catch {
+      // that hierarchy is not mounted here
+    }
+  }
+  return [...pids];
+}
+
+/** Freezes the container, kills all its processes but init from the host, thaws it. Best effort. */
+async function killThroughCgroup(exe: string, name: string): Promise<void> {
+  const inspect = await runCli(exe, ["inspect", "--format", "{{.State.Pid}}", name], { timeout: 30 });
+  const initPid = Number(inspect.stdout.toString("utf8").trim());
+  if (!(initPid > 0)) return;
+  const paused = (await runCli(exe, ["pause", name], { timeout: 30 })).code === 0;
+  try {
+    for (let round = 0; round < 20; round++) {
+      const others = containerPids(initPid).filter((p) => p !== initPid);
+      if (others.length === 0) break;
+      for (const pid of others) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone, or not ours to signal
+        }
+      }
+      if (!paused) await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    if (paused) await runCli(exe, ["unpause", name], { timeout: 30 });
+  }
 }

@@ -1,12 +1,18 @@
 import type { EnvironmentConfig } from "../config/schema.js";
-import { createBwrapEnvironment } from "./bwrap.js";
+import { createBwrapEnvironment, parseBind, SANDBOX_REPO, type SandboxBind } from "./bwrap.js";
 import { createContainerEnvironment } from "./container.js";
 import { createLocalEnvironment } from "./local.js";
 import { bwrapProblem } from "./preflight.js";
 import type { Environment } from "./types.js";
 import type { WarnFn } from "./warn.js";
 
-export { type BwrapEnvironmentOptions, createBwrapEnvironment } from "./bwrap.js";
+export {
+  type BwrapEnvironmentOptions,
+  createBwrapEnvironment,
+  parseBind,
+  SANDBOX_REPO,
+  type SandboxBind,
+} from "./bwrap.js";
 export { type ContainerEnvironmentOptions, createContainerEnvironment } from "./container.js";
 export { type GcOptions, type GcReport, gcContainers } from "./gc.js";
 export { createLocalEnvironment, type LocalEnvironmentOptions } from "./local.js";
@@ -23,6 +29,8 @@ export interface CreateEnvironmentOptions {
   warn?: WarnFn;
   /** local: host variables kept from commands (e.g. the model's API key variable). */
   hideEnv?: string[];
+  /** bwrap: host paths the sandbox must show besides the config's (e.g. the work tree's history, read-only). */
+  binds?: SandboxBind[];
 }
 
 /** The variables of every command: `forward_env` from the host, then `env` (which wins). */
@@ -62,6 +70,8 @@ export async function createEnvironment(
         captureLimit: config.capture_limit,
         warn: options.warn,
         hideEnv: options.hideEnv,
+        pidsLimit: config.pids_limit,
+        memory: config.memory,
       });
     case "bwrap": {
       if (config.network !== "none" && config.network !== "host") {
@@ -69,16 +79,27 @@ export async function createEnvironment(
           `environment.network for bwrap must be "none" or "host", got ${JSON.stringify(config.network)}`,
         );
       }
-      const repoDir = need(options.repoDir || config.cwd, "a repository folder", config);
+      const repoDir = need(options.repoDir, "a repository folder (--repo DIR)", config);
+      const binds = config.binds.map((spec) => {
+        const b = parseBind(spec);
+        if (typeof b === "string") throw new Error(b);
+        return b;
+      });
       const problem = await bwrapProblem();
       if (problem) throw new Error(problem);
+      // The repository appears at environment.cwd when the config names one, else at /testbed.
+      const mountAt = config.cwd || SANDBOX_REPO;
       return createBwrapEnvironment({
         repoDir,
-        cwd: config.cwd || repoDir,
+        mountAt,
+        cwd: mountAt,
         env,
         timeout: config.timeout,
         captureLimit: config.capture_limit,
         network: config.network,
+        binds: [...(options.binds ?? []), ...binds],
+        pidsLimit: config.pids_limit,
+        memory: config.memory,
       });
     }
     case "docker":

@@ -137,12 +137,16 @@ export class Launcher {
   private current: Running | null = null;
   private pids = "";
   private closed = false;
-  private helperErr = "";
 
   constructor(
     /** The environment of every command (per-request variables are added on top). */
     private readonly env: Record<string, string>,
     private readonly placement?: LauncherPlacement,
+    /**
+     * On the host: called with the helper's pid right after it starts, before it gets a request
+     * (local: moves it into the environment's cgroup; it forks nothing before its first request).
+     */
+    private readonly onHostSpawn?: (pid: number) => void,
   ) {}
 
   /** Kills the process group of the running command (as the host sees it). */
@@ -227,6 +231,18 @@ export class Launcher {
     if (this.child) killGroup(this.child.pid, "SIGKILL");
   }
 
+  /**
+   * Kills the helper and so everything it started that is still alive (bwrap: the whole sandbox;
+   * the next command gets a new helper). Environments call it after a command timed out.
+   */
+  reset(): void {
+    const old = this.child;
+    if (this.current || !old) return;
+    // Forgotten at once: the next command must not reach the dying helper, nor read its output.
+    this.child = null;
+    killGroup(old.pid, "SIGKILL");
+  }
+
   /** Kills the running command and the helper. Safe to call twice. */
   close(): void {
     this.closed = true;
@@ -254,11 +270,23 @@ export class Launcher {
     } catch {
       return null;
     }
+    if (!this.placement && child.pid && this.onHostSpawn) {
+      try {
+        this.onHostSpawn(child.pid);
+      } catch {
+        killGroup(child.pid, "SIGKILL");
+        return null;
+      }
+    }
     this.child = child;
     child.stdin?.on("error", () => {});
-    child.stdout?.on("data", (c: Buffer) => this.output(c));
-    child.stderr?.on("data", (c: Buffer) => this.stderr(c));
-    const gone = (failure?: string) => {
+    child.stdout?.on("data", (c: Buffer) => {
+      if (this.child === child) this.output(c);
+    });
+    child.stderr?.on("data", (c: Buffer) => {
+      if (this.child === child) this.stderr(c);
+    });
+    const gone = (failure?: string, how?: string) => {
       if (this.child !== child) return;
       this.child = null;
       const cur = this.current;
@@ -272,9 +300,8 @@ export class Launcher {
         else if (!cur.stopped)
           cur.capture.push(
             Buffer.from(
-              `\n[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown${
-                this.helperErr ? `: ${this.helperErr.trim()}` : ""
-              }]`,
+              `\n[patchloop: the helper process that starts commands ended unexpectedly${how ? ` (${how})` : ""}, ` +
+                "so this command's result is unknown; the next command starts a new one]",
             ),
           );
         cur.finish(failure ? 127 : -1);
@@ -286,12 +313,15 @@ export class Launcher {
         setTimeout(end, 200).unref();
       }
     };
-    child.on("exit", () => gone());
+    // What the helper's bash printed is not shown: it can hold the helper's own script text.
+    child.on("exit", (code, signal) =>
+      gone(undefined, signal ? `killed by ${signal}` : `exit status ${code}`),
+    );
     child.on("error", (err) => gone(`failed to start ${program}: ${err.message}`));
     return child;
   }
 
-  /** The helper's own stderr: `nonce pid` lines, and anything bash itself says (kept for errors). */
+  /** The helper's own stderr: `nonce pid` lines; anything else bash itself says is dropped. */
   private stderr(chunk: Buffer): void {
     this.pids += chunk.toString("utf8");
     let nl = this.pids.indexOf("\n");
@@ -303,8 +333,6 @@ export class Launcher {
       if (m && this.current && this.current.nonce === m[1]) {
         this.current.pid = Number(m[2]);
         if (this.current.stopped) this.killCurrent();
-      } else if (!m) {
-        this.helperErr = `${this.helperErr}${line}\n`.slice(-2000);
       }
       nl = this.pids.indexOf("\n");
     }

@@ -1,9 +1,12 @@
 import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { createCgroup, parseMemory } from "./cgroup.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
 import { Launcher } from "./launcher.js";
-import { readHostFile, requireAbsolute } from "./paths.js";
+import { nulProblem, readHostFile, requireAbsolute } from "./paths.js";
+import { processesWithVariable } from "./proc-tree.js";
 import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 import { type WarnFn, warnOnce } from "./warn.js";
 
@@ -24,7 +27,14 @@ export interface LocalEnvironmentOptions {
   warn?: WarnFn;
   /** Host variables not passed to commands (API keys), on top of {@link HIDDEN_HOST_ENV}. */
   hideEnv?: string[];
+  /** Most processes at once (a cgroup's pids.max, where this machine allows one); null: no limit. */
+  pidsLimit?: number | null;
+  /** Most memory, e.g. `8g` (a cgroup's limit, where this machine allows one); null: no limit. */
+  memory?: string | null;
 }
+
+/** The variable every command of a local environment carries, so that its escaped processes can be found. */
+export const ENVIRONMENT_ID_VAR = "PATCHLOOP_ENVIRONMENT_ID";
 
 /**
  * Host variables never passed to commands: the keys patchloop itself uses (the model API keys, the
@@ -41,6 +51,12 @@ export const LOCAL_NOT_ISOLATED_WARNING =
 /**
  * Runs commands directly on the host, each in its own process group (a timeout kills the whole
  * group and keeps partial output). Nothing is isolated: the agent can touch anything you can.
+ *
+ * Where this machine allows (cgroup.ts), the environment's processes run in a control group that
+ * enforces `pidsLimit` and `memory` and lists every one of them; otherwise a warning says the limits
+ * do not hold. Either way `close` ends every process the commands started, also those that left
+ * the process group or the session (`setsid`, double forks): the group's members, else every
+ * process carrying this environment's {@link ENVIRONMENT_ID_VAR}.
  */
 export function createLocalEnvironment(options: LocalEnvironmentOptions): Environment {
   warnOnce(options.warn, LOCAL_NOT_ISOLATED_WARNING);
@@ -48,6 +64,22 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
   const hidden = new Set([...HIDDEN_HOST_ENV, ...(options.hideEnv ?? [])]);
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !hidden.has(k)) baseEnv[k] = v;
   Object.assign(baseEnv, options.env);
+  const envId = randomBytes(8).toString("hex");
+  baseEnv[ENVIRONMENT_ID_VAR] = envId;
+  const limits = {
+    pidsLimit: options.pidsLimit ?? null,
+    memoryBytes: options.memory ? parseMemory(options.memory) : null,
+  };
+  const made = createCgroup("local", limits);
+  const cgroup = typeof made === "string" ? undefined : made;
+  if (typeof made === "string" && (limits.pidsLimit !== null || limits.memoryBytes !== null)) {
+    warnOnce(
+      options.warn,
+      `environment 'local': pids_limit and memory are not enforced on this machine (${made}); a fork bomb or a ` +
+        "runaway test reaches the whole machine. Use bwrap, docker or podman to contain it.",
+    );
+  }
+  const wrap = (argv: string[]) => (cgroup ? cgroup.joinArgv(argv) : argv);
   const captureLimit = options.captureLimit ?? 10_000_000;
   const live = new Set<number>();
   const track = (child: ChildProcess, running: boolean) => {
@@ -56,9 +88,37 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     else live.delete(child.pid);
   };
 
-  const launcher = new Launcher(baseEnv);
+  // The helper joins the cgroup from here (a wrapper shell in front of it would change the signal
+  // dispositions its commands start with); a launcher that cannot move it spawns directly instead.
+  const launcher = new Launcher(baseEnv, undefined, cgroup ? (pid) => cgroup.add(pid) : undefined);
+
+  /** A timed-out command's result, after every process of the environment was ended. */
+  async function afterTimeout(r: ExecResult): Promise<ExecResult> {
+    if (r.timedOut) await endAll();
+    return r;
+  }
+
+  /** Kills the helper and every process of this environment: the cgroup's members, and those carrying its id. */
+  async function endAll(): Promise<void> {
+    launcher.reset();
+    await cgroup?.killAll();
+    for (let round = 0; round < 5; round++) {
+      const left = processesWithVariable(ENVIRONMENT_ID_VAR, envId).filter((p) => p !== process.pid);
+      if (left.length === 0) return;
+      for (const pid of left) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    const refused = nulProblem(command, opts);
+    if (refused) return Promise.resolve(refused);
     const timeout = opts.timeout ?? options.timeout;
     // Absolute: the helper does not run in this process's folder.
     const cwd = resolve(opts.cwd ?? options.cwd);
@@ -67,8 +127,10 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       opts.stdin === undefined
         ? launcher.run({ command, cwd, env: opts.env ?? {}, timeout, signal: opts.signal, captureLimit })
         : null;
-    if (launched) return launched;
-    return runCaptured(["bash", "-c", command], {
+    // After a timeout every process this environment started goes, also those outside the
+    // command's process group (and the helper: the next command starts a new one).
+    if (launched) return launched.then(afterTimeout);
+    return runCaptured(wrap(["bash", "-c", command]), {
       cwd: opts.cwd ?? options.cwd,
       env: { ...baseEnv, ...opts.env },
       timeout: opts.timeout ?? options.timeout,
@@ -76,14 +138,14 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       signal: opts.signal,
       captureLimit,
       track,
-    });
+    }).then(afterTimeout);
   }
 
   function spawnProcess(
     argv: string[],
     opts: { cwd?: string; env?: Record<string, string> } = {},
   ): InteractiveProcess {
-    return spawnInteractive(argv.length > 0 ? argv : ["bash"], {
+    return spawnInteractive(wrap(argv.length > 0 ? argv : ["bash"]), {
       cwd: opts.cwd ?? options.cwd,
       env: { ...baseEnv, ...opts.env },
       track,
@@ -108,6 +170,8 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       launcher.close();
       for (const pid of live) killGroup(pid, "SIGKILL");
       live.clear();
+      await endAll();
+      await cgroup?.remove();
     },
   };
 }

@@ -71,3 +71,29 @@ export function namespacePids(pid: number): number[] {
     return [];
   }
 }
+
+/**
+ * Pids of the live processes whose environment holds `NAME=value` (Linux /proc scan; only
+ * processes this user may read). A variable set for every command of an environment finds the
+ * processes that left its process group or session (`setsid`, double forks), as long as they kept
+ * their environment.
+ */
+export function processesWithVariable(name: string, value: string): number[] {
+  const needle = Buffer.from(`${name}=${value}\0`);
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`);
+    } catch {
+      continue;
+    }
+    if (
+      environ.subarray(0, needle.length).equals(needle) ||
+      environ.includes(Buffer.concat([Buffer.from([0]), needle]))
+    )
+      out.push(Number(entry));
+  }
+  return out;
+}

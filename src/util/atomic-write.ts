@@ -34,18 +34,55 @@ function tempName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 }
 
+/**
+ * A file of a run could not be written (a full disk, a read-only folder, no permission): what
+ * stops a run, named with the path and the reason. The temp file of the attempt is gone.
+ */
+export class FileWriteError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    reason: string,
+  ) {
+    super(`cannot write ${path}: ${reason}`);
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ENOSPC: "no space left on the device (free some space, then run the same command again)",
+  EDQUOT: "the disk quota is exhausted (free some space, then run the same command again)",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+};
+
+function writeError(path: string, err: unknown): FileWriteError {
+  const e = err as NodeJS.ErrnoException;
+  return new FileWriteError(path, e.code, (e.code && REASONS[e.code]) || e.message);
+}
+
 /** Writes via a temp file and a rename, so readers (and a killed process) never see half a file. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const tmp = tempName(path);
-  await writeFile(tmp, data);
-  await rename(tmp, path);
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw writeError(path, err);
+  }
 }
 
 /** Synchronous variant, for signal handlers and exit paths. */
 export function writeFileAtomicSync(path: string, data: string): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = tempName(path);
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw writeError(path, err);
+  }
 }

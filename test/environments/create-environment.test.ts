@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,7 @@ function config(over: Partial<EnvironmentConfig>): EnvironmentConfig {
     memory: null,
     cpus: null,
     pids_limit: null,
+    binds: [],
     network: "none",
     capture_limit: 1000,
     ...over,
@@ -67,11 +68,35 @@ describe("createEnvironment", () => {
   });
 
   describeWithEngine("bwrap", "bwrap", () => {
-    it("bwrap: same variables, repo as cwd", async () => {
+    it("bwrap: same variables, the repository at /testbed (or at environment.cwd) whatever its host folder", async () => {
+      await writeFile(join(repo, "marker.txt"), "host file\n");
       const env = await createEnvironment(config({ environment_class: "bwrap" }), { repoDir: repo });
       expect(env.kind).toBe("bwrap");
-      expect((await env.exec(PROBE)).output).toBe(`config-value|forwarded-value|env wins|unset|${repo}\n`);
+      expect(env.cwd).toBe("/testbed");
+      expect((await env.exec(PROBE)).output).toBe("config-value|forwarded-value|env wins|unset|/testbed\n");
+      expect((await env.exec("cat /testbed/marker.txt")).output).toBe("host file\n");
       await env.close();
+      const at = await createEnvironment(config({ environment_class: "bwrap", cwd: "/work/repo" }), {
+        repoDir: repo,
+      });
+      expect((await at.exec("pwd; cat marker.txt")).output).toBe("/work/repo\nhost file\n");
+      await at.close();
+    });
+
+    it("bwrap: refuses a malformed bind and a missing bind source", async () => {
+      await expect(
+        createEnvironment(config({ environment_class: "bwrap", binds: ["relative/path"] }), {
+          repoDir: repo,
+        }),
+      ).rejects.toThrow('environment.binds entry "relative/path": both paths must be absolute');
+      await expect(
+        createEnvironment(config({ environment_class: "bwrap", binds: ["/a:/b:/c:rw"] }), { repoDir: repo }),
+      ).rejects.toThrow('environment.binds entry "/a:/b:/c:rw" is not HOST[:SANDBOX][:ro|rw]');
+      await expect(
+        createEnvironment(config({ environment_class: "bwrap", binds: ["/nonexistent/patchloop-bind"] }), {
+          repoDir: repo,
+        }),
+      ).rejects.toThrow("environment.binds: /nonexistent/patchloop-bind does not exist on this machine");
     });
   });
 

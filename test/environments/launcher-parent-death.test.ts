@@ -102,8 +102,9 @@ describe("launcher: a command does not outlive the process that started it", () 
     process.kill(helper, "SIGTERM");
     const r = await pending;
     expect(r.returncode).toBe(-1);
-    expect(r.output).toMatch(
-      /^begun\n\n\[patchloop: the helper process that starts commands ended unexpectedly, so this command's result is unknown/,
+    expect(r.output).toBe(
+      "begun\n\n[patchloop: the helper process that starts commands ended unexpectedly (exit status 143), " +
+        "so this command's result is unknown; the next command starts a new one]",
     );
     expect(await waitFor(() => hostProcessesWith(marker).length === 0, 5_000)).toBe(true);
     const next = await env.exec("echo $PPID");

@@ -42,8 +42,9 @@ function gitIn(env: Environment): GitRunner {
 /**
  * Opens the environment of one instance:
  * - docker / podman: a container of the instance image, working in `environment.cwd` (default /testbed);
- * - local / bwrap: a fresh checkout of `reposDir/owner__repo` at the base commit (see workspace.ts),
- *   which `cleanup` deletes after closing the environment.
+ * - local / bwrap: a fresh checkout of `reposDir/owner__repo` at the base commit with no later
+ *   history (see workspace.ts), which `cleanup` deletes after closing the environment; bwrap shows
+ *   it at /testbed.
  */
 export async function openInstanceEnvironment(
   config: Config,
@@ -63,19 +64,20 @@ export async function openInstanceEnvironment(
       `environment ${e.environment_class} needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo`,
     );
   }
-  // bwrap gives the sandbox a private /tmp: a clone there cannot lend its objects.
-  const hiddenPrefixes = e.environment_class === "bwrap" ? ["/tmp"] : [];
-  const ws = await prepareWorkspace(options.reposDir, row, options.workRoot, { hiddenPrefixes });
+  const ws = await prepareWorkspace(options.reposDir, row, options.workRoot);
   let env: Environment | undefined;
   try {
-    // The work tree is the task's folder: a cwd such as /testbed from a container config does not apply.
+    // local: the work tree is the task's folder. bwrap: it appears at environment.cwd (the swebench
+    // configs say /testbed), or /testbed, as in the instance images; its history store is shown
+    // read-only at its own path so git works inside.
     env = await createEnvironment(
-      { ...e, cwd: "" },
+      { ...e, cwd: e.environment_class === "bwrap" ? e.cwd : "" },
       {
         repoDir: ws.dir,
         runId: options.runId,
         warn: options.warn,
         hideEnv: config.model.api_key_env ? [config.model.api_key_env] : [],
+        binds: ws.objectDirs.map((d) => ({ source: d, target: d, writable: false })),
       },
     );
     // Locally the checkout goes through the environment, whose helper shell starts it more cheaply

@@ -208,6 +208,7 @@ async function runInFolder(o: BatchOptions, outputDir: string): Promise<BatchRes
     modelName,
     signal,
     log: (line) => log.line(line),
+    warn,
     onAgentEvent: (event) => {
       const u = usageOf(event);
       if (u) budget.add(u.calls, u.cost);

@@ -6,6 +6,7 @@ import { versions } from "../../agent/versions.js";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
 import type { Model } from "../../models/types.js";
+import { FileWriteError } from "../../util/atomic-write.js";
 import type { SwebenchInstance } from "../types.js";
 import type { PredsFile } from "./preds-file.js";
 import { trajectoryPathFor } from "./resume.js";
@@ -23,6 +24,8 @@ export interface InstanceContext {
   signal: AbortSignal;
   onAgentEvent: (event: AgentEvent) => void;
   log: (line: string) => void;
+  /** A warning for the person (console and run.log). */
+  warn: (message: string) => void;
 }
 
 interface Ended {
@@ -31,6 +34,8 @@ interface Ended {
   submission: string;
   stats: ModelStats;
   modelError?: ModelErrorInfo;
+  /** Lines of the patch masked for holding a secret. */
+  maskedLines?: number;
 }
 
 /** The trajectory of an instance whose agent never ran (its environment could not be opened). */
@@ -103,13 +108,18 @@ async function openAndRun(row: SwebenchInstance, ctx: InstanceContext, started: 
       signal: ctx.signal,
       baseCommit: opened.baseCommit,
     });
-    const { model_stats: stats, model_error: modelError } = r.trajectory.info;
+    const {
+      model_stats: stats,
+      model_error: modelError,
+      submission_masked_lines: masked,
+    } = r.trajectory.info;
     return {
       status: r.exitStatus,
       message: r.exitMessage,
       submission: r.submission,
       stats,
       ...(modelError ? { modelError } : {}),
+      ...(masked ? { maskedLines: masked } : {}),
       openedAt,
       agentEndedAt: Date.now(),
     };
@@ -130,7 +140,28 @@ const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens
  */
 export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promise<InstanceOutcome> {
   const started = Date.now();
-  const end = await openAndRun(row, ctx, started);
+  let end: Timed;
+  try {
+    end = await openAndRun(row, ctx, started);
+  } catch (err) {
+    // A file of the run that cannot be written stops the batch; anything else that went wrong
+    // while running this instance ends this instance only.
+    if (err instanceof FileWriteError) throw err;
+    const failed: Ended = {
+      status: ctx.signal.aborted ? "Interrupted" : "EnvironmentError",
+      message: `patchloop failed while running this instance: ${(err as Error).message}`,
+      submission: "",
+      stats: { ...NO_STATS },
+    };
+    ctx.log(`${row.instance_id}: ${failed.message}`);
+    await recordNoStart(row, ctx, failed, started);
+    const now = Date.now();
+    end = { ...failed, openedAt: now, agentEndedAt: now };
+  }
+  if (end.maskedLines)
+    ctx.warn(
+      `${row.instance_id}: ${end.maskedLines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
+    );
   await ctx.preds.set({
     instance_id: row.instance_id,
     model_name_or_path: ctx.modelName,

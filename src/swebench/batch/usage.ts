@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../../agent/agent.js";
 
-/** Model usage carried by one agent event (an assistant message is one model call). */
+/** Model usage carried by one agent event (a `model_call` event is one call). */
 export interface CallUsage {
   calls: number;
   cost: number;
@@ -8,17 +8,13 @@ export interface CallUsage {
   completionTokens: number;
 }
 
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
-/** The usage an agent event reports: one call with its cost and tokens for assistant messages, else null. */
+/** The usage an agent event reports: one call with its cost and tokens for `model_call`, else null. */
 export function usageOf(event: AgentEvent): CallUsage | null {
-  if (event.type !== "message" || event.message.role !== "assistant") return null;
-  const extra = event.message.extra ?? {};
-  const usage = (extra.usage ?? {}) as Record<string, unknown>;
+  if (event.type !== "model_call") return null;
   return {
     calls: 1,
-    cost: num(extra.cost),
-    promptTokens: num(usage.prompt_tokens),
-    completionTokens: num(usage.completion_tokens),
+    cost: event.cost,
+    promptTokens: event.usage.promptTokens,
+    completionTokens: event.usage.completionTokens,
   };
 }

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { SwebenchInstance } from "../types.js";
+import { defaultHistoryCache, type History, historyUpTo } from "./history-cache.js";
 
 const run = promisify(execFile);
 
@@ -11,6 +12,11 @@ const run = promisify(execFile);
 export interface Workspace {
   /** The repository root (a git repository whose HEAD is the base commit, detached). */
   dir: string;
+  /**
+   * The object stores the repository borrows (git alternates), read only: an environment that
+   * shows the work tree must show these at the same paths for git to work (bwrap binds them).
+   */
+  objectDirs: string[];
   remove(): Promise<void>;
 }
 
@@ -60,22 +66,16 @@ function cloneFacts(clone: string): Promise<CloneFacts> {
 
 /** How `createWorkspace` makes the checkout. */
 export interface WorkspaceOptions {
-  /**
-   * Folders the task's environment cannot see (bwrap: its private /tmp). When the clone lies in
-   * one, the checkout gets its own copy of the objects (hard links where possible) instead of
-   * borrowing them, so that git works inside the environment.
-   */
-  hiddenPrefixes?: string[];
+  /** Root of the history cache (see history-cache.ts); default {@link defaultHistoryCache}. */
+  historyCache?: string;
 }
 
-const isUnder = (path: string, prefix: string) =>
-  path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
-
 /**
- * A repository at `dir` that borrows the clone's objects (git alternates). The few files of an
+ * A repository at `dir` whose objects are the history's cache entries (git alternates): nothing is
+ * copied and the clone is never written, so any number can be made at once. The few files of an
  * empty repository are written here rather than by `git init`: one process less per instance.
  */
-async function borrowObjects(c: CloneFacts, dir: string): Promise<void> {
+async function borrowHistory(c: CloneFacts, history: History, dir: string): Promise<void> {
   const dotGit = join(dir, ".git");
   await mkdir(join(dotGit, "objects", "info"), { recursive: true });
   await mkdir(join(dotGit, "refs", "heads"), { recursive: true });
@@ -92,22 +92,11 @@ async function borrowObjects(c: CloneFacts, dir: string): Promise<void> {
   await Promise.all([
     writeFile(join(dotGit, "HEAD"), "ref: refs/heads/main\n"),
     writeFile(join(dotGit, "config"), `${config.join("\n")}\n`),
-    writeFile(join(dotGit, "objects", "info", "alternates"), `${join(c.gitDir, "objects")}\n`),
-    existsSync(join(c.gitDir, "shallow"))
-      ? copyFile(join(c.gitDir, "shallow"), join(dotGit, "shallow"))
+    writeFile(join(dotGit, "objects", "info", "alternates"), `${history.objectDirs.join("\n")}\n`),
+    history.shallow.length > 0
+      ? writeFile(join(dotGit, "shallow"), `${history.shallow.join("\n")}\n`)
       : undefined,
   ]);
-}
-
-/** A self-contained local clone at `dir` without remotes, branches or tags. */
-async function copyObjects(clone: string, dir: string, parent: string): Promise<void> {
-  await git(parent, ["clone", "-q", "--local", "--no-checkout", "--no-tags", clone, dir]);
-  await git(dir, ["remote", "remove", "origin"]);
-  const heads = (await git(dir, ["for-each-ref", "--format=%(refname)", "refs/heads"]))
-    .split("\n")
-    .filter(Boolean);
-  // HEAD still names a branch until the checkout detaches it; deleting the branch first is allowed with update-ref.
-  for (const ref of heads) await git(dir, ["update-ref", "-d", ref]);
 }
 
 /** Runs `git args` in `dir`; resolves its standard output or rejects with a readable Error. */
@@ -139,12 +128,22 @@ export async function prepareWorkspace(
   const c = await cloneFacts(clone).catch((err: Error) => {
     throw new Error(`${clone} is not a git repository: ${err.message}`);
   });
+  const history = await historyUpTo(
+    c.gitDir,
+    row.repo.replace("/", "__"),
+    row.base_commit,
+    options.historyCache ?? defaultHistoryCache(),
+  ).catch((err: Error) => {
+    throw new Error(
+      `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
+        `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
+    );
+  });
   const base = await mkdtemp(join(root, `${row.instance_id.replace(/[^\w.-]/g, "_")}-`));
   const dir = join(base, "repo");
   const remove = () => rm(base, { recursive: true, force: true, maxRetries: 3 });
   try {
-    const hidden = (options.hiddenPrefixes ?? []).some((p) => isUnder(c.gitDir, p));
-    await (hidden ? copyObjects(clone, dir, base) : borrowObjects(c, dir));
+    await borrowHistory(c, history, dir);
   } catch (err) {
     await remove();
     throw err;
@@ -156,24 +155,22 @@ export async function prepareWorkspace(
       "checkout",
       "-q",
       "--detach",
-      row.base_commit,
+      history.commit,
     ]).catch((err: Error) => {
       throw new Error(
-        `cannot check out base commit ${row.base_commit} of ${row.instance_id} from ${clone}; ` +
-          `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
+        `cannot check out base commit ${row.base_commit} of ${row.instance_id}: ${err.message}`,
       );
     });
   };
-  return { dir, remove, checkout };
+  return { dir, remove, checkout, objectDirs: history.objectDirs };
 }
 
 /**
  * Makes a fresh repository under `root` at the row's base commit (detached), with no branches,
- * tags or remotes, so later commits of the project are not reachable through `git log --all`.
- * It borrows the clone's objects through git alternates (nothing copied, nothing written in the
- * clone, so any number can be made at once), or copies them when the clone is in a folder the
- * environment cannot see (`hiddenPrefixes`). Rejects with a readable Error when the clone or the
- * commit is missing.
+ * tags or remotes and no object of a later commit: its objects are the cached history up to the
+ * base commit (history-cache.ts), so the project's later commits (on SWE-bench, the fix) cannot be
+ * reached with `git log --all` or `git cat-file --batch-all-objects`. Rejects with a readable
+ * Error when the clone or the commit is missing.
  */
 export async function createWorkspace(
   reposDir: string,
@@ -188,5 +185,5 @@ export async function createWorkspace(
     await ws.remove();
     throw err;
   }
-  return { dir: ws.dir, remove: ws.remove };
+  return { dir: ws.dir, remove: ws.remove, objectDirs: ws.objectDirs };
 }

@@ -138,6 +138,13 @@ export function pathProblem(path: string, cwd: string): string | undefined {
   if (path.trim() === "") {
     return `The path is empty; give the absolute path of a file, e.g. ${posix.join(cwd, "example.py")}.`;
   }
+  if (path.includes("\0")) {
+    return (
+      `The path ${JSON.stringify(path)} contains a NUL byte (\\0), which no file name can hold. ` +
+      "Give the path as plain text, e.g. " +
+      `${posix.join(cwd, "example.py")}.`
+    );
+  }
   if (path.startsWith("/")) return undefined;
   return (
     `The path ${JSON.stringify(path)} is not absolute; the editor needs a full path starting with /. ` +
