@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createBackticksProtocol } from "../../src/agent/protocols/backticks.js";
 import { createToolCallsProtocol } from "../../src/agent/protocols/tool-calls.js";
-import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
-import { anthropicMessageBody } from "../../src/testing/fake-llm-wire.js";
 import { parseAnthropicMessage } from "../../src/models/anthropic-response.js";
 import { parseCompletion } from "../../src/models/openai-wire.js";
+import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
+import { anthropicMessageBody } from "../../src/testing/fake-llm-wire.js";
 
 const specs: ToolSpec[] = [
   { name: "bash", description: "", parameters: { type: "object", required: ["command"] } },
