@@ -19,14 +19,37 @@ const errorOf = (fn: () => unknown): string => {
 };
 
 describe("built-in configs", () => {
-  it("are the five documented ones", () => {
+  it("are the documented recipes and model-family presets", () => {
     expect(builtinNames()).toEqual([
       "anthropic_minimal",
       "default",
+      "gemma4",
+      "gpt_oss",
+      "qwen3",
       "swebench",
       "swebench_backticks",
       "swebench_edittool_budget",
     ]);
+  });
+
+  it("the presets only switch thinking, layered over a recipe", () => {
+    const on = (name: string) => load("swebench_edittool_budget", name).config.model;
+    expect(on("gemma4").model_kwargs).toEqual({
+      temperature: 0.3,
+      chat_template_kwargs: { enable_thinking: false },
+    });
+    expect(on("qwen3").model_kwargs).toEqual({
+      temperature: 0.3,
+      chat_template_kwargs: { enable_thinking: true },
+    });
+    expect(on("gpt_oss").model_kwargs).toEqual({ temperature: 0.3, reasoning_effort: "medium" });
+    expect(
+      load(
+        "swebench_edittool_budget",
+        "qwen3",
+        "model.model_kwargs.chat_template_kwargs.enable_thinking=false",
+      ).config.model.model_kwargs.chat_template_kwargs,
+    ).toEqual({ enable_thinking: false });
   });
 
   it.each(["default", "swebench", "swebench_backticks", "swebench_edittool_budget", "anthropic_minimal"])(
@@ -159,7 +182,7 @@ describe("config errors", () => {
   it("a missing file, an unknown name and an empty override value", () => {
     expect(errorOf(() => load("/nonexistent/x.yaml"))).toBe("config file not found: /nonexistent/x.yaml");
     expect(errorOf(() => load("swebench_backtick"))).toBe(
-      '-c swebench_backtick: not a built-in config, a YAML file or a key=value override. Did you mean "swebench_backticks"? Built-in configs: anthropic_minimal, default, swebench, swebench_backticks, swebench_edittool_budget',
+      '-c swebench_backtick: not a built-in config, a YAML file or a key=value override. Did you mean "swebench_backticks"? Built-in configs: anthropic_minimal, default, gemma4, gpt_oss, qwen3, swebench, swebench_backticks, swebench_edittool_budget',
     );
     expect(errorOf(() => load("agent.step_limit="))).toBe(
       `-c agent.step_limit=: no value after "=". Give one (e.g. agent.step_limit=100); for an empty string write agent.step_limit="''"`,
