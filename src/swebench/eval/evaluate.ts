@@ -72,7 +72,10 @@ function reuse(logDir: string, instance: SwebenchInstance): InstanceResult | und
       ...(entry.tests_status ? { resolution: getResolutionStatus(entry.tests_status) } : {}),
       ...(entry.tests_status
         ? {}
-        : { error: "the earlier run's log gave no test results (report.json reused)" }),
+        : {
+            error:
+              entry.no_results_reason ?? "the earlier run's log gave no test results (report.json reused)",
+          }),
       ...(check && check.status !== "off"
         ? { check: { status: check.status, cached: true, problems: check.problems, ranWith: "" } }
         : {}),

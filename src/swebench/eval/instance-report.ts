@@ -42,6 +42,8 @@ export interface HarnessReportEntry {
   tests_status?: TestsStatus;
   /** v5: the test command's recorded exit status (patchloop's addition). */
   test_exit_code?: number;
+  /** Why the log gave no usable results, when it gave none (patchloop's addition). */
+  no_results_reason?: string;
   /** patchloop's addition. */
   environment?: EnvironmentRecord;
 }
@@ -92,6 +94,7 @@ export function gradeTestOutput(
         entry.infra_failure_reason = label.reason;
       }
     }
+    if (reason) entry.no_results_reason = reason;
     return done({ notFoundReason: reason });
   }
   entry.patch_successfully_applied = true;
