@@ -13,9 +13,10 @@ export function qualifyImageName(name: string): string {
   return `docker.io/${name}`;
 }
 
-/** The platform of a local image (`linux/amd64`, `linux/arm64/v8`), or undefined when it is not present. */
+/** The platform of a local image (`linux/amd64`), or undefined when it is not present. */
 export async function imagePlatform(executable: string, name: string): Promise<string | undefined> {
-  const format = "{{.Os}}/{{.Architecture}}{{if .Variant}}/{{.Variant}}{{end}}";
+  // podman's inspect has no .Variant; os/arch is what both report.
+  const format = "{{.Os}}/{{.Architecture}}";
   const r = await runCli(executable, ["image", "inspect", "--format", format, name], { timeout: 60 });
   return r.code === 0 ? r.stdout.toString("utf8").trim() : undefined;
 }

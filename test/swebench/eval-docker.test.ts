@@ -125,5 +125,65 @@ WORKDIR /testbed
       });
       expect(left.trim()).toBe("");
     }, 300_000);
+
+    it("--check-env in a container, under environment.platform (passed to the engine, recorded in report.json)", async () => {
+      const log = join(root, "docker-args.log");
+      const shim = join(root, "docker-args");
+      writeFileSync(shim, `#!/bin/bash\nprintf '%s\\n' "$*" >> ${log}\nexec docker "$@"\n`, { mode: 0o755 });
+      const row = calcRow(f, 1, {
+        image_name: image,
+        test_cmd: "python3 -m pytest -rA -p no:cacheprovider",
+        log_parser: "pytest",
+      });
+      const dataset = join(root, "rows-platform.jsonl");
+      writeFileSync(dataset, `${JSON.stringify(row)}\n`);
+      const preds = join(root, "preds-platform.json");
+      writeFileSync(
+        preds,
+        JSON.stringify([{ instance_id: row.instance_id, model_name_or_path: "m", model_patch: f.goldPatch }]),
+      );
+      const out: string[] = [];
+      const code = await runEval(
+        {
+          predictions: preds,
+          dataset,
+          runId: "docker-platform",
+          workers: "1",
+          environment: "docker",
+          timeout: "60",
+          output: join(root, "out"),
+          config: [`environment.executable=${shim}`],
+          platform: "linux/amd64",
+          checkEnv: true,
+          envCheckCache: join(root, "env-checks"),
+        },
+        { out: (t) => out.push(t), err: () => undefined },
+      );
+      expect(code).toBe(0);
+      expect(out.join("")).toContain("environment check: on (1 checked, 0 from the cache, 0 mismatched)");
+      const entry = JSON.parse(
+        readFileSync(join(root, "out", "docker-platform", "acme__calc-1", "report.json"), "utf8"),
+      )["acme__calc-1"];
+      expect(entry.resolved).toBe(true);
+      expect(entry.environment).toEqual({
+        kind: "docker",
+        image,
+        platform: "linux/amd64",
+        python: {
+          executable: "/usr/bin/python3",
+          version: expect.stringMatching(/^3\.\d+\.\d+$/),
+          work_tree: "/testbed",
+          package: { name: "calc", file: "/testbed/calc/__init__.py", inside_work_tree: true },
+        },
+        check: { status: "ok", cached: false, problems: [] },
+      });
+      // Two containers (the check, then the grading), each started for the platform.
+      const runs = readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => l.startsWith("run "));
+      expect(runs).toHaveLength(2);
+      for (const r of runs)
+        expect(r).toMatch(/^run -d --rm --pull never --name \S+ --platform linux\/amd64 /);
+    }, 300_000);
   },
 );

@@ -9,7 +9,17 @@ import { gzipSync } from "node:zlib";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImagesPullFlags, register as registerImages, runImagesPull } from "../../src/cli/images.js";
-import { instanceImageName, type PullProgress, pullImages } from "../../src/swebench/images.js";
+import { loadConfig } from "../../src/config/load.js";
+import { createContainerEnvironment } from "../../src/environments/container.js";
+import {
+  archOf,
+  imageForRow,
+  imageTemplateProblem,
+  instanceImageName,
+  type PullProgress,
+  pullImages,
+} from "../../src/swebench/images.js";
+import type { SwebenchInstance } from "../../src/swebench/types.js";
 import { BASE_IMAGE, describeWithEngine, testImage } from "../support/engines.js";
 import { HAVE_SHARED, readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
 
@@ -35,9 +45,76 @@ describe("instanceImageName", () => {
   });
 });
 
+describe("image templates and platforms", () => {
+  it("fills {id}, {instance_id} and {arch}; the default is the harness's Docker Hub name", () => {
+    expect(instanceImageName("django__django-11099", { platform: "linux/amd64" })).toBe(
+      "docker.io/swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
+    );
+    expect(
+      instanceImageName("Django__Django-11099", {
+        template: "127.0.0.1:5000/sweb.eval.{arch}.{instance_id}:latest",
+        platform: "linux/arm64/v8",
+      }),
+    ).toBe("127.0.0.1:5000/sweb.eval.arm64.django__django-11099:latest");
+    expect(archOf(null)).toBe("x86_64");
+    expect(archOf("linux/aarch64")).toBe("arm64");
+    expect(archOf("linux/s390x")).toBe("s390x");
+  });
+
+  it("says what is wrong with a template", () => {
+    expect(imageTemplateProblem("reg/{name}:1")).toBe(
+      "unknown field {name}; the fields are {id}, {instance_id}, {arch}",
+    );
+    expect(imageTemplateProblem("reg/{id:1")).toBe("an unmatched { or }");
+    expect(imageTemplateProblem("reg/one-image:{arch}")).toBe(
+      "no {id} or {instance_id}: every instance would get the same image (use environment.image for that)",
+    );
+    expect(imageTemplateProblem("reg/{id}")).toBeUndefined();
+  });
+
+  it("picks environment.image, then the template, then the row's own image, then the harness's name", () => {
+    const row = {
+      instance_id: "a__b-1",
+      image: "v5/row:1",
+      image_name: "named/row:1",
+    } as unknown as SwebenchInstance;
+    const bare = { instance_id: "a__b-1" } as SwebenchInstance;
+    expect(imageForRow(row, { image: "one/for-all:1", image_template: "t/{id}" })).toBe("one/for-all:1");
+    expect(imageForRow(row, { image_template: "t/{id}:x" })).toBe("t/a_1776_b-1:x");
+    expect(imageForRow(row, {})).toBe("v5/row:1");
+    expect(imageForRow({ ...bare, image_name: "named/row:1" }, {})).toBe("named/row:1");
+    expect(imageForRow(bare, { platform: "linux/arm64" })).toBe(
+      "docker.io/swebench/sweb.eval.arm64.a_1776_b-1:latest",
+    );
+  });
+
+  it("the config refuses a bad template or platform, naming the key", () => {
+    expect(() => loadConfig({ configArgs: ["environment.image_template=reg/{nope}"], defaultConfig: "swebench" })).toThrow(
+      /environment\.image_template.*not a usable image template: unknown field \{nope\}/s,
+    );
+    expect(() => loadConfig({ configArgs: ["environment.platform=amd64"], defaultConfig: "swebench" })).toThrow(
+      /environment\.platform.*a platform is os\/arch\[\/variant\], e\.g\. linux\/amd64/s,
+    );
+    const { config } = loadConfig({
+      configArgs: ["environment.platform=linux/amd64", "environment.image_template=r/{id}"],
+      defaultConfig: "swebench",
+    });
+    expect(config.environment).toMatchObject({ platform: "linux/amd64", image_template: "r/{id}" });
+  });
+});
+
+/** A docker CLI that logs each call's arguments (one line, shell-quoted) to `log` and runs the real one. */
+async function loggingDocker(dir: string, log: string): Promise<string> {
+  const shim = join(dir, "docker-args");
+  await writeFile(shim, `#!/bin/bash\nprintf '%s\\n' "$*" >> ${log}\nexec docker "$@"\n`);
+  await chmod(shim, 0o755);
+  return shim;
+}
+
 /**
- * A minimal Docker registry (distribution API v2) on 127.0.0.1 serving one image with one layer,
- * or hanging on every manifest request when `hang` is set.
+ * A minimal Docker registry (distribution API v2) on 127.0.0.1 serving one linux/amd64 image with
+ * one layer under every name `test/<name>:<tag>`, or hanging on every manifest request when
+ * `hang` is set.
  */
 async function startRegistry(dir: string, opts: { hang?: boolean } = {}) {
   await writeFile(join(dir, "hello.txt"), "pulled from the test registry\n");
@@ -89,7 +166,7 @@ async function startRegistry(dir: string, opts: { hang?: boolean } = {}) {
     if (url === "/v2/") return send("application/json", Buffer.from("{}"));
     if (/^\/v2\/.+\/manifests\/[^/]+$/.test(url)) {
       if (opts.hang) return void hanging.push(() => res.destroy());
-      if (!url.includes("/test/hello/")) return void res.writeHead(404).end();
+      if (!url.startsWith("/v2/test/")) return void res.writeHead(404).end();
       return send("application/vnd.docker.distribution.manifest.v2+json", manifest, sha(manifest));
     }
     const blob = /\/blobs\/(sha256:[0-9a-f]+)$/.exec(url);
@@ -282,6 +359,8 @@ describe("patchloop images pull (CLI body)", () => {
       "--retries",
       "--executable",
       "--dry-run",
+      "--config",
+      "--platform",
     ]);
   });
 });
@@ -301,12 +380,12 @@ describeWithEngine("docker", "patchloop images pull with docker", () => {
       expect(await runImagesPull(flags({ subset: file, parallel: "1" }), plain.io)).toBe(1);
       expect(plain.seen.out).toMatch(
         new RegExp(
-          `^pulled 0, present 1, failed 1\\n  failed ${REFUSED}/cli-missing:never: .*connection refused`,
+          `^pulled 0, present 1, failed 1; platform linux/amd64\\n  failed ${REFUSED}/cli-missing:never: .*connection refused`,
         ),
       );
       expect(plain.seen.err.split("\n").slice(0, 4)).toEqual([
         "2 images with docker, 1 at a time",
-        `[1/2] present ${present}`,
+        `[1/2] present ${present} (linux/amd64)`,
         `[1/2] pulling ${REFUSED}/cli-missing:never`,
         expect.stringMatching(
           new RegExp(`^\\[2/2\\] FAILED ${REFUSED}/cli-missing:never: .*connection refused`),
@@ -319,5 +398,124 @@ describeWithEngine("docker", "patchloop images pull with docker", () => {
       docker(["rmi", "-f", present]);
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describeWithEngine("docker", "image template and platform, against a registry on 127.0.0.1", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "patchloop-images-platform-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it.runIf(HAVE_SHARED)(
+    "images pull names each image by the template and pulls it for the platform",
+    async () => {
+      const registry = await startRegistry(dir);
+      const log = join(dir, "pull-args.log");
+      const shim = await loggingDocker(dir, log);
+      const rows = readSharedRows("swe-bench-lite.test.jsonl").slice(0, 2);
+      const file = join(dir, "rows.jsonl");
+      await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+      const names = rows.map(
+        (r) => `${registry.host}/test/sweb.eval.x86_64.${r.instance_id.toLowerCase()}:v1`,
+      );
+      docker(["rmi", "-f", ...names]);
+      try {
+        const seen = io();
+        const code = await runImagesPull(
+          flags({
+            subset: file,
+            parallel: "1",
+            executable: shim,
+            config: [`environment.image_template=${registry.host}/test/sweb.eval.{arch}.{instance_id}:v1`],
+            platform: "linux/amd64",
+          }),
+          seen.io,
+        );
+        expect(code).toBe(0);
+        expect(seen.seen.out).toBe(
+          "pulled 2, present 0, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
+        );
+        expect(seen.seen.err.split("\n")).toEqual([
+          `2 images with ${shim}, 1 at a time, platform linux/amd64`,
+          `[0/2] pulling ${names[0]}`,
+          `[1/2] pulled ${names[0]} (linux/amd64)`,
+          `[1/2] pulling ${names[1]}`,
+          `[2/2] pulled ${names[1]} (linux/amd64)`,
+          "",
+        ]);
+        const pulls = (await readFile(log, "utf8")).split("\n").filter((l) => l.startsWith("pull "));
+        expect(pulls).toEqual(names.map((n) => `pull --quiet --platform linux/amd64 ${n}`));
+        // Present for that platform: not pulled again.
+        const again = io();
+        expect(
+          await runImagesPull(
+            flags({
+              subset: file,
+              executable: shim,
+              config: [`environment.image_template=${registry.host}/test/sweb.eval.{arch}.{instance_id}:v1`],
+              platform: "linux/amd64",
+            }),
+            again.io,
+          ),
+        ).toBe(0);
+        expect(again.seen.out).toBe(
+          "pulled 0, present 2, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
+        );
+      } finally {
+        docker(["rmi", "-f", ...names]);
+        await registry.close();
+      }
+    },
+  );
+
+  it("pullImages: an image present for another platform is pulled again for the one asked", async () => {
+    const registry = await startRegistry(dir);
+    const name = `${registry.host}/test/other-platform:v1`;
+    const log = join(dir, "other-args.log");
+    const shim = await loggingDocker(dir, log);
+    try {
+      const first = await pullImages([name], { executable: shim, platform: "linux/amd64", retries: 0 });
+      expect(first).toEqual({
+        pulled: [name],
+        present: [],
+        failed: [],
+        platforms: { [name]: "linux/amd64" },
+      });
+      const second = await pullImages([name], { executable: shim, platform: "linux/arm64", retries: 0 });
+      expect(second.present).toEqual([]);
+      const pulls = (await readFile(log, "utf8")).split("\n").filter((l) => l.startsWith("pull "));
+      expect(pulls).toEqual([
+        `pull --quiet --platform linux/amd64 ${name}`,
+        `pull --quiet --platform linux/arm64 ${name}`,
+      ]);
+    } finally {
+      docker(["rmi", "-f", name]);
+      await registry.close();
+    }
+  });
+
+  it("a container environment runs with --platform right after its name", async () => {
+    const log = join(dir, "run-args.log");
+    const shim = await loggingDocker(dir, log);
+    const env = await createContainerEnvironment({
+      executable: shim,
+      image: testImage("docker"),
+      platform: "linux/amd64",
+      network: "none",
+    });
+    try {
+      expect((await env.exec("echo ok")).output).toBe("ok\n");
+    } finally {
+      await env.close();
+    }
+    const calls = (await readFile(log, "utf8")).split("\n");
+    expect(calls.filter((l) => l.startsWith("pull "))).toEqual([]);
+    const run = calls.find((l) => l.startsWith("run ")) ?? "";
+    expect(run).toMatch(
+      /^run -d --rm --pull never --name patchloop-adhoc-[0-9a-f]{8} --platform linux\/amd64 --label /,
+    );
+    expect(run.endsWith(` ${testImage("docker")} 14400`)).toBe(true);
   });
 });

@@ -177,7 +177,10 @@ export interface PythonProbe {
 const PROBE = String.raw`
 import json, os, sys
 name, tree = sys.argv[1], os.path.realpath(sys.argv[2])
-out = {"executable": sys.executable, "version": sys.version.split()[0], "path": sys.path}
+out = {"executable": sys.executable, "version": sys.version.split()[0], "path": list(sys.path)}
+# Test runners put the repository first (python -m pytest: the working folder; pytest: the rootdir
+# of a tests package; django and sympy: their own scripts); the probe looks as they do.
+sys.path.insert(0, tree)
 def inside(p):
     return p == tree or p.startswith(tree + os.sep)
 pkg = None
@@ -227,7 +230,9 @@ export async function probePython(
 ): Promise<PythonProbe | undefined> {
   const file = `${scratchDir}/patchloop-probe.py`;
   await env.writeFile(file, PROBE);
-  const script = [...lines, `cd ${q(repoDir)}`, `python ${q(file)} ${q(pkg ?? "")} ${q(repoDir)}`].join("\n");
+  // `python` as eval.sh's commands see it (a conda env, the host's declared one), else `python3`.
+  const run = `"$(command -v python || command -v python3)" ${q(file)} ${q(pkg ?? "")} ${q(repoDir)}`;
+  const script = [...lines, `cd ${q(repoDir)}`, run].join("\n");
   const r = await env.exec(`bash -c ${q(script)} 2>&1`, { cwd: repoDir, timeout: 120 });
   const line = r.output.split("\n").find((l) => l.startsWith("PATCHLOOP_PROBE "));
   if (!line) return undefined;
