@@ -34,7 +34,8 @@ engines_install() {
   apt-get install -y -qq docker.io podman bubblewrap debootstrap >/dev/null || return 1
 }
 
-# The Debian mirror that apt already uses (debootstrap needs one; no other host is reachable).
+# The Debian mirror that apt already uses, or nothing when its sources name none (debootstrap then
+# uses its own default mirror).
 engines_debian_mirror() {
   local url=""
   if compgen -G "/etc/apt/sources.list.d/*.sources" >/dev/null; then
@@ -43,7 +44,7 @@ engines_debian_mirror() {
   if [ -z "$url" ] && [ -f /etc/apt/sources.list ]; then
     url=$(awk '$1 == "deb" && $3 !~ /security/ {print $2}' /etc/apt/sources.list | grep -i debian | head -n1)
   fi
-  echo "${url:-http://deb.debian.org/debian}"
+  echo "$url"
 }
 
 # Removes what an interrupted debootstrap left in the cache (its mounts first).
@@ -69,8 +70,9 @@ engines_base_tarball() {
   work=$(mktemp -d "$PATCHLOOP_CI_CACHE/debootstrap.XXXXXX") || return 1
   local mirror
   mirror=$(engines_debian_mirror)
-  _engines_log "debootstrap --variant=minbase bookworm from $mirror (first run only)"
-  if ! debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1; then
+  _engines_log "debootstrap --variant=minbase bookworm from ${mirror:-the default mirror of debootstrap} (first run only)"
+  # An empty mirror argument is left out, not passed as "".
+  if ! debootstrap --variant=minbase bookworm "$work/rootfs" ${mirror:+"$mirror"} >"$work/debootstrap.log" 2>&1; then
     _engines_log "debootstrap failed; last lines of its log:"
     tail -n 20 "$work/debootstrap.log" >&2
     rm -rf "$work"
