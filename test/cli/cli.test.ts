@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -147,7 +147,7 @@ describe("patchloop run", () => {
     );
   });
 
-  it("keeps API keys out of the agent's commands and its own output folder out of the patch", async () => {
+  it("keeps API keys out of the agent's commands and its own output folder out of the repository", async () => {
     const dir = tempDir();
     const repo = join(dir, "calc");
     makeRepo(repo, { "calc.py": "x = 1\n" });
@@ -225,8 +225,19 @@ describe("patchloop run", () => {
       repo,
     );
     expect(inside.stdout).toMatch(/patch: {6}\S+ \(0 bytes\)/);
-    expect(readFileSync(join(repo, ".git", "info", "exclude"), "utf8")).toMatch(
-      /\n\/patchloop-runs\/run-\d{8}-\d{6}\/\n$/,
+    // ... and it lies beside the repository, not in it (the agent could rewrite what records it)
+    const where = /trajectory: (\S+)/.exec(inside.stdout)?.[1] ?? "";
+    expect(where.startsWith(join(dir, "patchloop-runs", "run-"))).toBe(true);
+    expect(existsSync(join(repo, "patchloop-runs"))).toBe(false);
+    const refused = await cli(
+      ["run", "--repo", ".", "--task", "t", "-m", `replay:${join(dir, "rec.json")}`, "-o", "out"],
+      {},
+      repo,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `error: -o out is inside the repository ${repo}: the agent could change what records it there. ` +
+        "Give a folder outside the repository.",
     );
   });
 
