@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { asBoolean, asRecord, asStringArray, type JsonRecord } from "./json-read.js";
 import type { FoundFile } from "./scan-files.js";
-import type { EvalResult } from "./view-model.js";
+import type { EvalFile, EvalResult } from "./view-model.js";
 
 /** Evaluation results by instance id, the files they came from, and files that could not be read. */
 export interface EvalIndex {
@@ -12,6 +12,26 @@ export interface EvalIndex {
 
 /** Largest JSON file read while looking for run summaries (bytes). */
 const MAX_SUMMARY_BYTES = 50 * 1024 * 1024;
+/** How deep run summaries are looked for (`<id>/<id>.traj.json` is depth 1). */
+export const SUMMARY_DEPTH = 3;
+
+/** The files of an instance's evaluation folder (`.../<instance_id>/<name>`), in the order shown. */
+const INSTANCE_FILES: Array<[string, string]> = [
+  ["test_output.txt", "test output"],
+  ["run_instance.log", "eval log"],
+  ["eval.sh", "eval.sh"],
+  ["report.json", "report"],
+  ["env_check.json", "environment check"],
+  ["env_check_output.txt", "environment check output"],
+];
+
+/** The lists of a patchloop run summary that say why an instance was not graded. */
+const NOT_GRADED: Array<[string, string]> = [
+  ["environment_mismatch_ids", "environment mismatch"],
+  ["patch_apply_failed_ids", "patch did not apply"],
+  ["timeout_ids", "timed out"],
+  ["infrastructure_error_ids", "infrastructure error"],
+];
 
 function fromInstanceReport(entry: JsonRecord, reportFile: string): EvalResult {
   const status = asRecord(entry.tests_status);
@@ -19,6 +39,9 @@ function fromInstanceReport(entry: JsonRecord, reportFile: string): EvalResult {
   const p2p = asRecord(status?.PASS_TO_PASS);
   return {
     resolved: asBoolean(entry.resolved),
+    outcome: null,
+    detail: typeof entry.no_results_reason === "string" ? entry.no_results_reason : null,
+    files: [],
     patchApplied: asBoolean(entry.patch_successfully_applied),
     failToPassFailures: asStringArray(f2p?.failure),
     passToPassFailures: asStringArray(p2p?.failure),
@@ -28,9 +51,17 @@ function fromInstanceReport(entry: JsonRecord, reportFile: string): EvalResult {
   };
 }
 
-function fromSummary(resolved: boolean, reportFile: string): EvalResult {
+function fromSummary(
+  resolved: boolean | null,
+  reportFile: string,
+  outcome: string | null = null,
+  detail: string | null = null,
+): EvalResult {
   return {
     resolved,
+    outcome,
+    detail,
+    files: [],
     patchApplied: null,
     failToPassFailures: [],
     passToPassFailures: [],
@@ -44,20 +75,37 @@ async function readJson(file: FoundFile): Promise<unknown> {
   return JSON.parse(await readFile(file.abs, "utf8"));
 }
 
+/** The folder of a relative path (`a/b/c.json` -> `a/b`). */
+function folderOf(rel: string): string {
+  const at = rel.lastIndexOf("/");
+  return at < 0 ? "" : rel.slice(0, at);
+}
+
 /**
  * Reads the evaluation results among `files` (a scan of the served folder). Accepted:
  * - per-instance `report.json` files in the SWE-bench harness's shape
  *   `{<id>: {resolved, patch_successfully_applied, tests_status: {FAIL_TO_PASS: {success, failure}, ...}}}`,
  *   at any depth of the scan (e.g. `eval/<run_id>/<id>/report.json`, `logs/run_evaluation/...`);
  * - run summaries: any other `.json` file, not a trajectory, up to three folders deep, whose top level
- *   has a `resolved_ids` list; ids in `unresolved_ids`, `error_ids` or `empty_patch_ids` count as
- *   not resolved.
- * A per-instance report beats a summary; between two of the same kind the newer file wins.
+ *   has a `resolved_ids` list; ids in `unresolved_ids` or `empty_patch_ids` count as not resolved,
+ *   ids a patchloop summary lists as not graded (environment mismatch, patch did not apply, timed
+ *   out, infrastructure error) keep that reason and count as neither, other `error_ids` as not resolved.
+ * A per-instance report beats a summary; between two of the same kind the newer file wins. Each
+ * result lists the evaluation files of its instance's folder (test output, eval log, ...).
  */
 export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
   const index: EvalIndex = { results: new Map(), files: [], problems: [] };
   const fromSummaries = new Map<string, EvalResult>();
   const byAge = [...files].sort((a, b) => a.mtimeMs - b.mtimeMs);
+  // Evaluation files by folder (`<...>/<instance id>`), the newest of each name winning.
+  const folders = new Map<string, Map<string, string>>();
+  for (const file of byAge) {
+    const name = file.rel.split("/").at(-1) ?? "";
+    if (!INSTANCE_FILES.some(([n]) => n === name)) continue;
+    const dir = folderOf(file.rel);
+    if (!folders.has(dir)) folders.set(dir, new Map());
+    folders.get(dir)?.set(name, file.rel);
+  }
   for (const file of byAge) {
     const name = file.rel.split("/").at(-1) ?? "";
     const isReport = name === "report.json";
@@ -66,7 +114,8 @@ export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
       name.endsWith(".json") &&
       !name.endsWith(".traj.json") &&
       name !== "preds.json" &&
-      file.depth <= 3 &&
+      name !== "env_check.json" &&
+      file.depth <= SUMMARY_DEPTH &&
       file.size <= MAX_SUMMARY_BYTES;
     if (!isReport && !maybeSummary) continue;
     let doc: JsonRecord | null;
@@ -88,14 +137,37 @@ export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
       if (used) index.files.push(file.rel);
       else index.problems.push(`${file.rel}: no {<instance id>: {resolved, tests_status}} entries`);
     } else if (Array.isArray(doc.resolved_ids)) {
+      const own = asRecord(doc.patchloop);
+      const errors = asRecord(own?.errors) ?? {};
+      const notGraded = new Map<string, string>();
+      for (const [key, label] of NOT_GRADED)
+        for (const id of asStringArray(own?.[key])) notGraded.set(id, label);
       for (const id of asStringArray(doc.resolved_ids)) fromSummaries.set(id, fromSummary(true, file.rel));
       for (const key of ["unresolved_ids", "error_ids", "empty_patch_ids"]) {
-        for (const id of asStringArray(doc[key])) fromSummaries.set(id, fromSummary(false, file.rel));
+        for (const id of asStringArray(doc[key])) {
+          const why = notGraded.get(id);
+          const detail = typeof errors[id] === "string" ? (errors[id] as string) : null;
+          fromSummaries.set(
+            id,
+            why ? fromSummary(null, file.rel, why, detail) : fromSummary(false, file.rel, null, detail),
+          );
+        }
       }
       index.files.push(file.rel);
     }
   }
   for (const [id, result] of fromSummaries) if (!index.results.has(id)) index.results.set(id, result);
+  // An instance's files: beside its report.json, else in a folder named after it next to the summary.
+  for (const [id, result] of index.results) {
+    const here = folderOf(result.reportFile);
+    const dir = result.reportFile.endsWith("/report.json") ? here : here ? `${here}/${id}` : id;
+    const found = folders.get(dir);
+    if (!found) continue;
+    result.files = INSTANCE_FILES.flatMap(([name, label]): EvalFile[] => {
+      const rel = found.get(name);
+      return rel ? [{ label, path: rel }] : [];
+    });
+  }
   index.files.sort();
   return index;
 }

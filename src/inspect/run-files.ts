@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { asRecord, asString, type JsonRecord } from "./json-read.js";
+import { asNumber, asRecord, asString, asStringArray, type JsonRecord } from "./json-read.js";
+import type { RunTotals } from "./view-model.js";
 
 /** What the run's own bookkeeping files say (each part empty when its file is absent). */
 export interface RunFiles {
@@ -11,6 +12,8 @@ export interface RunFiles {
   exitStatuses: Map<string, string>;
   /** Scalar top-level fields of run.json, as label → text. */
   facts: Record<string, string>;
+  /** The run's model, config and totals over every invocation; null without run.json. */
+  totals: RunTotals | null;
   problems: string[];
 }
 
@@ -44,9 +47,39 @@ function readExitStatuses(text: string, files: RunFiles): void {
 
 const MAX_FACT_CHARS = 200;
 
+/**
+ * Model calls and cost over every instance run.json holds, earlier attempts of re-run instances
+ * included (`earlier_calls`, `earlier_cost`): what all invocations of the folder spent.
+ */
+function totalsOf(doc: JsonRecord): RunTotals {
+  const config = asRecord(doc.config);
+  const info = asRecord(doc.info);
+  const instances = Object.values(asRecord(doc.instances) ?? {}).map(asRecord);
+  let calls: number | null = null;
+  let cost: number | null = null;
+  for (const r of instances) {
+    if (!r) continue;
+    const c = asNumber(r.api_calls);
+    const d = asNumber(r.cost);
+    if (c !== null || asNumber(r.earlier_calls) !== null)
+      calls = (calls ?? 0) + (c ?? 0) + (asNumber(r.earlier_calls) ?? 0);
+    if (d !== null || asNumber(r.earlier_cost) !== null)
+      cost = (cost ?? 0) + (d ?? 0) + (asNumber(r.earlier_cost) ?? 0);
+  }
+  return {
+    model: asString(asRecord(config?.model)?.model_name) || asString(doc.model) || null,
+    configSources: asStringArray(info?.config_sources),
+    config: doc.config ?? null,
+    apiCalls: calls,
+    cost,
+    instances: instances.length,
+  };
+}
+
 function readRunJson(text: string, files: RunFiles): void {
   const doc: JsonRecord | null = asRecord(JSON.parse(text));
   if (!doc) throw new Error("expected a JSON object");
+  files.totals = totalsOf(doc);
   for (const [key, value] of Object.entries(doc)) {
     if (Object.keys(files.facts).length >= 16) break;
     const isScalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
@@ -56,7 +89,13 @@ function readRunJson(text: string, files: RunFiles): void {
 
 /** Reads preds.json, exit_statuses.yaml and run.json from a run folder; a broken file is a problem line. */
 export async function readRunFiles(root: string): Promise<RunFiles> {
-  const files: RunFiles = { patches: new Map(), exitStatuses: new Map(), facts: {}, problems: [] };
+  const files: RunFiles = {
+    patches: new Map(),
+    exitStatuses: new Map(),
+    facts: {},
+    totals: null,
+    problems: [],
+  };
   const readers: Array<[string, (text: string, files: RunFiles) => void]> = [
     ["preds.json", readPreds],
     ["exit_statuses.yaml", readExitStatuses],

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { computeCharts, repoOf } from "./charts.js";
-import { type EvalIndex, readEvalReports } from "./eval-reports.js";
+import { type EvalIndex, readEvalReports, SUMMARY_DEPTH } from "./eval-reports.js";
 import { idFromFileName, loadTrajectoryFile } from "./normalize.js";
 import { readRunFiles } from "./run-files.js";
 import { type FoundFile, isTrajectoryName, scanFiles } from "./scan-files.js";
@@ -23,6 +23,7 @@ function emptyRow(id: string): InstanceRow {
     repo: repoOf(id),
     exitStatus: null,
     resolved: null,
+    evalOutcome: null,
     steps: null,
     promptTokens: null,
     completionTokens: null,
@@ -95,11 +96,15 @@ export class RunFolder {
       row.exitStatus ??= run.exitStatuses.get(row.id) ?? null;
       const patch = run.patches.get(row.id);
       if (patch !== undefined) row.patchChars = patch.length;
-      row.resolved = evals.results.get(row.id)?.resolved ?? null;
+      const result = evals.results.get(row.id);
+      row.resolved = result?.resolved ?? null;
+      row.evalOutcome = result?.outcome ?? null;
     }
     const sorted = [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
       name: basename(this.root),
+      totals: run.totals,
+      evalSearch: evalSearchText(basename(this.root)),
       rows: sorted,
       charts: computeCharts(sorted),
       evalFiles: evals.files,
@@ -107,6 +112,15 @@ export class RunFolder {
       problems,
     };
   }
+}
+
+/** Where evaluation results are looked for, in words (shown when none was found). */
+export function evalSearchText(folder: string): string {
+  return (
+    `looked under ${folder}/ for report.json files (up to ${SCAN.maxDepth} folders deep) and run summaries ` +
+    `(.json files with a resolved_ids list, up to ${SUMMARY_DEPTH} deep); grade this run with ` +
+    "`patchloop eval --predictions <this folder>`, which writes them to <this folder>/eval/"
+  );
 }
 
 function rowFacts(view: TrajectoryView): RowFacts {

@@ -7,7 +7,7 @@ import { STYLES } from "./assets/styles.js";
 import type { EvalIndex } from "./eval-reports.js";
 import { hostHeaderAllowed, isLoopback, notFound, send, sendJson } from "./http-util.js";
 import { loadTrajectoryFile } from "./normalize.js";
-import { evalFor, RunFolder } from "./run-folder.js";
+import { evalFor, evalSearchText, RunFolder } from "./run-folder.js";
 import { resolveInside, safeSegments } from "./safe-path.js";
 import { type InspectTarget, resolveTarget } from "./target.js";
 import type { OverviewResponse, TrajectoryResponse } from "./view-model.js";
@@ -92,7 +92,9 @@ class Handler {
       return sendJson(res, 422, { error: (err as Error).message.replace(this.target.root, ".") });
     }
     const evals = this.run ? await this.run.evalIndex() : EMPTY_EVALS;
-    const body: TrajectoryResponse = { file: segments.join("/"), view, eval: evalFor(evals, view) };
+    const ev = evalFor(evals, view);
+    const body: TrajectoryResponse = { file: segments.join("/"), view, eval: ev };
+    if (!ev && this.target.mode === "run") body.evalSearch = evalSearchText(this.target.name);
     sendJson(res, 200, body);
   }
 }

@@ -80,9 +80,26 @@ export interface TrajectoryView {
   steps: StepView[];
 }
 
+/** A file of an instance's evaluation (test output, eval log, ...), relative to the served folder. */
+export interface EvalFile {
+  /** `test output`, `eval log`, `eval.sh`, `report`, `environment check`, `environment check output`. */
+  label: string;
+  path: string;
+}
+
 /** What an evaluation report says about one instance. */
 export interface EvalResult {
+  /** null: not graded (an environment mismatch, an error) or unknown. */
   resolved: boolean | null;
+  /**
+   * Why it was not graded, from a patchloop run summary: `environment mismatch`, `patch did not
+   * apply`, `timed out`, `infrastructure error`, `empty patch`; null when graded or unknown.
+   */
+  outcome: string | null;
+  /** The reason the summary gives for `outcome`. */
+  detail: string | null;
+  /** The instance's evaluation files that are present. */
+  files: EvalFile[];
   patchApplied: boolean | null;
   /** FAIL_TO_PASS tests that still fail. */
   failToPassFailures: string[];
@@ -100,8 +117,10 @@ export interface InstanceRow {
   /** `owner/name` from a SWE-bench style id, else `(other)`. */
   repo: string;
   exitStatus: string | null;
-  /** null: no evaluation report covers this instance. */
+  /** null: no evaluation report covers this instance, or it was not graded (`evalOutcome` says why). */
   resolved: boolean | null;
+  /** `environment mismatch` and the like for instances a summary lists as not graded. */
+  evalOutcome: string | null;
   steps: number | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -130,9 +149,28 @@ export interface RunCharts {
   exitStatuses: BarDatum[];
 }
 
+/** What run.json says about the whole run, over every invocation of the folder. */
+export interface RunTotals {
+  /** `model.model_name` of the run's config. */
+  model: string | null;
+  /** The config layers it was run with (`info.config_sources`), e.g. `built-in config "swebench"`. */
+  configSources: string[];
+  /** The resolved config (secrets already masked in run.json). */
+  config: unknown;
+  /** Model calls and USD of every instance, earlier attempts of re-run instances included. */
+  apiCalls: number | null;
+  cost: number | null;
+  /** Instances run.json holds a result for. */
+  instances: number;
+}
+
 export interface RunOverview {
   /** The folder's name. */
   name: string;
+  /** From run.json; null when the folder has none. */
+  totals: RunTotals | null;
+  /** Where evaluation reports were looked for (shown when none was found). */
+  evalSearch: string;
   rows: InstanceRow[];
   charts: RunCharts;
   /** Relative paths of the evaluation reports that were read. */
@@ -153,4 +191,6 @@ export interface TrajectoryResponse {
   file: string;
   view: TrajectoryView;
   eval: EvalResult | null;
+  /** Where evaluation reports were looked for, when none covers the instance (run folders only). */
+  evalSearch?: string;
 }

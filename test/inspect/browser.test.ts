@@ -108,6 +108,21 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
     expect(await page.textContent("#eval-files")).toBe(
       "evaluation: eval/openai__test-model.run1.json, eval/run1/*/report.json (3)",
     );
+    const facts = await page.$$eval(".overview dl.facts dt", (dts) =>
+      dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]),
+    );
+    expect(facts).toEqual([
+      ["instances", "4"],
+      ["resolved", "2/4 (50.0%)"],
+      ["model", "openai/test-model"],
+      ["config", 'built-in config "swebench_backticks", -c agent.step_limit=5'],
+      ["model calls", "16 (every run of this folder)"],
+      ["cost", "$1.50 (every run of this folder)"],
+      ["run_format", "patchloop-run-1"],
+      ["state", "finished"],
+      ["started_at", "2025-01-01T00:00:00Z"],
+    ]);
+    expect(await page.textContent("#run-config summary")).toBe("resolved config (run.json)");
     await page.screenshot({ path: "/tmp/patchloop-inspect-overview.png", fullPage: true });
   });
 
@@ -172,6 +187,15 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
     expect(await page.textContent("#evaluation")).toContain(
       "resolved from eval/run1/django__django-11099/report.json",
     );
+    expect(
+      await page.$$eval("#evaluation p.eval-files a", (a) =>
+        a.map((l) => [l.textContent, l.getAttribute("href")]),
+      ),
+    ).toEqual([
+      ["test output", "/files/eval/run1/django__django-11099/test_output.txt"],
+      ["eval log", "/files/eval/run1/django__django-11099/run_instance.log"],
+      ["report", "/files/eval/run1/django__django-11099/report.json"],
+    ]);
     await page.screenshot({ path: "/tmp/patchloop-inspect-trajectory.png", fullPage: true });
   });
 

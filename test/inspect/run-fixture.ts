@@ -190,10 +190,26 @@ export function makeRunFolder(parent?: string): string {
     };
   }
   write(join(dir, "preds.json"), preds);
+  // run.json as a resumed batch leaves it: django-12345 was run twice (its first attempt's calls
+  // and cost under earlier_calls / earlier_cost).
   write(join(dir, "run.json"), {
-    model: "openai/test-model",
+    run_format: "patchloop-run-1",
+    state: "finished",
     started_at: "2025-01-01T00:00:00Z",
-    config: {},
+    config: { model: { model_name: "openai/test-model", api_key_env: null } },
+    info: { config_sources: ['built-in config "swebench_backticks"', "-c agent.step_limit=5"] },
+    instances: {
+      "django__django-11099": { exit_status: "Submitted", api_calls: 3, cost: 0.25 },
+      "django__django-12345": {
+        exit_status: "Submitted",
+        api_calls: 2,
+        cost: 0.25,
+        earlier_calls: 4,
+        earlier_cost: 0.5,
+      },
+      "psf__requests-2317": { exit_status: "Submitted", api_calls: 2, cost: 0.25 },
+      "sympy__sympy-20590": { exit_status: "LimitsExceeded", api_calls: 5, cost: 0.25 },
+    },
   });
   write(
     join(dir, "exit_statuses.yaml"),
@@ -203,6 +219,8 @@ export function makeRunFolder(parent?: string): string {
     join(dir, "eval/run1/django__django-11099/report.json"),
     report("django__django-11099", true, [], []),
   );
+  write(join(dir, "eval/run1/django__django-11099/test_output.txt"), "+ : '>>>>> Start Test Output'\n");
+  write(join(dir, "eval/run1/django__django-11099/run_instance.log"), "graded: RESOLVED_FULL\n");
   write(
     join(dir, "eval/run1/django__django-12345/report.json"),
     report("django__django-12345", false, [], ["test_old_c (model.Tests)"]),

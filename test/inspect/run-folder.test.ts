@@ -39,8 +39,24 @@ describe("run folder overview", () => {
       "eval/run1/django__django-12345/report.json",
       "eval/run1/sympy__sympy-20590/report.json",
     ]);
-    expect(o.runFacts).toEqual({ model: "openai/test-model", started_at: "2025-01-01T00:00:00Z" });
+    expect(o.runFacts).toEqual({
+      run_format: "patchloop-run-1",
+      state: "finished",
+      started_at: "2025-01-01T00:00:00Z",
+    });
     expect(o.problems).toEqual([]);
+  });
+
+  test("the run's model, config and totals cover every invocation (earlier attempts included)", async () => {
+    const o = await new RunFolder(dir).overview();
+    expect(o.totals).toEqual({
+      model: "openai/test-model",
+      configSources: ['built-in config "swebench_backticks"', "-c agent.step_limit=5"],
+      config: { model: { model_name: "openai/test-model", api_key_env: null } },
+      apiCalls: 16,
+      cost: 1.5,
+      instances: 4,
+    });
   });
 
   test("charts: resolved rate per repository, steps histogram, exit statuses", async () => {
@@ -66,6 +82,9 @@ describe("run folder overview", () => {
     const index = await new RunFolder(dir).evalIndex();
     expect(index.results.get("sympy__sympy-20590")).toEqual({
       resolved: false,
+      outcome: null,
+      detail: null,
+      files: [{ label: "report", path: "eval/run1/sympy__sympy-20590/report.json" }],
       patchApplied: true,
       failToPassFailures: ["test_symbol_slots"],
       passToPassFailures: [],
@@ -79,7 +98,81 @@ describe("run folder overview", () => {
     expect(index.results.get("psf__requests-2317")).toMatchObject({
       resolved: true,
       reportFile: "eval/openai__test-model.run1.json",
+      files: [],
     });
+    // The trajectory page links the instance's test output and eval log beside its report.
+    expect(index.results.get("django__django-11099")?.files).toEqual([
+      { label: "test output", path: "eval/run1/django__django-11099/test_output.txt" },
+      { label: "eval log", path: "eval/run1/django__django-11099/run_instance.log" },
+      { label: "report", path: "eval/run1/django__django-11099/report.json" },
+    ]);
+  });
+
+  test("an environment mismatch from a patchloop summary is not graded: its reason and files, not 'unresolved'", async () => {
+    const extra = makeRunFolder();
+    try {
+      const runDir = join(extra, "eval", "patchloop-run");
+      mkdirSync(join(runDir, "pallets__flask-4992"), { recursive: true });
+      for (const name of ["env_check.json", "env_check_output.txt", "run_instance.log", "patch.diff"]) {
+        writeFileSync(join(runDir, "pallets__flask-4992", name), "{}");
+      }
+      const why =
+        "flask is imported from /usr/lib/python3/dist-packages/flask/__init__.py, outside the work tree";
+      writeFileSync(
+        join(runDir, "m.patchloop-run.json"),
+        JSON.stringify({
+          resolved_ids: [],
+          unresolved_ids: [],
+          error_ids: ["pallets__flask-4992"],
+          empty_patch_ids: [],
+          patchloop: {
+            environment_mismatch_ids: ["pallets__flask-4992"],
+            errors: { "pallets__flask-4992": why },
+          },
+        }),
+      );
+      writeFileSync(
+        join(extra, "preds.json"),
+        JSON.stringify({
+          "pallets__flask-4992": { instance_id: "pallets__flask-4992", model_patch: "diff" },
+        }),
+      );
+      const folder = new RunFolder(extra);
+      const o = await folder.overview();
+      expect(o.rows.find((r) => r.id === "pallets__flask-4992")).toMatchObject({
+        resolved: null,
+        evalOutcome: "environment mismatch",
+      });
+      expect(o.charts.resolvedByRepo.map((b) => b.label)).not.toContain("pallets/flask");
+      const r = (await folder.evalIndex()).results.get("pallets__flask-4992");
+      expect(r).toMatchObject({ resolved: null, outcome: "environment mismatch", detail: why });
+      expect(r?.files).toEqual([
+        { label: "eval log", path: "eval/patchloop-run/pallets__flask-4992/run_instance.log" },
+        { label: "environment check", path: "eval/patchloop-run/pallets__flask-4992/env_check.json" },
+        {
+          label: "environment check output",
+          path: "eval/patchloop-run/pallets__flask-4992/env_check_output.txt",
+        },
+      ]);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
+  });
+
+  test("with no evaluation, the overview says where it looked and how to make one", async () => {
+    const extra = makeRunFolder();
+    try {
+      rmSync(join(extra, "eval"), { recursive: true, force: true });
+      const o = await new RunFolder(extra).overview();
+      expect(o.evalFiles).toEqual([]);
+      expect(o.evalSearch).toBe(
+        `looked under ${o.name}/ for report.json files (up to 6 folders deep) and run summaries (.json files ` +
+          "with a resolved_ids list, up to 3 deep); grade this run with `patchloop eval --predictions <this folder>`, " +
+          "which writes them to <this folder>/eval/",
+      );
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
   });
 
   test("instances known only from preds.json / exit_statuses.yaml get rows; a broken trajectory shows its error", async () => {

@@ -78,7 +78,10 @@ export function statusBadge(status: string | null): HTMLElement {
   return badge(status, kind);
 }
 
-export function resolvedBadge(resolved: boolean | null): HTMLElement {
+/** The badge of an evaluation: resolved, unresolved, why it was not graded, or not evaluated. */
+export function resolvedBadge(resolved: boolean | null, outcome: string | null = null): HTMLElement {
+  if (resolved === null && outcome)
+    return badge(outcome, outcome === "environment mismatch" ? "warn" : "bad");
   if (resolved === null) return badge("not evaluated", "muted");
   return resolved ? badge("resolved", "ok") : badge("unresolved", "bad");
 }

@@ -36,7 +36,7 @@ export function overviewRow(row: InstanceRow): HTMLElement {
     { "data-id": row.id },
     el("td", { class: "id" }, idCell, row.error ? el("div", { class: "error-text" }, row.error) : null),
     el("td", null, statusBadge(row.exitStatus)),
-    el("td", null, resolvedBadge(row.resolved)),
+    el("td", null, resolvedBadge(row.resolved, row.evalOutcome)),
     el("td", { class: "num" }, fmtNum(row.steps)),
     el(
       "td",
@@ -70,7 +70,17 @@ export function renderOverview(data: RunOverview): HTMLElement {
       ? `${resolvedN}/${evaluated.length} (${((100 * resolvedN) / evaluated.length).toFixed(1)}%)`
       : "—",
   );
-  addFact("cost", fmtCost(rows.reduce((t, r) => t + (r.cost ?? 0), 0)));
+  const mismatched = rows.filter((r) => r.evalOutcome === "environment mismatch").length;
+  if (mismatched) addFact("environment mismatch", `${mismatched} (not graded, not in the rate)`);
+  const t = data.totals;
+  if (t) {
+    addFact("model", t.model ?? "—");
+    addFact("config", t.configSources.length ? t.configSources.join(", ") : "—");
+    addFact("model calls", `${fmtNum(t.apiCalls)} (every run of this folder)`);
+    addFact("cost", `${fmtCost(t.cost)} (every run of this folder)`);
+  } else {
+    addFact("cost", `${fmtCost(rows.reduce((sum, r) => sum + (r.cost ?? 0), 0))} (from the trajectories)`);
+  }
   for (const [k, v] of Object.entries(data.runFacts)) addFact(k, v);
 
   const charts = el(
@@ -164,12 +174,21 @@ export function renderOverview(data: RunOverview): HTMLElement {
     : null;
   const evalNote = data.evalFiles.length
     ? el("p", { class: "muted", id: "eval-files" }, `evaluation: ${summarizeReportFiles(data.evalFiles)}`)
+    : el("p", { class: "muted", id: "eval-files" }, `no evaluation found: ${data.evalSearch}`);
+  const configBox = t?.config
+    ? el(
+        "details",
+        { class: "prompt", id: "run-config" },
+        el("summary", null, "resolved config (run.json)"),
+        el("pre", { class: "text" }, JSON.stringify(t.config, null, 2)),
+      )
     : null;
   return el(
     "div",
     { class: "overview" },
     el("h1", null, data.name),
     facts,
+    configBox,
     evalNote,
     problems,
     charts,

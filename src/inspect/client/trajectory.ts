@@ -76,13 +76,31 @@ export function stepBlock(s: StepView): HTMLElement {
   return section;
 }
 
-export function evalBlock(ev: EvalResult | null): HTMLElement {
+/** A link to a raw file under the served folder. */
+export function fileLink(path: string, text: string): HTMLElement {
+  return el("a", { href: `/files/${path.split("/").map(encodeURIComponent).join("/")}` }, text);
+}
+
+export function evalBlock(ev: EvalResult | null, search: string | null = null): HTMLElement {
   const box = el("section", { class: "eval", id: "evaluation" }, el("h2", null, "Evaluation"));
   if (!ev) {
-    box.append(el("p", { class: "muted" }, "No evaluation report covers this instance."));
+    box.append(
+      el("p", { class: "muted" }, `No evaluation report covers this instance${search ? `: ${search}` : "."}`),
+    );
     return box;
   }
-  box.append(el("p", null, resolvedBadge(ev.resolved), ` from ${ev.reportFile}`));
+  box.append(
+    el("p", null, resolvedBadge(ev.resolved, ev.outcome), " from ", fileLink(ev.reportFile, ev.reportFile)),
+  );
+  if (ev.detail) box.append(el("p", { class: ev.outcome ? "error-text" : "muted" }, ev.detail));
+  if (ev.files.length) {
+    const links: Array<Node | string> = [];
+    for (const f of ev.files) {
+      if (links.length) links.push(" · ");
+      links.push(fileLink(f.path, f.label));
+    }
+    box.append(el("p", { class: "eval-files" }, ...links));
+  }
   if (ev.patchApplied === false) box.append(el("p", { class: "error-text" }, "The patch did not apply."));
   const list = (title: string, names: string[], passed: number) => {
     box.append(el("h3", null, `${title}: ${names.length} failing, ${passed} passing`));
@@ -132,7 +150,7 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
       " ",
       statusBadge(v.exitStatus),
       " ",
-      resolvedBadge(data.eval?.resolved ?? null),
+      resolvedBadge(data.eval?.resolved ?? null, data.eval?.outcome ?? null),
     ),
     v.exitMessage ? el("p", { class: "muted" }, v.exitMessage) : null,
     el(
@@ -159,6 +177,6 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
       renderDiff(v.submission),
     ),
   );
-  page.append(evalBlock(data.eval));
+  page.append(evalBlock(data.eval, data.evalSearch ?? null));
   return page;
 }
