@@ -1,6 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { type AgentResult, runAgent } from "../../src/agent/agent.js";
 import { createActionRunner } from "../../src/agent/create-runner.js";
 import { loadConfig } from "../../src/config/load.js";
@@ -9,24 +6,14 @@ import { createEnvironment } from "../../src/environments/index.js";
 import type { Environment } from "../../src/environments/types.js";
 import { ScriptedModel, type ScriptedResponse } from "../../src/models/scripted.js";
 import { testImage } from "../support/engines.js";
+import { makeRepo } from "../support/git-repo.js";
 
 /** The environments the hostile scripted model is let loose in. */
 export type Sandbox = "bwrap" | "docker";
 
 /** A git repository with one commit, as a task's work tree. */
 export function makeWorkRepo(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "app.py"), "print('hello')\n");
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "t",
-    GIT_AUTHOR_EMAIL: "t@example.invalid",
-    GIT_COMMITTER_NAME: "t",
-    GIT_COMMITTER_EMAIL: "t@example.invalid",
-  };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env });
-  execFileSync("git", ["add", "-A"], { cwd: dir, env });
-  execFileSync("git", ["commit", "-q", "-m", "start"], { cwd: dir, env });
+  makeRepo(dir, { "app.py": "print('hello')\n" });
   return dir;
 }
 
