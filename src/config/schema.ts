@@ -8,6 +8,22 @@ import { imageTemplateProblem } from "../swebench/images.js";
  * `IGNORED_MINI_KEYS` (validate.ts): they load with a loud warning.
  */
 
+/** `agent.history`: see docs/history.md and src/agent/history/. */
+export const HistorySchema = z
+  .object({
+    /** `full`: every message as recorded; `mask_observations`: older observations replaced by a placeholder. */
+    policy: z.enum(["full", "mask_observations"]),
+    /** Observations kept whole after a masking step (the most recent ones; at least the last, which the model has not seen yet). */
+    keep_last: z.number().int().min(1),
+    /** Mask every N model calls (0: only at the threshold). */
+    every: z.number().int().min(0),
+    /** Also mask when the last prompt reached this fraction of agent.context_limit (0: never). */
+    threshold: z.number().min(0).max(1),
+    /** Jinja template of the text that stands in for a masked observation. */
+    placeholder: z.string().min(1),
+  })
+  .strict();
+
 export const AgentSchema = z
   .object({
     /** Jinja template of the system message. */
@@ -47,8 +63,21 @@ export const AgentSchema = z
         final: z.number().gt(0).max(1),
       })
       .strict(),
+    /** What of the history is sent to the model each step (docs/history.md); the trajectory keeps it all. */
+    history: HistorySchema,
   })
-  .strict();
+  .strict()
+  .superRefine((agent, ctx) => {
+    const h = agent.history;
+    if (h.policy === "mask_observations" && h.every === 0 && (h.threshold === 0 || agent.context_limit === 0))
+      ctx.addIssue({
+        code: "custom",
+        path: ["history"],
+        message:
+          "agent.history.policy is mask_observations but nothing would ever mask: set agent.history.every " +
+          "(mask every N steps), or agent.history.threshold with agent.context_limit (mask when the prompt nears the limit)",
+      });
+  });
 
 export const PriceSchema = z
   .object({
@@ -65,6 +94,8 @@ export const RetrySchema = z
     /** Seconds before the first retry; doubles each time, with jitter. */
     initial_delay: z.number().min(0),
     max_delay: z.number().min(0),
+    /** Seconds one model call may take in all, its attempts and the waits between them; 0: no limit. */
+    max_total: z.number().min(0),
   })
   .strict();
 
@@ -181,6 +212,7 @@ export const ConfigSchema = z
   .strict();
 
 export type AgentConfig = z.infer<typeof AgentSchema>;
+export type HistoryConfig = z.infer<typeof HistorySchema>;
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;

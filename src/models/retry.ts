@@ -79,8 +79,9 @@ async function pause(ms: number, deps: RetryDeps): Promise<boolean> {
 }
 
 /**
- * Runs `attempt` until it succeeds, fails for good, or the budget (`policy.max_attempts`) is
- * spent. Between tries it waits the server's Retry-After when given (capped at `max_delay`),
+ * Runs `attempt` until it succeeds, fails for good, or the budget is spent: `policy.max_attempts`
+ * tries, and `policy.max_total` seconds for the whole call (a hung server then costs minutes, not
+ * max_attempts x request_timeout). Between tries it waits the server's Retry-After when given (capped at `max_delay`),
  * else the jittered exponential backoff. Never throws: `attempt`'s errors become data.
  * `label` (the model name) starts every message.
  */
@@ -91,6 +92,10 @@ export async function withRetries<T>(
   deps: RetryDeps,
 ): Promise<Attempted<T>> {
   const max = Math.max(1, policy.max_attempts);
+  // The call's own time: what its attempts took plus the waits between them (counted as asked
+  // for, so an injected sleep that does not wait counts the same).
+  const budgetMs = policy.max_total > 0 ? policy.max_total * 1000 : Number.POSITIVE_INFINITY;
+  let spentMs = 0;
   const abortedAfter = (attempts: number): Attempted<T> => ({
     ok: false,
     kind: "aborted",
@@ -100,11 +105,13 @@ export async function withRetries<T>(
   for (let n = 1; ; n++) {
     if (deps.signal?.aborted) return abortedAfter(n - 1);
     let failure: Failure;
+    const t0 = Date.now();
     try {
       return { ok: true, value: await attempt(), attempts: n };
     } catch (err) {
       failure = deps.classify(err);
     }
+    spentMs += Date.now() - t0;
     const { status } = failure;
     const sized = failure.contextLength !== undefined ? { contextLength: failure.contextLength } : {};
     if (failure.kind === "aborted") return abortedAfter(n);
@@ -135,6 +142,13 @@ export async function withRetries<T>(
       failure.retryAfterMs !== undefined
         ? Math.min(failure.retryAfterMs, policy.max_delay * 1000)
         : backoffMs(n, policy, deps.random);
+    if (spentMs + wait > budgetMs) {
+      const message =
+        `${label}: gave up after ${n} attempt${n === 1 ? "" : "s"} and ${Math.round(spentMs / 1000)} s ` +
+        `(model.retry.max_total is ${policy.max_total} s); last error: ${failure.message}`;
+      return { ok: false, kind: "retries_exhausted", message, status, attempts: n };
+    }
+    spentMs += wait;
     deps.onRetry?.({ attempt: n, maxAttempts: max, waitMs: wait, reason: failure.message });
     if (!(await pause(wait, deps))) return abortedAfter(n);
   }

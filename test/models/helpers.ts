@@ -9,7 +9,7 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     model_kwargs: {},
     vision: false,
     price: null,
-    retry: { max_attempts: 3, initial_delay: 1, max_delay: 30 },
+    retry: { max_attempts: 3, initial_delay: 1, max_delay: 30, max_total: 0 },
     request_timeout: 10,
     observation_template: "{{ output }}",
     format_error_template: "format error",

@@ -79,7 +79,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
         { type: "error", status: 503, body: {} },
         ok,
       ],
-      { retry: { max_attempts: 4, initial_delay: 1, max_delay: 30 } },
+      { retry: { max_attempts: 4, initial_delay: 1, max_delay: 30, max_total: 0 } },
     );
     expectSuccess(result, 4);
     expect(waits).toEqual([1000, 2000, 4000]);
@@ -128,7 +128,10 @@ describe("retries over HTTP (OpenAI wire)", () => {
   });
 
   it("names each kind of last error when giving up", async () => {
-    const one = { retry: { max_attempts: 1, initial_delay: 1, max_delay: 30 }, request_timeout: 0.2 };
+    const one = {
+      retry: { max_attempts: 1, initial_delay: 1, max_delay: 30, max_total: 0 },
+      request_timeout: 0.2,
+    };
     const cases: Array<[FakeBehaviour, string]> = [
       [{ type: "hang" }, "no response within 0.2 s (model.request_timeout)"],
       [{ type: "close" }, "connection failed: socket hang up (ECONNRESET)"],

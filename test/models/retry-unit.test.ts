@@ -3,7 +3,7 @@ import { classifyFailure, isContextLengthError, serverMessage } from "../../src/
 import { backoffMs, withRetries } from "../../src/models/retry.js";
 import { retryAfterMs } from "../../src/models/retry-after.js";
 
-const policy = { max_attempts: 5, initial_delay: 2, max_delay: 10 };
+const policy = { max_attempts: 5, initial_delay: 2, max_delay: 10, max_total: 0 };
 
 describe("retry building blocks", () => {
   it("doubles the delay up to max_delay, with jitter between half and all of it", () => {
@@ -57,7 +57,7 @@ describe("retry building blocks", () => {
         calls++;
         throw new Error("down");
       },
-      { max_attempts: 1, initial_delay: 1, max_delay: 1 },
+      { max_attempts: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
       { sleep: async () => {}, random: () => 0, classify: () => ({ kind: "retryable", message: "down" }) },
     );
     expect(result).toEqual({
@@ -68,5 +68,35 @@ describe("retry building blocks", () => {
       attempts: 1,
     });
     expect(calls).toBe(1);
+  });
+
+  it("gives up when the call's attempts and waits would pass model.retry.max_total", async () => {
+    let calls = 0;
+    const waits: number[] = [];
+    const result = await withRetries(
+      "m",
+      async () => {
+        calls++;
+        throw new Error("no response");
+      },
+      // 10 s, 20 s, 40 s waits (no jitter at random 1): after 10 + 20 the next 40 would pass 60.
+      { max_attempts: 50, initial_delay: 10, max_delay: 100, max_total: 60 },
+      {
+        sleep: async () => {},
+        random: () => 0.9999999,
+        classify: () => ({ kind: "retryable", message: "no response within 600 s (model.request_timeout)" }),
+        onRetry: (n) => waits.push(Math.round(n.waitMs / 1000)),
+      },
+    );
+    expect(waits).toEqual([10, 20]);
+    expect(calls).toBe(3);
+    expect(result).toEqual({
+      ok: false,
+      kind: "retries_exhausted",
+      message:
+        "m: gave up after 3 attempts and 30 s (model.retry.max_total is 60 s); last error: no response within 600 s (model.request_timeout)",
+      status: undefined,
+      attempts: 3,
+    });
   });
 });

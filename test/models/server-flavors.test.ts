@@ -241,7 +241,7 @@ describe("constrained actions (model.constrain_actions)", () => {
     server.enqueue({ type: "reply", content: "no block at all" });
     const r = await model(server, {
       constrain_actions: true,
-      retry: { max_attempts: 1, initial_delay: 1, max_delay: 1 },
+      retry: { max_attempts: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
     }).m.query(request(fenced));
     expect(r.ok).toBe(false);
     expect(!r.ok && r.message).toContain("the scripted reply does not match the regex the request sent");
