@@ -149,6 +149,12 @@ function pick(
   return undefined;
 }
 
+/** The interpreter a test command names by absolute path (`/usr/bin/python3 -m pytest`), if any. */
+function namedInterpreter(testCmd: string | undefined): string | undefined {
+  const first = testCmd?.trim().split(/\s+/)[0];
+  return first && /^\/\S*\/python[\d.]*$/.test(first) ? first : undefined;
+}
+
 /**
  * Resolves what to run and how to read it for one instance: `test_cmd` and `log_parser` from the
  * row itself where present, else from the `--specs` overrides, else from the harness's table. A
@@ -218,7 +224,8 @@ export function resolveTestSpec(
     passToPass,
     evalType,
     evalScript,
-    python: pythonSpecFor(instance, found?.local, pythonFlag),
+    // A test command that names its interpreter runs with that one, whatever --python says.
+    python: pythonSpecFor(instance, found?.local, namedInterpreter(testCmd) ?? pythonFlag),
     source,
   };
 }

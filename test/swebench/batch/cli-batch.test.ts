@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runEval } from "../../../src/cli/eval.js";
 import { register } from "../../../src/cli/swebench.js";
 import { selectInstances } from "../../../src/swebench/select.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
@@ -65,6 +66,8 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "patchloop-batch-cli-"));
+    // --evaluate runs the environment check; its cache goes here, not to ~/.cache.
+    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
     f = buildFixtureInstances(root, { count: 6, repos: 2 });
     server = await startFakeLlmServer({
       defaultBehaviour: {
@@ -77,6 +80,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
   });
   afterAll(async () => {
     await server.close();
+    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -350,5 +354,28 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       new RegExp(`evaluation summary: ${out}/eval/patchloop-run/openai__fake\\.patchloop-run\\.json`),
     );
     expect(r.err).toMatch(/\[eval 2\/2\] acme__lib\d-\d resolved/);
+    // `patchloop eval` on the run folder: the same place, the same denominator, said the same way.
+    const first = r.out.split("\n").find((l) => l.startsWith("Resolved ")) ?? "";
+    expect(first).toBe(
+      "Resolved 2/2 (100.0%) of the 2 instances the run selected (--slice 0:2 of " +
+        f.datasetPath +
+        ", test)",
+    );
+    const again: string[] = [];
+    const code = await runEval(
+      {
+        predictions: out,
+        workers: "1",
+        environment: "local",
+        reposDir: f.reposDir,
+        timeout: "60",
+        config: [],
+      },
+      { out: (t) => again.push(t), err: () => undefined },
+    );
+    expect(code).toBe(0);
+    const text = again.join("");
+    expect(text.split("\n")[0]).toBe(first);
+    expect(text).toContain(`Report: ${out}/eval/patchloop-run/openai__fake.patchloop-run.json\n`);
   });
 });
