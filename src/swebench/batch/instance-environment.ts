@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Config, EnvironmentConfig } from "../../config/schema.js";
 import { createEnvironment } from "../../environments/index.js";
 import type { Environment } from "../../environments/types.js";
@@ -10,12 +12,17 @@ import { type GitRunner, prepareWorkspace } from "./workspace.js";
 /** Repository root inside SWE-bench instance images. */
 export const TESTBED = "/testbed";
 
+/** Where local batches put their work trees: `<tmp>/patchloop/<instance id>`. */
+export const STABLE_ROOT = () => join(tmpdir(), "patchloop");
+
 /** What `openInstanceEnvironment` needs beyond the config. */
 export interface OpenInstanceOptions {
   /** Folder of `owner__repo` clones; required for local and bwrap. */
   reposDir?: string;
-  /** Where work trees are made (local, bwrap); see workspace-root.ts. */
+  /** Where work trees are made (bwrap); see workspace-root.ts. */
   workRoot: string;
+  /** local: the folder of the stable work trees (default `<tmp>/patchloop`). */
+  stableRoot?: string;
   /** Label of the containers (`patchloop.run`). */
   runId?: string;
   warn?: (message: string) => void;
@@ -64,7 +71,12 @@ export async function openInstanceEnvironment(
       `environment ${e.environment_class} needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo`,
     );
   }
-  const ws = await prepareWorkspace(options.reposDir, row, options.workRoot);
+  // local: the model sees the work tree's real path, so it is a stable one (/tmp/patchloop/<id>):
+  // prompts, tokens and trajectories do not depend on where this run's checkout happens to be.
+  const local = e.environment_class === "local";
+  const ws = local
+    ? await prepareWorkspace(options.reposDir, row, options.stableRoot ?? STABLE_ROOT(), { stable: true })
+    : await prepareWorkspace(options.reposDir, row, options.workRoot);
   let env: Environment | undefined;
   try {
     // local: the work tree is the task's folder. bwrap: it appears at environment.cwd (the swebench

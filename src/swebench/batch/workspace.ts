@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { ownerAlive, ownerLabel } from "../../environments/container-registry.js";
 import type { SwebenchInstance } from "../types.js";
 import { defaultHistoryCache, type History, historyUpTo } from "./history-cache.js";
 
@@ -68,6 +69,74 @@ function cloneFacts(clone: string): Promise<CloneFacts> {
 export interface WorkspaceOptions {
   /** Root of the history cache (see history-cache.ts); default {@link defaultHistoryCache}. */
   historyCache?: string;
+  /**
+   * Put the work tree at `<root>/<instance id>` itself (a path that does not change from run to
+   * run, so prompts and trajectories do not either), claimed for this process; when another live
+   * process holds it, `<root>/<instance id>.2` and so on. Default: a fresh `<root>/<id>-XXXXXX/repo`.
+   */
+  stable?: boolean;
+}
+
+/** Where the claims of stable work trees are recorded: `<root>/.owners/<name>` holds the owner label. */
+const OWNERS = ".owners";
+
+/**
+ * Claims `<root>/<name>` (or `<name>.2`, ...) for this process: made with mkdir, which only one
+ * process can do; a folder whose recorded owner is dead (a killed run) is removed and claimed.
+ */
+async function claimStable(
+  root: string,
+  name: string,
+): Promise<{ dir: string; release: () => Promise<void> }> {
+  await mkdir(join(root, OWNERS), { recursive: true });
+  if (!swept.has(root)) {
+    swept.add(root);
+    await sweepStable(root);
+  }
+  for (let n = 1; n < 1000; n++) {
+    const entry = n === 1 ? name : `${name}.${n}`;
+    const dir = join(root, entry);
+    const owner = join(root, OWNERS, entry);
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const label = await readFile(owner, "utf8").catch(() => "");
+      // A folder without an owner file is being claimed right now, or was left before one was written.
+      const stale = label ? ownerAlive(label) === false : Date.now() - (await mtimeMs(dir)) > 60_000;
+      if (!stale) continue;
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      await rm(owner, { force: true });
+      n--;
+      continue;
+    }
+    await writeFile(owner, ownerLabel());
+    return {
+      dir,
+      release: async () => {
+        await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+        await rm(owner, { force: true });
+      },
+    };
+  }
+  throw new Error(`could not claim a work tree folder for ${name} under ${root}: 999 are in use`);
+}
+
+const swept = new Set<string>();
+
+/** Removes the stable work trees under `root` whose owner is dead (runs killed before their cleanup). */
+async function sweepStable(root: string): Promise<void> {
+  const names = await readdir(join(root, OWNERS)).catch(() => [] as string[]);
+  for (const entry of names) {
+    const label = await readFile(join(root, OWNERS, entry), "utf8").catch(() => "");
+    if (!label || ownerAlive(label) !== false) continue;
+    await rm(join(root, entry), { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    await rm(join(root, OWNERS, entry), { force: true });
+  }
+}
+
+async function mtimeMs(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.mtimeMs ?? 0;
 }
 
 /**
@@ -139,9 +208,19 @@ export async function prepareWorkspace(
         `fetch it there (git -C ${clone} fetch origin ${row.base_commit}). ${err.message}`,
     );
   });
-  const base = await mkdtemp(join(root, `${row.instance_id.replace(/[^\w.-]/g, "_")}-`));
-  const dir = join(base, "repo");
-  const remove = () => rm(base, { recursive: true, force: true, maxRetries: 3 });
+  const name = row.instance_id.replace(/[^\w.-]/g, "_");
+  let dir: string;
+  let remove: () => Promise<void>;
+  if (options.stable) {
+    await mkdir(root, { recursive: true });
+    const claim = await claimStable(root, name);
+    dir = claim.dir;
+    remove = claim.release;
+  } else {
+    const base = await mkdtemp(join(root, `${name}-`));
+    dir = join(base, "repo");
+    remove = () => rm(base, { recursive: true, force: true, maxRetries: 3 });
+  }
   try {
     await borrowHistory(c, history, dir);
   } catch (err) {

@@ -11,26 +11,12 @@ import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import { describeWithEngine, testImage } from "../../support/engines.js";
 import { buildFixtureInstances, type FixtureInstances } from "../../support/fixture-instances.js";
 import { git } from "../../support/git-repo.js";
+import { buildInstanceImage } from "../../support/instance-image.js";
 import { tempDir } from "../../support/tmp.js";
 import { bash, localSwebenchConfig, readJson } from "./helpers.js";
 
 const docker = (...args: string[]) =>
   execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-
-/** Builds an image with the instance's repository (at its base commit, without .git) at /testbed. */
-function buildInstanceImage(f: FixtureInstances, row: SwebenchInstance, tag: string, root: string): void {
-  const ctx = join(root, `ctx-${row.instance_id}`);
-  mkdirSync(join(ctx, "testbed"), { recursive: true });
-  const clone = join(f.reposDir, row.repo.replace("/", "__"));
-  const tar = join(root, `${row.instance_id}.tar`);
-  git(clone, "archive", "-o", tar, row.base_commit);
-  execFileSync("tar", ["-xf", tar, "-C", join(ctx, "testbed")]);
-  writeFileSync(
-    join(ctx, "Dockerfile"),
-    `FROM ${testImage("docker")}\nCOPY testbed /testbed\nWORKDIR /testbed\n`,
-  );
-  docker("build", "-q", "-t", tag, ctx);
-}
 
 /** The fix and a submission made with `diff` (the base image has no git). */
 function scriptFor(row: SwebenchInstance): ScriptedModel {
