@@ -5,6 +5,13 @@ import type { Environment } from "../environments/types.js";
 import type { ChatMessage, Model, ModelResult, Usage } from "../models/types.js";
 import type { ToolResult } from "../tools/types.js";
 import type { ActionRunner } from "./action-runner.js";
+import {
+  createHistoryPolicy,
+  type HistoryPolicy,
+  type RequestRecord,
+  recordRequest,
+  requestRecord,
+} from "./history/index.js";
 import { type LimitHit, limitsFor, type StopCondition } from "./limits.js";
 import { observationMessages } from "./observe.js";
 import { createProtocol } from "./protocols/create.js";
@@ -127,6 +134,9 @@ class AgentRun {
   private readonly limits: StopCondition[];
   private readonly started = Date.now();
   private lastPromptTokens = 0;
+  /** What is sent of the history (agent.history), and how the last request was laid out. */
+  private readonly history: HistoryPolicy;
+  private lastRequest: RequestRecord | null = null;
   private formatErrors = 0;
   private exit: LimitHit | null = null;
   private submission: string | null = null;
@@ -147,6 +157,7 @@ class AgentRun {
     this.protocol = createProtocol(config, o.runner.specs);
     this.templates = new AgentTemplates(config, o.task, o.instance ?? {}, o.env.cwd);
     this.limits = limitsFor(config.agent);
+    this.history = createHistoryPolicy(config.agent.history, config.agent.context_limit);
   }
 
   private get stats() {
@@ -217,6 +228,7 @@ class AgentRun {
     if (!res) return;
     const step = this.stats.api_calls;
     const reply = replyMessage(res, step);
+    if (this.lastRequest) recordRequest(reply, this.lastRequest, res.usage);
     const parsed =
       res.finishReason === "length" ? this.templates.cutOff(reply, this.vars()) : this.protocol.parse(reply);
     if (parsed.ok) {
@@ -252,8 +264,9 @@ class AgentRun {
   /** Asks the model for the next reply; a failure sets the exit and returns null. */
   private async query(): Promise<Extract<ModelResult, { ok: true }> | null> {
     const step = this.stats.api_calls + 1;
+    const view = this.history.view(this.rec.messages, { step, lastPromptTokens: this.lastPromptTokens });
     const res = await this.o.model.query({
-      messages: this.rec.messages.map(({ extra: _, ...m }) => m),
+      messages: view.messages,
       tools: this.protocol.toolSpecs,
       signal: this.o.signal,
       constraint: this.protocol.constraint,
@@ -276,6 +289,7 @@ class AgentRun {
     stats.prompt_tokens += res.usage.promptTokens;
     stats.completion_tokens += res.usage.completionTokens;
     stats.cost += res.cost;
+    this.lastRequest = requestRecord(this.history.name, view, res.usage, this.lastPromptTokens);
     this.lastPromptTokens = res.usage.promptTokens;
     this.o.onEvent?.({
       type: "model_call",

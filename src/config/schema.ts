@@ -103,8 +103,13 @@ export const ModelSchema = z
   .object({
     /** `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a bare name means `openai/<name>`. */
     model_name: z.string(),
-    /** Base URL of an OpenAI-compatible server (else OPENAI_BASE_URL, else the hosted API). */
-    base_url: z.string().nullable(),
+    /**
+     * Base URL of an OpenAI-compatible server (else OPENAI_BASE_URL, else the hosted API), or a list
+     * of replicas serving the same model (src/models/replica-pool.ts).
+     */
+    base_url: z.union([z.string(), z.array(z.string()).min(1)]).nullable(),
+    /** Seconds a replica of `base_url` that failed is left out before it is tried again. */
+    replica_cooldown: z.number().min(0),
     /** Name of the environment variable holding the API key (never the key itself). */
     api_key_env: z.string().nullable(),
     /** Request fields sent unchanged (temperature, max_tokens, top_k, chat_template_kwargs, ...). */

@@ -54,9 +54,16 @@ export function parseAnthropicMessage(body: unknown): {
     count(usage?.input_tokens) +
     count(usage?.cache_creation_input_tokens) +
     count(usage?.cache_read_input_tokens);
+  const cacheRead = usage?.cache_read_input_tokens;
   return {
     message,
     finishReason: mapStopReason(root.stop_reason),
-    usage: { promptTokens: prompt, completionTokens: count(usage?.output_tokens) },
+    usage: {
+      promptTokens: prompt,
+      completionTokens: count(usage?.output_tokens),
+      ...(typeof cacheRead === "number" && Number.isInteger(cacheRead) && cacheRead >= 0
+        ? { cachedTokens: cacheRead }
+        : {}),
+    },
   };
 }

@@ -83,6 +83,12 @@ function reasoningTokens(usage: Record<string, unknown> | null): number | undefi
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/** Prompt tokens served from the server's prefix cache (`prompt_tokens_details.cached_tokens`), when reported. */
+function cachedTokens(usage: Record<string, unknown> | null): number | undefined {
+  const n = asRecord(usage?.prompt_tokens_details)?.cached_tokens;
+  return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
 /**
  * The parts of a chat.completion body that patchloop uses. The reasoning is taken from
  * `reasoning` / `reasoning_content`, or split off `<think>...</think>` in the content, so the
@@ -119,6 +125,7 @@ export function parseCompletion(body: unknown): {
   if (Array.isArray(msg.tool_calls)) message.tool_calls = calls;
   const usage = asRecord(root.usage);
   const thinking = reasoningTokens(usage);
+  const cached = cachedTokens(usage);
   return {
     message,
     finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
@@ -126,6 +133,7 @@ export function parseCompletion(body: unknown): {
       promptTokens: count(usage?.prompt_tokens),
       completionTokens: count(usage?.completion_tokens),
       ...(thinking !== undefined ? { reasoningTokens: thinking } : {}),
+      ...(cached !== undefined ? { cachedTokens: cached } : {}),
     },
     reasoningField,
   };

@@ -13,7 +13,7 @@ export interface ScriptedReply {
   content?: string;
   toolCalls?: Array<{ name: string; arguments: string | object; id?: string }>;
   finishReason?: string;
-  usage?: Partial<{ promptTokens: number; completionTokens: number }>;
+  usage?: Partial<{ promptTokens: number; completionTokens: number; cachedTokens: number }>;
   cost?: number;
 }
 
@@ -98,6 +98,7 @@ export class ScriptedModel implements Model {
       usage: {
         promptTokens: response.usage?.promptTokens ?? 0,
         completionTokens: response.usage?.completionTokens ?? 0,
+        ...(response.usage?.cachedTokens !== undefined ? { cachedTokens: response.usage.cachedTokens } : {}),
       },
       cost: response.cost ?? 0,
       raw: { scripted: index + 1 },

@@ -38,6 +38,11 @@ export interface Usage {
   completionTokens: number;
   /** Part of completionTokens spent thinking, when the server reports it. */
   reasoningTokens?: number;
+  /**
+   * Part of promptTokens the server served from its prefix cache, when it reports it (OpenAI and
+   * vLLM: `usage.prompt_tokens_details.cached_tokens`; Anthropic: `cache_read_input_tokens`).
+   */
+  cachedTokens?: number;
 }
 
 /** A wait before the next try of a model call (shown on the console and in the batch progress). */

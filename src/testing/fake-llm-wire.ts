@@ -20,7 +20,7 @@ export interface FakeReplySpec {
    * `tool_use` when there are tool calls, else `stop` / `end_turn`.
    */
   finishReason?: string;
-  usage?: { promptTokens?: number; completionTokens?: number };
+  usage?: { promptTokens?: number; completionTokens?: number; cachedTokens?: number };
   /** The `model` field of the response (default `fake-model`). */
   model?: string;
   /**
@@ -88,6 +88,9 @@ export function openaiCompletionBody(
       total_tokens: prompt + completion,
       ...(spec.reasoningTokens !== undefined
         ? { completion_tokens_details: { reasoning_tokens: spec.reasoningTokens } }
+        : {}),
+      ...(spec.usage?.cachedTokens !== undefined
+        ? { prompt_tokens_details: { cached_tokens: spec.usage.cachedTokens } }
         : {}),
     },
   };
