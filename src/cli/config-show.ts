@@ -7,6 +7,7 @@ import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
+import { instanceCwd } from "../swebench/batch/instance-environment.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
@@ -94,7 +95,11 @@ export function register(program: Command): void {
       const task = flags.instance
         ? String(instance.problem_statement)
         : (flags.task ?? "(the task text goes here)");
-      const cwd = cfg.environment.cwd || "<the repository directory>";
+      // The cwd the model is shown: a batch's for --instance (instance-environment.ts), else the config's.
+      const cwd = flags.instance
+        ? instanceCwd(cfg.environment, flags.instance)
+        : cfg.environment.cwd ||
+          (cfg.environment.environment_class === "bwrap" ? "/testbed" : "<the repository directory>");
       const templates = new AgentTemplates(cfg, task, instance, cwd);
       const vars = templates.vars(0, 0, 0);
       // What run.json would hold: the config's and the host's secrets and URL credentials masked,
@@ -103,6 +108,8 @@ export function register(program: Command): void {
       const out = [
         `# patchloop resolved config (layers: ${scrub(sources.join(" -> "))})`,
         stringify(scrubStringValues(redactSecrets(cfg), scrub), { lineWidth: 0 }).trimEnd(),
+        "",
+        `# cwd shown to the model: ${cwd} (environment ${cfg.environment.environment_class})`,
         "",
         section("system message", templates.system(vars)),
         section(

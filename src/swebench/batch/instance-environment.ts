@@ -29,6 +29,15 @@ export interface OpenInstanceOptions {
 }
 
 /**
+ * The working directory the model is shown for an instance in a batch (what `{{ cwd }}` renders):
+ * containers and bwrap: environment.cwd, else /testbed; local: the stable work tree path.
+ */
+export function instanceCwd(config: EnvironmentConfig, instanceId: string): string {
+  if (config.environment_class === "local") return join(STABLE_ROOT(), instanceId.replace(/[^\w.-]/g, "_"));
+  return config.cwd || TESTBED;
+}
+
+/**
  * The image of an instance: `environment.image` when the config sets one (the same image for
  * every instance), else `environment.image_template` when set, else the row's own image (v5
  * `image`, `image_name`), else the SWE-bench instance image (see `imageForRow`).
