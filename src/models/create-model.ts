@@ -4,6 +4,7 @@ import type { ClientDeps } from "./client-deps.js";
 import { parseModelName } from "./model-name.js";
 import { createOpenAIModel } from "./openai-model.js";
 import { createReplayModel } from "./replay.js";
+import { baseUrls, createReplicaPool, type ReplicaPool } from "./replica-pool.js";
 import { realSleep } from "./retry.js";
 import type { Model } from "./types.js";
 
@@ -17,6 +18,13 @@ export interface CreateModelOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Jitter source in [0, 1) (default: Math.random). */
   random?: () => number;
+  /**
+   * The replicas of `model.base_url` (a list) shared with other clients of this process, so that
+   * "fewest in flight" counts all of them (default: a pool of this client's own).
+   */
+  replicas?: ReplicaPool;
+  /** Hears of every request sent to a replica (per-instance counts). */
+  onReplica?: (url: string, outcome: "ok" | "failed") => void;
 }
 
 const stderrWarn = (msg: string): void => {
@@ -27,7 +35,8 @@ const stderrWarn = (msg: string): void => {
  * The model client for `config.model_name`: `openai/<name>` (or a bare name), `anthropic/<name>`,
  * `replay:<file>`. Throws for configuration errors only (unknown provider, bad base URL, missing
  * API key for a hosted API, unreadable replay file, `stream: true`); request failures later come
- * back from `query` as data.
+ * back from `query` as data. `model.base_url` as a list sends each request to one of its replicas
+ * (replica-pool.ts).
  */
 export function createModel(config: ModelConfig, opts: CreateModelOptions = {}): Model {
   const parsed = parseModelName(config.model_name);
@@ -38,8 +47,21 @@ export function createModel(config: ModelConfig, opts: CreateModelOptions = {}):
     sleep: opts.sleep ?? realSleep,
     random: opts.random ?? Math.random,
   };
-  if (parsed.provider === "anthropic") return createAnthropicModel(config, parsed.model, deps);
-  return createOpenAIModel(localServer(config, parsed.model, parsed.via, deps), parsed.model, deps);
+  const servers = baseUrls(config).length;
+  if (parsed.provider === "anthropic") {
+    if (servers > 1)
+      throw new Error(
+        `model.base_url lists ${servers} servers, but replicas are for OpenAI-compatible servers (openai/<name>); give ${config.model_name} one base URL`,
+      );
+    return createAnthropicModel(config, parsed.model, deps);
+  }
+  const pool = opts.replicas ?? createReplicaPool(config);
+  return createOpenAIModel(
+    localServer(config, parsed.model, parsed.via, deps),
+    parsed.model,
+    deps,
+    pool ? { pool, ...(opts.onReplica ? { onRequest: opts.onReplica } : {}) } : undefined,
+  );
 }
 
 /** Names of models the hosted OpenAI API serves (the default endpoint when no base URL is set). */

@@ -1,8 +1,12 @@
 import type { ModelConfig } from "../config/schema.js";
+import { baseUrls } from "./replica-pool.js";
 
 /** Where requests go and with which key. */
 export interface Endpoint {
+  /** The first (or only) server. */
   baseURL: string;
+  /** Every server of `model.base_url` (replicas of one model), the first being `baseURL`. */
+  baseURLs: string[];
   apiKey: string;
   /** The vendor's own API (api.openai.com / api.anthropic.com), as opposed to a local/custom server. */
   hosted: boolean;
@@ -29,8 +33,8 @@ const HOSTED = new Set(["api.openai.com", "api.anthropic.com"]);
 export const NO_KEY = "not-needed";
 
 /**
- * Base URL: `model.base_url`, else `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, else the vendor's
- * API. Key: the variable named by `model.api_key_env` (default `OPENAI_API_KEY` /
+ * Base URL: `model.base_url` (one, or a list of replicas: each must be an http(s) URL), else
+ * `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, else the vendor's API. Key: the variable named by `model.api_key_env` (default `OPENAI_API_KEY` /
  * `ANTHROPIC_API_KEY`). Throws when the base URL is not an http(s) URL, when the hosted API has no key, and
  * when an explicitly named key variable is unset. Otherwise a missing key becomes a placeholder.
  */
@@ -40,22 +44,27 @@ export function resolveEndpoint(
   env: NodeJS.ProcessEnv,
 ): Endpoint {
   const d = DEFAULTS[provider];
-  const baseURL = (config.base_url || env[d.baseEnv] || d.baseURL).replace(/\/+$/, "");
-  let url: URL | null = null;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    // reported below
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new Error(
-      `model.base_url (or ${d.baseEnv}) is not an http(s) URL: received "${baseURL}"; expected e.g. ${d.example}`,
-    );
-  }
-  const hosted = HOSTED.has(url.hostname);
+  const given = baseUrls(config);
+  const baseURLs = given.length > 0 ? given : [(env[d.baseEnv] || d.baseURL).replace(/\/+$/, "")];
+  const urls = baseURLs.map((baseURL) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(baseURL);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      throw new Error(
+        `model.base_url (or ${d.baseEnv}) is not an http(s) URL: received "${baseURL}"; expected e.g. ${d.example}`,
+      );
+    }
+    return url;
+  });
+  const baseURL = baseURLs[0];
+  const hosted = urls.some((u) => HOSTED.has(u.hostname));
   const keyEnv = config.api_key_env || d.keyEnv;
   const key = env[keyEnv];
-  if (key) return { baseURL, apiKey: key, hosted };
+  if (key) return { baseURL, baseURLs, apiKey: key, hosted };
   if (hosted || config.api_key_env) {
     const why = hosted ? `the hosted API at ${baseURL} needs a key` : "model.api_key_env names it";
     throw new Error(
@@ -63,5 +72,5 @@ export function resolveEndpoint(
         `Export ${keyEnv}, or set model.api_key_env to the variable that holds the key.`,
     );
   }
-  return { baseURL, apiKey: NO_KEY, hosted };
+  return { baseURL, baseURLs, apiKey: NO_KEY, hosted };
 }

@@ -6,9 +6,17 @@ import { clientSetup } from "./client-setup.js";
 import { constraintFields } from "./constraints.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
 import type { ReasoningField } from "./reasoning.js";
+import { replicaFetch } from "./replica-fetch.js";
+import type { ReplicaPool } from "./replica-pool.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
+
+/** The replicas a client sends to, and who hears of each request (per-instance counts). */
+export interface Replicas {
+  pool: ReplicaPool;
+  onRequest?: (url: string, outcome: "ok" | "failed") => void;
+}
 
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (hosted OpenAI, vLLM, llama.cpp,
@@ -18,11 +26,19 @@ import type { Model, ModelRequest, ModelResult } from "./types.js";
  * Reasoning is read from the reply (reasoning.ts) and sent back only with
  * `model.reasoning_history: keep`, in the field the server's replies used. With
  * `model.constrain_actions`, the server (`model.server`, else asked once, server-detect.ts) is
- * sent the fields that enforce the action format (constraints.ts).
+ * sent the fields that enforce the action format (constraints.ts). With `replicas`
+ * (`model.base_url` as a list) each request goes to a replica of the pool (replica-pool.ts).
  */
-export function createOpenAIModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
+export function createOpenAIModel(
+  config: ModelConfig,
+  model: string,
+  deps: ClientDeps,
+  replicas?: Replicas,
+): Model {
   const name = `openai/${model}`;
   const { sdkOptions, cost } = clientSetup("openai", name, config, deps);
+  if (replicas)
+    sdkOptions.fetch = replicaFetch(sdkOptions.fetch, replicas.pool, sdkOptions.baseURL, replicas.onRequest);
   const kwargs = requestKwargs(config.model_kwargs, name);
   const client = new OpenAI(sdkOptions);
   const keep = config.reasoning_history === "keep";
@@ -31,7 +47,7 @@ export function createOpenAIModel(config: ModelConfig, model: string, deps: Clie
   const serverFacts = (): Promise<ServerFacts> => {
     facts ??= config.server
       ? Promise.resolve({ server: config.server, contextLength: null, source: "model.server" })
-      : detectServer(sdkOptions.baseURL, model);
+      : detectServer(replicas ? replicas.pool.urls[0] : sdkOptions.baseURL, model);
     return facts;
   };
   const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";

@@ -2,11 +2,15 @@ import type { StopReason } from "./types.js";
 
 /**
  * The batch-wide caps: once the model calls or the cost (USD) of all instances reach a cap, no new
- * instance starts; running ones finish. A cap of 0 or undefined is no cap.
+ * instance starts; running ones finish. A cap of 0 or undefined is no cap. Calls are counted as
+ * they are reported (`add`, per instance); when an instance's result arrives, `settle` adds what
+ * its totals hold beyond what was counted (reports lost on the way from a remote worker). What was
+ * counted is never taken back: calls of an attempt whose worker died were paid for all the same.
  */
 export class BatchBudget {
   calls = 0;
   cost = 0;
+  private readonly counted = new Map<string, { calls: number; cost: number }>();
 
   constructor(
     private readonly limits: { costLimit?: number; callLimit?: number },
@@ -16,9 +20,23 @@ export class BatchBudget {
     this.cost = spent.cost;
   }
 
-  add(calls: number, cost: number): void {
+  /** Counts calls made (for `instanceId`, when given, so that `settle` can correct them). */
+  add(calls: number, cost: number, instanceId?: string): void {
     this.calls += calls;
     this.cost += cost;
+    if (instanceId === undefined) return;
+    const c = this.counted.get(instanceId) ?? { calls: 0, cost: 0 };
+    c.calls += calls;
+    c.cost += cost;
+    this.counted.set(instanceId, c);
+  }
+
+  /** An instance ended having made `calls` calls costing `cost` in all. */
+  settle(instanceId: string, calls: number, cost: number): void {
+    const c = this.counted.get(instanceId) ?? { calls: 0, cost: 0 };
+    this.counted.delete(instanceId);
+    this.calls += Math.max(0, calls - c.calls);
+    this.cost += Math.max(0, cost - c.cost);
   }
 
   /** Which cap is reached, if any. */

@@ -11,6 +11,7 @@ import { BatchInputError } from "./errors.js";
  */
 const NEUTRAL = [
   "model.base_url",
+  "model.replica_cooldown",
   "model.api_key_env",
   "model.retry",
   "model.request_timeout",

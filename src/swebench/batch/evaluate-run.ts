@@ -1,7 +1,7 @@
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
-import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
 import { defaultEnvCheckCacheDir } from "../eval/env-check.js";
+import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
 import { makeEvalProvider } from "../eval/make-provider.js";
 import type { Prediction } from "../eval/predictions.js";
 import type { InstanceResult } from "../eval/run-instance.js";

@@ -6,7 +6,7 @@ export {
   openInstanceEnvironment,
   TESTBED,
 } from "./instance-environment.js";
-export { type BatchPlan, checkInstanceIds, planBatch } from "./plan.js";
+export { createLocalDispatcher, type LocalDispatchOptions } from "./local-dispatch.js";
 export { type PredEntry, PredsFile } from "./preds-file.js";
 export {
   createProgressDisplay,
@@ -17,6 +17,7 @@ export { formatCount, formatDuration, liveLines, plainLine } from "./progress-re
 export { type ProgressSnapshot, ProgressState, type RunningInstance } from "./progress-state.js";
 export { needsRun, type PriorState, RERUN_STATUSES, readPriorState, trajectoryPathFor } from "./resume.js";
 export { runBatch } from "./run-batch.js";
+export { checkInstanceIds, MAX_OUTAGE_RUNS, OUTAGE_LIMIT, type Recorded, RunFolder } from "./run-folder.js";
 export { type InstanceContext, runInstance } from "./run-instance.js";
 export { exitStatusesYaml, type InstanceRecord, type RunJson, RunRecord } from "./run-record.js";
 export { summaryTable } from "./summary-table.js";

@@ -38,6 +38,17 @@ function usage(s: ProgressSnapshot): string {
   return `tokens ${formatCount(s.promptTokens)} in / ${formatCount(s.completionTokens)} out  ${s.calls} calls  $${s.cost.toFixed(2)}`;
 }
 
+/** `workers 3 (40 slots, 31 running): gpu-a:4121 16/16, gpu-b:977 15/16, ...` for a queue run; null otherwise. */
+export function workersText(s: ProgressSnapshot, max = 4): string | null {
+  if (!s.workers) return null;
+  const slots = s.workers.reduce((n, w) => n + w.slots, 0);
+  const busy = s.workers.reduce((n, w) => n + w.running, 0);
+  if (s.workers.length === 0) return "workers 0: none is connected to the queue yet (start patchloop worker)";
+  const each = s.workers.slice(0, max).map((w) => `${w.host}:${w.pid} ${w.running}/${w.slots}`);
+  if (s.workers.length > max) each.push(`... and ${s.workers.length - max} more`);
+  return `workers ${s.workers.length} (${slots} slots, ${busy} running): ${each.join(", ")}`;
+}
+
 /** The lines redrawn on a terminal: totals, statuses, usage, then the running instances (at most `maxRunning`). */
 export function liveLines(
   s: ProgressSnapshot,
@@ -47,13 +58,16 @@ export function liveLines(
   const max = opts.maxRunning ?? 8;
   const now = opts.now ?? Date.now();
   const lines = [c.bold(headline(s)), statusCounts(s, opts.color ?? false), usage(s)];
+  const workers = workersText(s);
+  if (workers) lines.push(workers);
   if (s.stopping)
     lines.push(c.red(`stopping (${s.stopping}): no new instances; waiting for the running ones`));
   const width = Math.max(0, ...s.running.slice(0, max).map((r) => r.id.length));
   for (const r of s.running.slice(0, max)) {
     const retry = r.retry ? `  ${c.yellow(retryText(r.retry, now))}` : "";
+    const on = r.worker ? `  on ${r.worker}` : "";
     lines.push(
-      `  ${r.id.padEnd(width)}  step ${String(r.step).padStart(3)}  ${formatDuration((now - r.startedAt) / 1000)}${retry}`,
+      `  ${r.id.padEnd(width)}  step ${String(r.step).padStart(3)}  ${formatDuration((now - r.startedAt) / 1000)}${on}${retry}`,
     );
   }
   if (s.running.length > max) lines.push(`  ... and ${s.running.length - max} more`);
@@ -76,5 +90,6 @@ export function plainLine(s: ProgressSnapshot): string {
     .map((st) => `${st}=${s.counts[st]}`)
     .join(" ");
   const stop = s.stopping ? ` | stopping: ${s.stopping}` : "";
-  return `[progress] ${headline(s)} | ${statuses || "none finished"} | ${usage(s)}${stop}`;
+  const workers = workersText(s, 0);
+  return `[progress] ${headline(s)} | ${statuses || "none finished"} | ${usage(s)}${workers ? ` | ${workers.replace(/: .*$/, "")}` : ""}${stop}`;
 }

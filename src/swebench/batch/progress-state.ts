@@ -1,6 +1,6 @@
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import { mustRunAgain } from "./resume.js";
-import type { BatchEvent } from "./types.js";
+import type { BatchEvent, WorkerView } from "./types.js";
 import { usageOf } from "./usage.js";
 
 /** One instance in flight. */
@@ -9,6 +9,8 @@ export interface RunningInstance {
   /** Model calls made so far. */
   step: number;
   startedAt: number;
+  /** The remote worker running it (`host:pid`), for queue runs. */
+  worker?: string;
   /** Set while the instance waits to try a failed model call again. */
   retry?: { until: number; attempt: number; maxAttempts: number; reason: string };
 }
@@ -39,6 +41,16 @@ export interface ProgressSnapshot {
   etaSeconds: number | null;
   /** Why launching stopped, when it did. */
   stopping: string | null;
+  /** The remote workers of a queue run (absent otherwise). */
+  workers?: WorkerView[];
+}
+
+/** What was counted for one instance from its events. */
+interface Counted {
+  calls: number;
+  cost: number;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** Folds batch events into a progress snapshot. */
@@ -55,6 +67,8 @@ export class ProgressState {
   private completionTokens = 0;
   private cost = 0;
   private stopping: string | null = null;
+  private workers: WorkerView[] | undefined;
+  private readonly counted = new Map<string, Counted>();
 
   constructor(private readonly startedAt = Date.now()) {}
 
@@ -64,7 +78,8 @@ export class ProgressState {
       this.skipped = e.skipped;
       this.todo = e.todo;
     } else if (e.type === "instance_start") {
-      this.running.set(e.instance_id, { id: e.instance_id, step: 0, startedAt: Date.now() });
+      const worker = e.worker ? { worker: `${e.worker.host}:${e.worker.pid}` } : {};
+      this.running.set(e.instance_id, { id: e.instance_id, step: 0, startedAt: Date.now(), ...worker });
     } else if (e.type === "agent") {
       const u = usageOf(e.event);
       const r = this.running.get(e.instance_id);
@@ -74,18 +89,51 @@ export class ProgressState {
         r.retry = { until: Date.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
       } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
-      this.calls += u.calls;
-      this.cost += u.cost;
-      this.promptTokens += u.promptTokens;
-      this.completionTokens += u.completionTokens;
+      this.count(u);
+      const c = this.counted.get(e.instance_id) ?? {
+        calls: 0,
+        cost: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      };
+      this.counted.set(e.instance_id, {
+        calls: c.calls + u.calls,
+        cost: c.cost + u.cost,
+        promptTokens: c.promptTokens + u.promptTokens,
+        completionTokens: c.completionTokens + u.completionTokens,
+      });
     } else if (e.type === "instance_end") {
+      const o = e.outcome;
+      // What its events did not report (a remote worker's progress lost on the way) is added now.
+      const c = this.counted.get(o.instance_id) ?? {
+        calls: 0,
+        cost: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      };
+      this.counted.delete(o.instance_id);
+      this.count({
+        calls: Math.max(0, o.api_calls - c.calls),
+        cost: Math.max(0, o.cost - c.cost),
+        promptTokens: Math.max(0, o.prompt_tokens - c.promptTokens),
+        completionTokens: Math.max(0, o.completion_tokens - c.completionTokens),
+      });
       this.running.delete(e.outcome.instance_id);
       this.doneNow++;
       if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
       this.counts[e.outcome.exit_status] = (this.counts[e.outcome.exit_status] ?? 0) + 1;
     } else if (e.type === "stopping") {
       this.stopping = e.reason;
+    } else if (e.type === "workers") {
+      this.workers = e.workers.map((w) => ({ ...w }));
     }
+  }
+
+  private count(u: Counted): void {
+    this.calls += u.calls;
+    this.cost += u.cost;
+    this.promptTokens += u.promptTokens;
+    this.completionTokens += u.completionTokens;
   }
 
   snapshot(now = Date.now()): ProgressSnapshot {
@@ -106,6 +154,7 @@ export class ProgressState {
       perHour,
       etaSeconds: perHour > 0 ? (remaining / perHour) * 3600 : null,
       stopping: this.stopping,
+      ...(this.workers ? { workers: this.workers.map((w) => ({ ...w })) } : {}),
     };
   }
 }

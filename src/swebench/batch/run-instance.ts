@@ -8,24 +8,21 @@ import type { Config } from "../../config/schema.js";
 import type { Model } from "../../models/types.js";
 import { FileWriteError } from "../../util/atomic-write.js";
 import type { SwebenchInstance } from "../types.js";
-import type { PredsFile } from "./preds-file.js";
 import { trajectoryPathFor } from "./resume.js";
-import type { EnvironmentOpener, InstanceEnvironment, InstanceOutcome } from "./types.js";
+import type { EnvironmentOpener, InstanceEnvironment, InstanceResult } from "./types.js";
 
 /** What running one instance needs from the batch. */
 export interface InstanceContext {
   config: Config;
+  /** Where the instance's folder (`<id>/<id>.traj.json`) is written: the run folder, or a worker's scratch folder. */
   outputDir: string;
   modelFor: (row: SwebenchInstance) => Model;
   openEnvironment: EnvironmentOpener;
-  preds: PredsFile;
-  /** `model_name_or_path` in preds.json. */
+  /** The model's name in the trajectory of an instance whose agent never ran. */
   modelName: string;
   signal: AbortSignal;
   onAgentEvent: (event: AgentEvent) => void;
   log: (line: string) => void;
-  /** A warning for the person (console and run.log). */
-  warn: (message: string) => void;
 }
 
 interface Ended {
@@ -134,11 +131,12 @@ const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens
 
 /**
  * Runs one instance from start to end: opens its environment, runs the agent (the trajectory is
- * saved after every step), always cleans the environment up, then records the patch in preds.json.
- * Task failures (and environments that cannot be opened) become exit statuses, never exceptions;
- * it rejects only when a file cannot be written.
+ * saved after every step under `ctx.outputDir`), always cleans the environment up, and returns the
+ * result for the run folder (run-folder.ts writes preds.json and run.json from it). Task failures
+ * (and environments that cannot be opened) become exit statuses, never exceptions; it rejects only
+ * when a file cannot be written.
  */
-export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promise<InstanceOutcome> {
+export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promise<InstanceResult> {
   const started = Date.now();
   let end: Timed;
   try {
@@ -158,17 +156,8 @@ export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): 
     const now = Date.now();
     end = { ...failed, openedAt: now, agentEndedAt: now };
   }
-  if (end.maskedLines)
-    ctx.warn(
-      `${row.instance_id}: ${end.maskedLines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
-    );
-  await ctx.preds.set({
-    instance_id: row.instance_id,
-    model_name_or_path: ctx.modelName,
-    model_patch: end.submission,
-  });
   const finished = Date.now();
-  return {
+  const outcome = {
     instance_id: row.instance_id,
     exit_status: end.status,
     exit_message: end.message,
@@ -180,5 +169,10 @@ export async function runInstance(row: SwebenchInstance, ctx: InstanceContext): 
     agent_seconds: seconds(end.agentEndedAt - end.openedAt),
     seconds: seconds(finished - started),
     ...(end.modelError ? { model_error: end.modelError } : {}),
+  };
+  return {
+    outcome,
+    submission: end.submission,
+    ...(end.maskedLines ? { maskedLines: end.maskedLines } : {}),
   };
 }

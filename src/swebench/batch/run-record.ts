@@ -7,7 +7,7 @@ import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../../config/secret-values.js";
 import { CoalescingWriter } from "./coalescing-writer.js";
-import type { InstanceOutcome, StopReason } from "./types.js";
+import type { InstanceOutcome, ReplicaCounts, StopReason } from "./types.js";
 
 /** An instance's line in run.json: what the latest run of it gave (`seconds` etc. absent when only its trajectory is known). */
 export type InstanceRecord =
@@ -30,15 +30,27 @@ export interface RunJson {
   skipped: number;
   /** Every instance this folder holds a result for (earlier runs included), by id. */
   instances: Record<string, InstanceRecord>;
+  /** Requests per model replica (`model.base_url` as a list) in this run; absent with one server. */
+  replicas?: Record<string, ReplicaCounts>;
 }
 
-function readPrevious(path: string): Record<string, InstanceRecord> {
-  if (!existsSync(path)) return {};
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What an earlier run.json of the folder holds: its instances and its info (unreadable: none). */
+function readPrevious(path: string): {
+  instances: Record<string, InstanceRecord>;
+  info: Record<string, unknown>;
+} {
+  if (!existsSync(path)) return { instances: {}, info: {} };
   try {
     const prev = JSON.parse(readFileSync(path, "utf8")) as Partial<RunJson>;
-    return prev.instances && typeof prev.instances === "object" ? prev.instances : {};
+    return {
+      instances: isMap(prev.instances) ? (prev.instances as Record<string, InstanceRecord>) : {},
+      info: isMap(prev.info) ? prev.info : {},
+    };
   } catch {
-    return {};
+    return { instances: {}, info: {} };
   }
 }
 
@@ -52,11 +64,15 @@ function readPrevious(path: string): Record<string, InstanceRecord> {
  */
 export class RunRecord {
   readonly data: RunJson;
+  /** `info` of the run.json an earlier run left (empty when none). */
+  readonly previousInfo: Record<string, unknown>;
   private readonly json: CoalescingWriter;
   private readonly yaml: CoalescingWriter;
 
   constructor(outputDir: string, config: Config, info: Record<string, unknown>) {
     const path = join(outputDir, "run.json");
+    const previous = readPrevious(path);
+    this.previousInfo = previous.info;
     this.data = {
       run_format: "patchloop-run-1",
       state: "running",
@@ -68,7 +84,7 @@ export class RunRecord {
       info: redactSecrets(info),
       selected: 0,
       skipped: 0,
-      instances: readPrevious(path),
+      instances: previous.instances,
     };
     const scrub = createScrubber(secretsOf({ config }));
     this.json = new CoalescingWriter(

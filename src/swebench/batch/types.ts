@@ -2,6 +2,7 @@ import type { AgentEvent } from "../../agent/agent.js";
 import type { ExitStatus, ModelErrorInfo } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
 import type { Environment } from "../../environments/types.js";
+import type { ReplicaCounts } from "../../models/replica-pool.js";
 import type { Model } from "../../models/types.js";
 import type { SwebenchInstance } from "../types.js";
 
@@ -56,6 +57,74 @@ export interface BatchOptions {
   runId?: string;
   /** Name of the model for preds.json (default `config.model.model_name`). */
   modelName?: string;
+  /**
+   * Where the instances run (default: in this process, `workers` at a time, see local-dispatch.ts);
+   * the queue dispatcher (src/distributed/) hands them to `patchloop worker` processes. Called once
+   * the folder is open and locked, with its run id.
+   */
+  dispatch?: (folder: { runId: string; outputDir: string }) => Promise<Dispatcher>;
+}
+
+/** Which `patchloop worker` ran an instance. */
+export interface WorkerInfo {
+  /** `host:pid:start` of the worker process (unique while it lives). */
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export type { ReplicaCounts };
+
+/**
+ * What running one instance gives the run folder: the same type whether it ran in this process or
+ * on a remote worker (run-folder.ts records it).
+ */
+export interface InstanceResult {
+  outcome: InstanceOutcome;
+  /** The patch for preds.json (lines holding a known secret already masked). */
+  submission: string;
+  /** Lines of the patch masked for holding a secret. */
+  maskedLines?: number;
+  /**
+   * The files of the instance's folder (`<id>.traj.json`, ...) by name, as a remote worker wrote
+   * them; absent when the agent wrote them into the run folder itself (this process).
+   */
+  files?: Record<string, string>;
+  /** The remote worker that ran it; absent for this process. */
+  worker?: WorkerInfo;
+  /** The attempt that gave this result (remote); the folder accepts one result per instance and run. */
+  attempt?: string;
+  /** Requests per model replica made for this instance (remote; this process reports its pool). */
+  replicas?: Record<string, ReplicaCounts>;
+}
+
+/** What the scheduler hands an instance's progress to. */
+export interface DispatchHooks {
+  /** The instance started (on `worker` when remote). */
+  onStart(instanceId: string, worker?: WorkerInfo): void;
+  onAgentEvent(instanceId: string, event: AgentEvent): void;
+}
+
+/**
+ * Where instances run: in this process (local-dispatch.ts) or on `patchloop worker` processes
+ * through a queue (src/distributed/coordinator-dispatch.ts).
+ */
+export interface Dispatcher {
+  /** Instances that may run at once; the scheduler starts no more. Infinity: as many as are given. */
+  readonly slots: number;
+  /**
+   * Runs one instance to its result; null when it was withdrawn before it started (stopStarting).
+   * Rejects only when the run cannot go on (a file of the run that cannot be written).
+   */
+  run(row: SwebenchInstance, hooks: DispatchHooks): Promise<InstanceResult | null>;
+  /** Nothing new starts: what has not started is withdrawn (its `run` resolves null). */
+  stopStarting(): Promise<void>;
+  /** The running instances are interrupted (they end as `Interrupted`). */
+  interrupt(): void;
+  /** Requests per model replica so far, for run.json (this process's pool); null when none. */
+  replicaCounts(): Record<string, ReplicaCounts> | null;
+  /** Releases what the dispatcher holds (work trees, connections). */
+  close(): Promise<void>;
 }
 
 /** What happened to one instance in this run. */
@@ -87,6 +156,8 @@ export interface InstanceOutcome {
   /** In run.json only: model calls and USD of this instance's earlier attempts (runs it was run again). */
   earlier_calls?: number;
   earlier_cost?: number;
+  /** The remote worker that ran it (`host:pid:start`); absent when this process did. */
+  worker?: string;
 }
 
 /** Why a batch stopped before starting every instance; null when it did not. */
@@ -116,7 +187,20 @@ export interface BatchResult {
 /** Progress events of a batch (the progress display and tests consume these). */
 export type BatchEvent =
   | { type: "planned"; total: number; skipped: number; todo: number }
-  | { type: "instance_start"; instance_id: string }
+  | { type: "instance_start"; instance_id: string; worker?: WorkerInfo }
   | { type: "agent"; instance_id: string; event: AgentEvent }
   | { type: "instance_end"; outcome: InstanceOutcome }
-  | { type: "stopping"; reason: Exclude<StopReason, null> };
+  | { type: "stopping"; reason: Exclude<StopReason, null> }
+  /** The remote workers (queue runs), whenever that list changes. */
+  | { type: "workers"; workers: WorkerView[] };
+
+/** A `patchloop worker` process as the coordinator sees it (its heartbeat). */
+export interface WorkerView {
+  id: string;
+  host: string;
+  pid: number;
+  /** Instances it runs at once (`-w`). */
+  slots: number;
+  /** Instances it runs now (of any run). */
+  running: number;
+}

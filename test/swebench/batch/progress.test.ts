@@ -33,19 +33,25 @@ function outcome(
   };
 }
 
-const assistant = (id: string, step: number, cost: number): BatchEvent => ({
-  type: "agent",
-  instance_id: id,
-  event: {
-    type: "message",
-    step,
-    message: {
-      role: "assistant",
-      content: "x",
-      extra: { cost, usage: { prompt_tokens: 1500, completion_tokens: 20 } },
+/** A reply of the model at `step`: its message, then the call's typed usage event. */
+const reply = (id: string, step: number, cost: number): BatchEvent[] => [
+  {
+    type: "agent",
+    instance_id: id,
+    event: { type: "message", step, message: { role: "assistant", content: "x" } },
+  },
+  {
+    type: "agent",
+    instance_id: id,
+    event: {
+      type: "model_call",
+      step,
+      usage: { promptTokens: 1500, completionTokens: 20 },
+      cost,
+      attempts: 1,
     },
   },
-});
+];
 
 const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
   total: 300,
@@ -82,15 +88,14 @@ describe("progress", () => {
     s.apply({ type: "planned", total: 5, skipped: 1, todo: 4 });
     s.apply({ type: "instance_start", instance_id: "a" });
     s.apply({ type: "instance_start", instance_id: "b" });
-    s.apply(assistant("a", 1, 0.25));
-    s.apply(assistant("a", 2, 0.25));
-    s.apply(assistant("b", 1, 0.5));
+    for (const e of [...reply("a", 1, 0.25), ...reply("a", 2, 0.25), ...reply("b", 1, 0.5)]) s.apply(e);
     s.apply({
       type: "agent",
       instance_id: "a",
       event: { type: "message", step: 2, message: { role: "tool", content: "ok" } },
     });
-    s.apply({ type: "instance_end", outcome: outcome("b", "LimitsExceeded") });
+    const b = { api_calls: 1, cost: 0.5, prompt_tokens: 1500, completion_tokens: 20 };
+    s.apply({ type: "instance_end", outcome: outcome("b", "LimitsExceeded", b) });
     const snapshot = s.snapshot(t0 + 3600_000);
     expect(snapshot).toMatchObject({
       total: 5,
@@ -107,7 +112,42 @@ describe("progress", () => {
     expect(snapshot.running.map((r) => [r.id, r.step])).toEqual([["a", 2]]);
     // An instance that must run again ends, but is not done: the rate and the ETA stay.
     s.apply({ type: "instance_end", outcome: outcome("a", "EnvironmentError") });
-    expect(s.snapshot(t0 + 3600_000)).toMatchObject({ doneNow: 2, perHour: 1, etaSeconds: 2 * 3600 });
+    // Its outcome (3 calls, $0.50, 1000 in / 100 out) holds one call and 60 output tokens more than
+    // its events reported (a remote worker's progress lost on the way): those are added; nothing is
+    // taken back (1000 < the 3000 prompt tokens counted).
+    expect(s.snapshot(t0 + 3600_000)).toMatchObject({
+      doneNow: 2,
+      perHour: 1,
+      etaSeconds: 2 * 3600,
+      calls: 4,
+      cost: 1,
+      promptTokens: 4500,
+      completionTokens: 120,
+    });
+  });
+
+  it("a queue run shows its workers and which worker runs each instance", () => {
+    const t0 = Date.now();
+    const s = new ProgressState(t0);
+    s.apply({ type: "planned", total: 3, skipped: 0, todo: 3 });
+    s.apply({
+      type: "workers",
+      workers: [
+        { id: "gpu-a:41:1", host: "gpu-a", pid: 41, slots: 16, running: 1 },
+        { id: "gpu-b:7:1", host: "gpu-b", pid: 7, slots: 8, running: 0 },
+      ],
+    });
+    s.apply({
+      type: "instance_start",
+      instance_id: "x",
+      worker: { id: "gpu-a:41:1", host: "gpu-a", pid: 41 },
+    });
+    const lines = liveLines(s.snapshot(t0), { now: t0 });
+    expect(lines.slice(3)).toEqual([
+      "workers 2 (24 slots, 1 running): gpu-a:41 1/16, gpu-b:7 0/8",
+      "  x  step   0  0s  on gpu-a:41",
+    ]);
+    expect(plainLine(s.snapshot(t0))).toContain("| workers 2 (24 slots, 1 running)");
   });
 
   it("the live block: totals, statuses, usage, running instances (capped), and a stop notice", () => {
