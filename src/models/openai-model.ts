@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
 import { type ClientDeps, requestKwargs } from "./client-deps.js";
 import { clientSetup } from "./client-setup.js";
@@ -9,6 +9,7 @@ import type { ReasoningField } from "./reasoning.js";
 import { replicaFetch } from "./replica-fetch.js";
 import type { ReplicaPool } from "./replica-pool.js";
 import { sendWithRetries } from "./send-with-retries.js";
+import { WireBody } from "./wire-body.js";
 import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
@@ -53,14 +54,13 @@ export function createOpenAIModel(
   const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";
   const maxValue = typeof kwargs[maxField] === "number" ? (kwargs[maxField] as number) : null;
 
+  const wire = new WireBody((m) =>
+    toWireMessage(m, keep ? { keep: true, field: reasoningField } : { keep: false }),
+  );
+
   async function query(request: ModelRequest): Promise<ModelResult> {
-    const body: Record<string, unknown> = {
-      ...kwargs,
-      model,
-      messages: request.messages.map((m) =>
-        toWireMessage(m, keep ? { keep: true, field: reasoningField } : { keep: false }),
-      ),
-    };
+    // messages are serialised once each (wire-body.ts), placed where the SDK would put them
+    const body: Record<string, unknown> = { ...kwargs, model, messages: null };
     if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
     let contextLength: number | undefined;
     if (config.constrain_actions && request.constraint) {
@@ -77,12 +77,15 @@ export function createOpenAIModel(
       deps,
       request,
       (signal, overrides) =>
-        client.chat.completions.create(
-          { ...body, ...overrides } as unknown as ChatCompletionCreateParamsNonStreaming,
-          {
-            signal,
-          },
-        ),
+        client.post<ChatCompletion>("/chat/completions", {
+          body: wire.text(
+            { ...body, ...overrides },
+            request.messages,
+            keep ? String(reasoningField) : "drop",
+          ),
+          headers: { "content-type": "application/json" },
+          signal,
+        }),
       parseCompletion,
       cost,
       { name: maxField, value: maxValue },
