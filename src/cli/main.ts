@@ -3,18 +3,32 @@ import { FileWriteError } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
 import { surviveBrokenPipes } from "./broken-pipe.js";
 
-/** Command registrations: each command lives in its own file and adds itself to the program. */
-const registrations: Array<() => Promise<{ register: (program: Command) => void }>> = [
-  () => import("./run.js"),
-  () => import("./demo.js"),
-  () => import("./config-show.js"),
-  () => import("./eval.js"),
-  () => import("./inspect.js"),
-  () => import("./show.js"),
-  () => import("./swebench.js"),
-  () => import("./images.js"),
-  () => import("./env-gc.js"),
-];
+type Registration = () => Promise<{ register: (program: Command) => void }>;
+
+/**
+ * Command registrations by the program's first word: each command lives in its own file and adds
+ * itself to the program. Only the module of the command being run is loaded (start-up time and
+ * memory: `run` does not load the viewer, the graders or the batch runner); help, --version and an
+ * unknown word load them all, so that help lists every command and commander names the closest one.
+ */
+const registrations: Record<string, Registration> = {
+  run: () => import("./run.js"),
+  demo: () => import("./demo.js"),
+  config: () => import("./config-show.js"),
+  eval: () => import("./eval.js"),
+  inspect: () => import("./inspect.js"),
+  show: () => import("./show.js"),
+  swebench: () => import("./swebench.js"),
+  images: () => import("./images.js"),
+  env: () => import("./env-gc.js"),
+  tokens: () => import("./tokens.js"),
+};
+
+/** The command word of `argv` (node, script, then the first argument), when it names one. */
+function commandWord(argv: string[]): string | null {
+  const word = argv[2];
+  return word !== undefined && Object.hasOwn(registrations, word) ? word : null;
+}
 
 /** Entry point of the `patchloop` binary. Exit codes: 0 success, 1 task failure, 2 usage/config error. */
 export async function main(argv: string[]): Promise<void> {
@@ -25,7 +39,9 @@ export async function main(argv: string[]): Promise<void> {
     .exitOverride((err) => {
       process.exit(err.exitCode === 0 ? 0 : 2);
     });
-  for (const load of registrations) (await load()).register(program);
+  const word = commandWord(argv);
+  const needed = word ? [registrations[word]] : Object.values(registrations);
+  for (const load of needed) (await load()).register(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {

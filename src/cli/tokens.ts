@@ -1,0 +1,205 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { Command } from "commander";
+import { applyJournal, journalPathOf } from "../agent/trajectory-journal.js";
+import type { Trajectory } from "../agent/trajectory-types.js";
+import { ConfigError } from "../config/errors.js";
+import { loadConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { normalizeTrajectory, TrajectoryFormatError } from "../inspect/normalize.js";
+import { isTrajectoryName } from "../inspect/scan-files.js";
+import type { TrajectoryView } from "../inspect/view-model.js";
+import { type ReplayFigures, replay } from "../tokens/replay.js";
+import { familyOf, loadTokenizer, TOKENIZER_NAMES, type TokenizerName } from "../tokens/tokenizers.js";
+import { collect } from "./common.js";
+
+interface TokensOptions {
+  config: string[];
+  json?: boolean;
+  tokenizer?: string;
+}
+
+/** One trajectory's row of the report. */
+export interface TokensRow extends ReplayFigures {
+  file: string;
+  source: string;
+  model: string | null;
+  tokenizer: TokenizerName;
+}
+
+/** What `patchloop tokens --json` prints. */
+export interface TokensReport {
+  policy: Config["agent"]["history"];
+  context_limit: number;
+  trajectories: TokensRow[];
+  total: ReplayFigures;
+}
+
+/** The trajectory files PATH names: the file itself, or every `*.traj.json` / `*.traj` below a folder. */
+function trajectoryFiles(path: string): string[] {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    throw new TrajectoryFormatError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if (!st.isDirectory()) return [path];
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && isTrajectoryName(e.name)) found.push(p);
+    }
+  };
+  walk(path);
+  if (found.length === 0) throw new TrajectoryFormatError(`no *.traj.json or *.traj file under ${path}`);
+  return found;
+}
+
+/** A trajectory file with a running or killed patchloop task's journal applied (trajectory-journal.ts). */
+function loadView(path: string): TrajectoryView {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new TrajectoryFormatError(`cannot read ${path} as JSON: ${(err as Error).message}`);
+  }
+  const t = doc as Partial<Trajectory>;
+  if (t && t.trajectory_format === "patchloop-1" && Array.isArray(t.messages)) {
+    let journal: string | null = null;
+    try {
+      journal = readFileSync(journalPathOf(path), "utf8");
+    } catch {}
+    if (journal !== null) applyJournal(t as Trajectory, journal);
+  }
+  return normalizeTrajectory(doc, path);
+}
+
+const sum = (rows: ReplayFigures[]): ReplayFigures => ({
+  requests: rows.reduce((a, r) => a + r.requests, 0),
+  prompt_tokens: rows.reduce((a, r) => a + r.prompt_tokens, 0),
+  prefill_tokens: rows.reduce((a, r) => a + r.prefill_tokens, 0),
+  largest_prompt: rows.reduce((a, r) => Math.max(a, r.largest_prompt), 0),
+  append_only_requests: rows.reduce((a, r) => a + r.append_only_requests, 0),
+  later_requests: rows.reduce((a, r) => a + r.later_requests, 0),
+  block_steps: rows.reduce((a, r) => a + r.block_steps, 0),
+});
+
+/** Replays each trajectory under the config's `agent.history` (see docs/history.md). */
+export async function tokensReport(
+  paths: string[],
+  config: Config,
+  tokenizer?: TokenizerName,
+): Promise<TokensReport> {
+  const rows: TokensRow[] = [];
+  const files = paths.flatMap(trajectoryFiles);
+  for (const file of files) {
+    const view = loadView(file);
+    const name = tokenizer ?? familyOf(view.model ?? config.model.model_name);
+    const figures = replay(view, config.agent.history, config.agent.context_limit, await loadTokenizer(name));
+    rows.push({ file, source: view.source, model: view.model, tokenizer: name, ...figures });
+  }
+  return {
+    policy: config.agent.history,
+    context_limit: config.agent.context_limit,
+    trajectories: rows,
+    total: sum(rows),
+  };
+}
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+function table(report: TokensReport): string {
+  const h = report.policy;
+  const head =
+    h.policy === "full"
+      ? "policy full (every message as recorded)"
+      : `policy mask_observations (keep_last ${h.keep_last}, every ${h.every || "off"}, threshold ${
+          h.threshold > 0 && report.context_limit > 0
+            ? `${h.threshold} of context_limit ${report.context_limit}`
+            : "off"
+        })`;
+  const cols = [
+    "TRAJECTORY",
+    "TOKENIZER",
+    "REQUESTS",
+    "PROMPT TOKENS",
+    "PREFILL TOKENS",
+    "LARGEST PROMPT",
+    "APPEND-ONLY",
+  ];
+  const cwd = process.cwd();
+  const line = (name: string, tok: string, f: ReplayFigures) => [
+    name,
+    tok,
+    n(f.requests),
+    n(f.prompt_tokens),
+    n(f.prefill_tokens),
+    n(f.largest_prompt),
+    `${f.append_only_requests}/${f.later_requests}`,
+  ];
+  const rows = report.trajectories.map((r) => {
+    const rel = relative(cwd, r.file);
+    return line(rel.startsWith("..") ? r.file : rel, r.tokenizer, r);
+  });
+  if (rows.length > 1) rows.push(line("total", "", report.total));
+  const all = [cols, ...rows];
+  const widths = cols.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ")
+      .trimEnd();
+  const estimated = report.trajectories.some((r) => r.tokenizer === "estimate");
+  return [
+    head,
+    ...all.map(fmt),
+    "PREFILL TOKENS: what a block prefix cache (16-token blocks, nothing evicted) still computes; APPEND-ONLY: requests that begin with the whole previous one.",
+    ...(estimated
+      ? ["tokenizer estimate: 4 characters a token (no npm tokenizer for that model family)."]
+      : []),
+  ].join("\n");
+}
+
+/**
+ * `patchloop tokens PATH... [-c CONFIG]... [--json] [--tokenizer NAME]`: replays recorded
+ * trajectories (patchloop, mini-swe-agent, SWE-agent) under the configured `agent.history` without
+ * a model and reports per trajectory and in total the prompt tokens, the tokens a block prefix cache
+ * would prefill, the largest prompt and the append-only requests. Exit 2 on a bad path, file or config.
+ */
+export function register(program: Command): void {
+  program
+    .command("tokens")
+    .description(
+      "Replay trajectories under a history policy: prompt, prefill (prefix cache) and largest prompt tokens",
+    )
+    .argument("<paths...>", "trajectory files (patchloop, mini-swe-agent, SWE-agent) or folders holding them")
+    .option(
+      "-c, --config <CONFIG>",
+      "built-in config name, YAML file, or dotted.key=value (repeatable, later wins)",
+      collect,
+      [],
+    )
+    .option(
+      "--tokenizer <NAME>",
+      `${TOKENIZER_NAMES.join(", ")} (default: from each trajectory's model name)`,
+    )
+    .option("--json", "print the report as JSON")
+    .action(async (paths: string[], opts: TokensOptions, command: Command) => {
+      try {
+        if (opts.tokenizer !== undefined && !(TOKENIZER_NAMES as readonly string[]).includes(opts.tokenizer))
+          throw new ConfigError(
+            `--tokenizer must be one of ${TOKENIZER_NAMES.join(", ")}, got ${JSON.stringify(opts.tokenizer)}`,
+          );
+        const { config } = loadConfig({ configArgs: opts.config, defaultConfig: "default" });
+        const report = await tokensReport(paths, config, opts.tokenizer as TokenizerName | undefined);
+        process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${table(report)}\n`);
+      } catch (err) {
+        if (!(err instanceof TrajectoryFormatError) && !(err instanceof ConfigError)) throw err;
+        command.error(`patchloop tokens: ${err.message}`, { exitCode: 2, code: "patchloop.tokens.input" });
+      }
+    });
+}
