@@ -1,19 +1,35 @@
+import { PATCH_EXCLUDES } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
 
+/** A shell word in single quotes. */
+const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
 /**
- * The work tree's changes against `base` (new files included) as a unified diff that `git apply`
- * takes on the base commit. A temporary index is used, so the repository's own index is untouched.
+ * The script behind {@link workTreeDiff}, for a shell whose working directory is in the work tree.
+ * It stages into a temporary copy of the index (the repository's own index is never written):
+ * tracked changes, then new files that neither the ignore rules nor PATCH_EXCLUDES match, and
+ * prints `git diff --cached --binary` against `base`.
  */
-export async function workTreeDiff(env: Environment, base: string, timeout = 120): Promise<string> {
-  const script = [
+export function workTreeDiffScript(base: string): string {
+  const excludes = PATCH_EXCLUDES.map((p) => quoted(`:/!${p}`)).join(" ");
+  return [
     "set -e",
     "tmp=$(mktemp)",
     `trap 'rm -f "$tmp" "$tmp.log"' EXIT`,
     `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
-    `GIT_INDEX_FILE="$tmp" git add -A >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${base} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git add -u >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git add -A -- :/ ${excludes} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${quoted(base)} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
   ].join("\n");
-  const r = await env.exec(script, { timeout });
+}
+
+/**
+ * The work tree's changes against `base` (new files included, except ignored ones and those in
+ * PATCH_EXCLUDES) as a unified diff that `git apply` takes on the base commit. A temporary index is
+ * used, so the repository's own index is untouched.
+ */
+export async function workTreeDiff(env: Environment, base: string, timeout = 120): Promise<string> {
+  const r = await env.exec(workTreeDiffScript(base), { timeout });
   if (r.returncode !== 0) {
     throw new Error(`git diff of the work tree failed (exit ${r.returncode}): ${r.output.slice(0, 500)}`);
   }

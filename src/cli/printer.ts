@@ -5,18 +5,32 @@ import { textOf } from "../agent/protocols/types.js";
 const clip = (s: string, max: number) =>
   s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s;
 
+export interface PrinterOptions {
+  /** Steps left after a step, for its STEP line (null or absent: no step limit, nothing shown). */
+  stepsLeft?: (step: number) => number | null;
+  /** Print each reply's ACTION lines (default true; an interactive run shows actions itself). */
+  actions?: boolean;
+}
+
 /**
  * Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). Every
  * text goes through `scrub` first (the CLI passes the config's secret scrubber: an API key the
- * model printed from a file is shown as ***).
+ * model printed from a file is shown as ***). Each thing is printed once: the tool message that
+ * repeats a format error for its call id is left out, since the FORMAT ERROR message that follows
+ * says the same.
  */
 export function createPrinter(
   write: (s: string) => void,
   color: boolean,
   scrub: (text: string) => string = (t) => t,
+  options: PrinterOptions = {},
 ): (e: AgentEvent) => void {
   const c = pc.createColors(color);
   const out = (s: string) => write(scrub(s));
+  const stepLine = (step: number) => {
+    const left = options.stepsLeft?.(step) ?? null;
+    return left === null ? `STEP ${step}` : `STEP ${step} (${left} step${left === 1 ? "" : "s"} left)`;
+  };
   return (e) => {
     if (e.type === "model_call") return;
     if (e.type === "model_retry") {
@@ -39,7 +53,7 @@ export function createPrinter(
       return;
     }
     if (m.role === "assistant") {
-      out(`${c.bold(c.magenta(`STEP ${e.step}`))}\n`);
+      out(`${c.bold(c.magenta(stepLine(e.step)))}\n`);
       const commands = ((m.extra?.actions ?? []) as Array<{ command?: string }>).filter(
         (a) => a.command !== undefined,
       );
@@ -48,11 +62,13 @@ export function createPrinter(
         commands.length > 0 ? textOf(m).replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, "") : textOf(m);
       const thought = text.trim();
       if (thought) out(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
+      if (options.actions === false) return;
       for (const a of commands) out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
       for (const call of m.tool_calls ?? [])
         out(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
       return;
     }
+    if (m.role === "tool" && m.extra?.format_error) return;
     const label = m.extra?.format_error
       ? c.red("FORMAT ERROR")
       : m.extra?.timed_out

@@ -1,11 +1,22 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { runAgent } from "../agent/agent.js";
+import pc from "picocolors";
+import { type AgentResult, runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
+import { createProtocol } from "../agent/protocols/create.js";
 import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
+import type { Environment } from "../environments/types.js";
+import { endOfRun } from "../interactive/end-of-run.js";
+import { FINISH_CHOICES, type FinishChoice } from "../interactive/finish.js";
+import { Keyboard } from "../interactive/keyboard.js";
+import { modeNote, resolveMode } from "../interactive/modes.js";
+import { terminalAsk } from "../interactive/prompts.js";
+import { InteractiveSession } from "../interactive/session.js";
+import { closeWorkspace, environmentFor, openWorkspace, type Workspace } from "../interactive/workspace.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -19,6 +30,10 @@ interface RunFlags extends AgentFlags {
   taskFile?: string;
   output?: string;
   quiet?: boolean;
+  mode?: string;
+  inPlace?: boolean;
+  allowDirty?: boolean;
+  finish?: string;
 }
 
 function stamp(): string {
@@ -69,6 +84,18 @@ export function runOutputDir(repo: string, flag: string | undefined, notice: (m:
   }
 }
 
+/** `YYYYMMDD-HHMMSS-xxxx`: the run's id (the worktree's branch is `patchloop/<id>`). */
+function newRunId(): string {
+  return `${stamp()}-${randomBytes(2).toString("hex")}`;
+}
+
+function finishFlag(flag: string | undefined): FinishChoice | undefined {
+  if (flag === undefined) return undefined;
+  if (!(FINISH_CHOICES as readonly string[]).includes(flag))
+    throw new ConfigError(`--finish ${flag}: give one of ${FINISH_CHOICES.join(", ")}`);
+  return flag as FinishChoice;
+}
+
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const repo = resolve(flags.repo);
@@ -78,6 +105,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     throw new ConfigError(
       `--repo ${flags.repo}: not a git repository (no .git); patchloop needs git to record the patch`,
     );
+  if (flags.allowDirty && !flags.inPlace)
+    throw new ConfigError(
+      "--allow-dirty goes with --in-place: without it the agent works in a worktree at HEAD and your changes are never touched",
+    );
+  const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const mode = resolveMode(flags.mode, terminal);
+  const finish = finishFlag(flags.finish);
   const task = readTask(flags);
   const { config } = loadAgentConfig(flags, "default");
   if (!config.model.model_name)
@@ -93,58 +127,135 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const name = basename(repo);
   const instance = { repo: name, instance_id: name, problem_statement: task };
   checkTemplates(config, instance);
-  const outDir = runOutputDir(repo, flags.output, (m) => process.stderr.write(`note: ${m}\n`));
+  const note = (m: string) => process.stderr.write(`note: ${m}\n`);
+  const outDir = runOutputDir(repo, flags.output, note);
   const trajPath = join(outDir, name, `${name}.traj.json`);
   const patchPath = join(outDir, name, `${name}.patch`);
-  const env = await openTaskEnvironment(config, repo);
-  const abort = new AbortController();
+  const ws = await openWorkspace({
+    repo,
+    mode: flags.inPlace ? "in-place" : "worktree",
+    allowDirty: flags.allowDirty === true,
+    runId: newRunId(),
+    worktreeDir: join(outDir, "worktree", name),
+  });
+  const color = process.stdout.isTTY === true;
+  const scrub = createScrubber(secretsOf({ config }));
+  const write = (s: string) => process.stdout.write(s);
+  describeWorkspace(ws, (m) => write(`${m}\n`));
+  const run = new AbortController();
+  let env: Environment;
+  try {
+    env = await openTaskEnvironment(
+      { ...config, environment: await environmentFor(ws, config.environment) },
+      ws.dir,
+    );
+  } catch (err) {
+    await closeWorkspace(ws, false).catch(() => {});
+    throw err;
+  }
+  const runner = createActionRunner(config);
+  const keyboard = terminal
+    ? new Keyboard(run, (line) => write(`\n${pc.createColors(color).yellow(line)}\n`))
+    : null;
+  const session = keyboard
+    ? new InteractiveSession({
+        mode,
+        config,
+        protocol: createProtocol(config, runner.specs),
+        env,
+        ask: terminalAsk(run.signal),
+        keyboard,
+        run,
+        write,
+        color,
+        scrub,
+      })
+    : null;
   const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
+    if (run.signal.aborted) process.exit(130);
     process.stderr.write("\ninterrupted: saving the trajectory (press Ctrl-C again to quit at once)\n");
-    abort.abort();
+    run.abort();
   };
-  process.on("SIGINT", onSignal);
+  if (keyboard) keyboard.listen();
+  else process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const limit = config.agent.step_limit;
   const print = flags.quiet
     ? undefined
-    : createPrinter(
-        (s) => process.stdout.write(s),
-        process.stdout.isTTY === true,
-        createScrubber(secretsOf({ config })),
-      );
+    : createPrinter(write, color, scrub, {
+        stepsLeft: session ? (step) => session.stepsLeft(step) : (step) => (limit > 0 ? limit - step : null),
+        actions: session === null,
+      });
+  if (session) write(`${modeNote(mode)}\n\n`);
+  let result: AgentResult;
   try {
-    const result = await runAgent({
+    result = await runAgent({
       config,
-      model,
+      model: session ? session.wrapModel(model) : model,
       env,
-      runner: createActionRunner(config),
+      runner: session ? session.wrapRunner(runner) : runner,
       task,
       instance,
       instanceId: name,
       trajectoryPath: trajPath,
       onEvent: print,
-      signal: abort.signal,
+      hooks: session?.hooks(),
+      signal: run.signal,
+      baseCommit: ws.base,
     });
-    const masked = result.trajectory.info.submission_masked_lines;
-    if (masked)
-      process.stderr.write(
-        `WARNING: ${masked} line(s) of the patch held a secret value (an API key or token) and were masked as ***; ` +
-          "the patch may no longer apply where a masked line was context.\n",
-      );
-    await writeFileAtomic(patchPath, result.submission);
-    await writeFileAtomic(
-      join(outDir, "preds.json"),
-      `${JSON.stringify({ [name]: { instance_id: name, model_name_or_path: config.model.model_name, model_patch: result.submission } }, null, 2)}\n`,
-    );
-    process.stdout.write(
-      `exit status: ${result.exitStatus} (${result.exitMessage})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${result.submission.length} bytes)\n`,
-    );
-    return result.exitStatus === "Submitted" ? 0 : 1;
   } finally {
+    keyboard?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await env.close();
   }
+  const masked = result.trajectory.info.submission_masked_lines;
+  if (masked)
+    process.stderr.write(
+      `WARNING: ${masked} line(s) of the patch held a secret value (an API key or token) and were masked as ***; ` +
+        "the patch may no longer apply where a masked line was context.\n",
+    );
+  await writeFileAtomic(patchPath, result.submission);
+  await writeFileAtomic(
+    join(outDir, "preds.json"),
+    `${JSON.stringify({ [name]: { instance_id: name, model_name_or_path: config.model.model_name, model_patch: result.submission } }, null, 2)}\n`,
+  );
+  write(
+    `exit status: ${result.exitStatus} (${result.exitMessage})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${result.submission.length} bytes)\n`,
+  );
+  await endOfRun({
+    ws,
+    choice: finish ?? (session ? null : ws.mode === "worktree" ? "discard" : "apply"),
+    ask: terminalAsk(new AbortController().signal),
+    submission: result.submission,
+    patchPath,
+    message: `patchloop run ${ws.runId} (${result.exitStatus})\n\n${task.split("\n")[0].slice(0, 200)}\n`,
+    write,
+    color,
+    scrub,
+  });
+  return result.exitStatus === "Submitted" ? 0 : 1;
+}
+
+/** Says where the agent works, before it starts. */
+function describeWorkspace(ws: Workspace, say: (m: string) => void): void {
+  if (ws.mode === "in-place") {
+    say(
+      `--in-place: the agent works in ${ws.repo} itself` +
+        (ws.changesAtStart.length > 0
+          ? ` (--allow-dirty: your ${ws.changesAtStart.length} uncommitted change(s) will be part of the patch)`
+          : ""),
+    );
+    return;
+  }
+  say(
+    `the agent works in a worktree of ${ws.repo} at ${ws.base.slice(0, 12)} (HEAD), on the branch ${ws.branch}: ${ws.dir}; ` +
+      "your tree does not change until you choose at the end",
+  );
+  if (ws.changesAtStart.length > 0)
+    say(
+      `your ${ws.changesAtStart.length} uncommitted change(s) are not in the worktree (it starts from HEAD) and stay as they are`,
+    );
 }
 
 export function register(program: Command): void {
@@ -159,6 +270,17 @@ export function register(program: Command): void {
         "-o, --output <DIR>",
         "where to write the trajectory and patch, outside the repository (default: patchloop-runs/run-<time>)",
       )
-      .option("--quiet", "do not print the steps"),
+      .option("--quiet", "do not print the steps")
+      .option("--mode <MODE>", "confirm, yolo or human (default: confirm on a terminal, yolo otherwise)")
+      .option("--in-place", "work in the repository itself instead of a worktree at HEAD")
+      .option(
+        "--allow-dirty",
+        "with --in-place: work on a tree with uncommitted changes (they join the patch)",
+      )
+      .option(
+        "--finish <CHOICE>",
+        "what to do with the patch at the end: apply, branch or discard (default: ask on a terminal; " +
+          "otherwise discard in a worktree, apply in place; the patch file is written either way)",
+      ),
   ).action((flags: RunFlags) => guarded(() => runCommand(flags)));
 }

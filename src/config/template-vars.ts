@@ -3,7 +3,29 @@ import type { Config } from "./schema.js";
 
 /** The command whose output's first line submits the task (contract: DESIGN.md). */
 export const SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
-export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git add -A && git diff --cached`;
+
+/**
+ * New files that never enter a patch, besides those the repository's ignore rules match: bytecode,
+ * compiled extensions, packaging metadata, node_modules and top-level build output. Git pathspecs
+ * (`*` crosses `/`) from the top of the work tree; they apply to untracked files only (a change to a
+ * file the repository tracks is always part of the patch). docs/interactive.md lists them.
+ */
+export const PATCH_EXCLUDES = [
+  "*.py[co]",
+  "*__pycache__/*",
+  "*.so",
+  "*.egg-info/*",
+  "*node_modules/*",
+  "build/*",
+  "dist/*",
+] as const;
+
+/**
+ * The submit command: stages every change (tracked files, then new files that are neither ignored
+ * nor in PATCH_EXCLUDES), prints the staged diff against HEAD (plain `git diff` output, the patch
+ * the SWE-bench harness applies) and unstages it all again, so nothing is left staged.
+ */
+export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git add -u && git add -A -- :/ ${PATCH_EXCLUDES.map((p) => `':/!${p}'`).join(" ")} && git diff --cached && git reset -q`;
 
 /** Where the agent is in its budget; given to every template. */
 export interface StepVars {

@@ -77,7 +77,49 @@ function observationLines(c: Colors, o: ObservationView, full: boolean): string[
   }
   if (o.formatError) label += ` ${c.bold(c.red("[FORMAT ERROR]"))}`;
   if (o.timedOut) label += ` ${c.bold(c.red("[TIMED OUT]"))}`;
-  return [`${label}:`, shown(c, o.text, full)];
+  return [`${label}:`, timeoutOnce(c, o, full)];
+}
+
+/** A line that states a command's time limit ("stopped after 30 seconds", "timed out after 30 s"). */
+const LIMIT_STATED = /\b(?:timed out|stopped|killed) after \d+(?:\.\d+)? ?(?:seconds?|s)\b/i;
+
+/**
+ * A timed-out observation with its limit stated once: the template, the error line and the tool's
+ * note often each say it; the first line that does is kept, and a dim note says how many were left
+ * out (--full shows the text as the model got it).
+ */
+function timeoutOnce(c: Colors, o: ObservationView, full: boolean): string {
+  const text = shown(c, o.text, full);
+  if (full || !o.timedOut) return text;
+  let seen = 0;
+  const kept = text.split("\n").filter((line) => !LIMIT_STATED.test(line) || seen++ === 0);
+  if (seen < 2) return text;
+  const more = seen - 1;
+  kept.push(
+    c.dim(
+      `[the time limit was stated ${more} more time${more === 1 ? "" : "s"} here; --full shows the observation as sent]`,
+    ),
+  );
+  return kept.join("\n");
+}
+
+const NOT_RUN_SIBLING = "Not run: another tool call in the same reply was invalid.";
+
+/**
+ * The observations of a step with a format error's repeats left out: on the tool_calls protocol the
+ * error goes back once per call id (`Error: ...`, or "Not run: another tool call ...") and again in
+ * the message that follows; those replies are counted instead of printed (--full prints them).
+ */
+function onceEach(s: StepView, full: boolean): { shown: ObservationView[]; repeats: number } {
+  if (full) return { shown: s.observations, repeats: 0 };
+  const errors = s.observations.filter((o) => o.formatError);
+  const repeats = new Set<ObservationView>();
+  for (const o of errors) {
+    const said = o.text.replace(/^Error: /, "").trim();
+    const elsewhere = errors.some((other) => other !== o && !repeats.has(other) && other.text.includes(said));
+    if (said !== "" && (elsewhere || (said.startsWith(NOT_RUN_SIBLING) && errors.length > 1))) repeats.add(o);
+  }
+  return { shown: s.observations.filter((o) => !repeats.has(o)), repeats: repeats.size };
 }
 
 function stepLines(c: Colors, s: StepView, full: boolean): string[] {
@@ -99,7 +141,14 @@ function stepLines(c: Colors, s: StepView, full: boolean): string[] {
   if (s.actions.length === 0) lines.push(`${c.yellow("ACTION")}: (none parsed)`);
   for (const a of s.actions)
     lines.push(`${c.yellow(a.tool ? `ACTION [${neutralize(a.tool)}]` : "ACTION")}:`, neutralize(a.text));
-  for (const o of s.observations) lines.push(...observationLines(c, o, full));
+  const { shown: observations, repeats } = onceEach(s, full);
+  for (const o of observations) lines.push(...observationLines(c, o, full));
+  if (repeats > 0)
+    lines.push(
+      c.dim(
+        `[the same error also went back as the reply to ${repeats} tool call${repeats === 1 ? "" : "s"}; --full shows them]`,
+      ),
+    );
   lines.push("");
   return lines;
 }

@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { workTreeDiffScript } from "../agent/work-tree-diff.js";
+import { git, runGit } from "./git.js";
+import { closeWorkspace, type Workspace } from "./workspace.js";
+
+/**
+ * What becomes of the patch when the run ends (asked on a terminal, `--finish` otherwise):
+ * - `apply`: worktree: applied to the person's tree (the files change, nothing is staged);
+ *   in place: kept in the tree, where it already is;
+ * - `branch`: a commit of the patch on top of the start commit, on the branch `patchloop/<run-id>`;
+ *   the tree stays as it was (in place: the changes are taken out of it again);
+ * - `discard`: the tree stays as it was (in place: the changes are taken out). The patch file in
+ *   the run folder is kept either way.
+ */
+export type FinishChoice = "apply" | "branch" | "discard";
+
+export const FINISH_CHOICES: readonly FinishChoice[] = ["apply", "branch", "discard"];
+
+/** The objects a sandboxed agent wrote go to the worktree's git folder (workspace.ts): git here reads them too. */
+function gitEnv(ws: Workspace): Record<string, string> {
+  return ws.gitDirs ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: join(ws.gitDirs.admin, "objects") } : {};
+}
+
+/**
+ * The agent's changes as a patch against the start commit, taken here from the work folder (the
+ * same rules as the diff on exit: ignored files and PATCH_EXCLUDES left out, binary files whole).
+ * This is what `apply` and `branch` carry out, whatever text the model submitted.
+ */
+export async function workspacePatch(ws: Workspace): Promise<string> {
+  const r = await runGit(ws.dir, [workTreeDiffScript(ws.base)], { bash: true, env: gitEnv(ws) });
+  if (r.code !== 0)
+    throw new Error(
+      `the diff of ${ws.dir} could not be taken: ${(r.stdout + r.stderr).trim().slice(0, 500)}`,
+    );
+  return r.stdout;
+}
+
+/** Whether in-place changes can be taken out again (only when the tree was clean at the start). */
+export function canUndoInPlace(ws: Workspace): boolean {
+  return ws.mode === "worktree" || ws.changesAtStart.length === 0;
+}
+
+async function commitOf(ws: Workspace, patch: string, message: string): Promise<string> {
+  const tmp = await mkdtemp(join(tmpdir(), "patchloop-commit-"));
+  const env = { ...gitEnv(ws), GIT_INDEX_FILE: join(tmp, "index") };
+  try {
+    await git(ws.repo, ["read-tree", ws.base], { env });
+    await git(ws.repo, ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"], { env, input: patch });
+    const tree = (await git(ws.repo, ["write-tree"], { env })).trim();
+    const named = (await runGit(ws.repo, ["config", "user.email"])).stdout.trim() !== "";
+    const who: Record<string, string> = named
+      ? {}
+      : {
+          GIT_AUTHOR_NAME: "patchloop",
+          GIT_AUTHOR_EMAIL: "patchloop@localhost",
+          GIT_COMMITTER_NAME: "patchloop",
+          GIT_COMMITTER_EMAIL: "patchloop@localhost",
+        };
+    return (
+      await git(ws.repo, ["commit-tree", tree, "-p", ws.base, "-F", "-"], {
+        env: { ...env, ...who },
+        input: message,
+      })
+    ).trim();
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Takes in-place changes out of the tree again (the patch reversed). */
+async function undoInPlace(ws: Workspace, patch: string): Promise<void> {
+  await git(ws.repo, ["apply", "-R", "--binary", "--whitespace=nowarn", "-"], { input: patch });
+}
+
+/**
+ * Carries out the choice and ends the workspace (closeWorkspace). Returns what was done, one line
+ * each, for the console. A patch that does not apply to the person's tree is put on the branch
+ * instead, so it is never lost.
+ */
+export async function carryOut(
+  ws: Workspace,
+  choice: FinishChoice,
+  patch: string,
+  message: string,
+): Promise<string[]> {
+  const said: string[] = [];
+  if (patch === "") {
+    await closeWorkspace(ws, false);
+    return ["the agent changed nothing: there is no patch"];
+  }
+  let effective = choice;
+  if (ws.mode === "in-place" && choice !== "apply" && !canUndoInPlace(ws)) {
+    said.push(
+      `the tree had uncommitted changes of yours at the start, so the agent's changes cannot be told apart from them: they stay in ${ws.repo}`,
+    );
+    effective = "apply";
+  }
+  if (effective === "apply" && ws.mode === "worktree") {
+    const r = await runGit(ws.repo, ["apply", "--binary", "--whitespace=nowarn", "-"], {
+      input: patch,
+      env: gitEnv(ws),
+    });
+    if (r.code === 0) said.push(`applied to ${ws.repo} (the files are changed; nothing is staged)`);
+    else {
+      said.push(`the patch does not apply to ${ws.repo} as it is now: ${r.stderr.trim().split("\n")[0]}`);
+      effective = "branch";
+    }
+  } else if (effective === "apply") {
+    said.push(`the changes stay in ${ws.repo} (nothing is staged)`);
+  }
+  let commit: string | null = null;
+  if (effective === "branch") commit = await commitOf(ws, patch, message);
+  if (ws.mode === "in-place" && effective !== "apply") await undoInPlace(ws, patch);
+  await closeWorkspace(ws, commit !== null);
+  if (commit !== null) {
+    const branch = ws.branch ?? `patchloop/${ws.runId}`;
+    await git(ws.repo, ["branch", "--force", branch, commit]);
+    said.push(
+      `committed on the branch ${branch} (${commit.slice(0, 12)}, on top of ${ws.base.slice(0, 12)}); your tree is as it was. ` +
+        `See it with: git -C ${ws.repo} show ${branch}`,
+    );
+  } else if (effective === "discard") {
+    said.push(
+      ws.mode === "worktree"
+        ? `discarded: ${ws.repo} is as it was`
+        : `taken out of ${ws.repo} again: it is as it was`,
+    );
+  }
+  return said;
+}
