@@ -58,6 +58,20 @@ describeWithEngine("bwrap", "eval in a bubblewrap sandbox around a copy of --rep
     expect(summary.unresolved_ids).toEqual(["acme__calc-2"]);
     const log = readFileSync(join(root, "out", "bw", "acme__calc-1", "test_output.txt"), "utf8");
     expect(log).toContain("Updated 2 paths from");
+    // The sandbox shows the work tree at /testbed; the check ran there first, with Debian's python3.
+    const entry = JSON.parse(readFileSync(join(root, "out", "bw", "acme__calc-1", "report.json"), "utf8"))[
+      "acme__calc-1"
+    ];
+    expect(entry.environment).toMatchObject({
+      kind: "bwrap",
+      python: {
+        executable: "/usr/bin/python3",
+        declared: { interpreter: "/usr/bin/python3", PYTHONPATH: "/testbed" },
+        work_tree: "/testbed",
+        package: { name: "calc", file: "/testbed/calc/__init__.py", inside_work_tree: true },
+      },
+      check: { status: "ok", cached: false, problems: [] },
+    });
     expect(log).not.toContain("fatal:");
     expect(
       execFileSync("git", ["worktree", "list"], { cwd: f.clone, encoding: "utf8" }).trim().split("\n"),

@@ -22,6 +22,8 @@ export interface EvalEnvironment {
   hostPython: boolean;
   /** Repository root inside the environment, at the instance's base commit. */
   repoDir: string;
+  /** The same folder on the host, where the environment shows a host folder (local: the same; bwrap: mounted at /testbed). */
+  hostRepoDir?: string;
   /** A writable folder inside the environment outside the repository (patch.diff, eval.sh). */
   scratchDir: string;
   /** eval.sh's activation lines (`CONDA_ACTIVATE` in SWE-bench images, none on the host). */

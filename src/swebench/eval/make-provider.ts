@@ -38,13 +38,14 @@ export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
       reposDir: o.reposDir,
       mode: "clone",
       kind: "bwrap",
-      open: async (worktree) => ({
-        env: await createEnvironment(
+      // The sandbox shows the work tree at /testbed (its cwd), as the instance images do.
+      open: async (worktree) => {
+        const env = await createEnvironment(
           { ...base, environment_class: "bwrap", cwd: "" },
           { repoDir: worktree, runId: o.runId },
-        ),
-        scratchDir: "/tmp",
-      }),
+        );
+        return { env, scratchDir: "/tmp", repoDir: env.cwd };
+      },
     });
   }
   const kind = o.kind === "podman" ? "podman" : "docker";

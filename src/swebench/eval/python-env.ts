@@ -103,6 +103,7 @@ export async function declarePython(
   repoDir: string,
   scratchDir: string,
   spec: PythonEnvSpec,
+  hostRepoDir = repoDir,
 ): Promise<DeclaredPython> {
   let interpreter: string;
   if (spec.venv) {
@@ -135,7 +136,7 @@ export async function declarePython(
   await env.exec(`chmod +x ${wrappers.map(([n]) => q(`${binDir}/${n}`)).join(" ")}`, { timeout: 30 });
 
   const pkg = spec.package;
-  const entries = spec.pythonpath ?? (pkg && existsSync(join(repoDir, "src", pkg)) ? ["src"] : ["."]);
+  const entries = spec.pythonpath ?? (pkg && existsSync(join(hostRepoDir, "src", pkg)) ? ["src"] : ["."]);
   const pythonpath = entries
     .map((e) => (isAbsolute(e) ? e : e === "." ? repoDir : join(repoDir, e)))
     .join(":");

@@ -99,7 +99,13 @@ const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 async function prepare(handle: EvalEnvironment, spec: InstanceTestSpec): Promise<Prepared> {
   let declared: DeclaredPython | undefined;
   if (handle.hostPython)
-    declared = await declarePython(handle.env, handle.repoDir, handle.scratchDir, spec.python);
+    declared = await declarePython(
+      handle.env,
+      handle.repoDir,
+      handle.scratchDir,
+      spec.python,
+      handle.hostRepoDir,
+    );
   const lines = declared?.lines ?? [];
   const probe = await probePython(
     handle.env,

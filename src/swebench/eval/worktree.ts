@@ -59,7 +59,10 @@ export interface WorktreeProviderOptions {
    * Opens the environment on the worktree and says where its scratch folder is; default: the
    * local environment, scratch in a host temp folder beside the worktree.
    */
-  open?: (worktree: string, scratchOnHost: string) => Promise<{ env: Environment; scratchDir: string }>;
+  open?: (
+    worktree: string,
+    scratchOnHost: string,
+  ) => Promise<{ env: Environment; scratchDir: string; repoDir?: string }>;
   /** Recorded kind (default `local`, or `bwrap` for the sandbox). */
   kind?: string;
 }
@@ -108,7 +111,7 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
       await rm(base, { recursive: true, force: true });
       throw err;
     }
-    let opened: { env: Environment; scratchDir: string };
+    let opened: { env: Environment; scratchDir: string; repoDir?: string };
     try {
       opened = options.open
         ? await options.open(worktree, scratch)
@@ -128,7 +131,8 @@ export function worktreeProvider(options: WorktreeProviderOptions): EnvironmentP
       env: opened.env,
       kind: options.kind ?? "local",
       hostPython: true,
-      repoDir: worktree,
+      repoDir: opened.repoDir ?? worktree,
+      hostRepoDir: worktree,
       scratchDir: opened.scratchDir,
       activate: [],
       safeDirectory: false,
