@@ -89,12 +89,12 @@ describe("image templates and platforms", () => {
   });
 
   it("the config refuses a bad template or platform, naming the key", () => {
-    expect(() => loadConfig({ configArgs: ["environment.image_template=reg/{nope}"], defaultConfig: "swebench" })).toThrow(
-      /environment\.image_template.*not a usable image template: unknown field \{nope\}/s,
-    );
-    expect(() => loadConfig({ configArgs: ["environment.platform=amd64"], defaultConfig: "swebench" })).toThrow(
-      /environment\.platform.*a platform is os\/arch\[\/variant\], e\.g\. linux\/amd64/s,
-    );
+    expect(() =>
+      loadConfig({ configArgs: ["environment.image_template=reg/{nope}"], defaultConfig: "swebench" }),
+    ).toThrow(/environment\.image_template.*not a usable image template: unknown field \{nope\}/s);
+    expect(() =>
+      loadConfig({ configArgs: ["environment.platform=amd64"], defaultConfig: "swebench" }),
+    ).toThrow(/environment\.platform.*a platform is os\/arch\[\/variant\], e\.g\. linux\/amd64/s);
     const { config } = loadConfig({
       configArgs: ["environment.platform=linux/amd64", "environment.image_template=r/{id}"],
       defaultConfig: "swebench",
