@@ -183,6 +183,8 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       redo: flags.redoExisting,
       python: flags.python,
       checkEnv,
+      checkEnvOff:
+        flags.checkEnv === false ? "--no-check-env" : `off by default in ${kind} images; --check-env runs it`,
       checkCacheDir: flags.envCheckCache ?? defaultEnvCheckCacheDir(),
       scope,
       signal,

@@ -133,7 +133,9 @@ describe.skipIf(!havePytest())("the environment check (local worktrees, venvs of
     });
     expect(r.code).toBe(0);
     expect(r.err).toContain("WARNING: --no-check-env: the environment is not checked before grading");
-    expect(r.out).toContain("environment check: OFF");
+    expect(r.out).toContain(
+      "environment check: OFF (--no-check-env): nothing tested that this environment grades like the harness's",
+    );
     expect(r.out).toContain(
       `Warnings:\n  acme__shade-1: shade is imported from ${join(f.site.shadow, "shade", "__init__.py")}, outside the work tree (environment check off)`,
     );

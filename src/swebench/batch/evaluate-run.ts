@@ -56,6 +56,7 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
     }),
     timeout: EVAL_TIMEOUT,
     checkEnv: kind === "local" || kind === "bwrap",
+    checkEnvOff: `off by default in ${kind} images`,
     checkCacheDir: defaultEnvCheckCacheDir(),
     scope: selection
       ? runScope(selection, o.rows.length)

@@ -39,6 +39,8 @@ export interface EvaluateOptions {
   python?: string;
   /** Run the environment check before grading each instance (env-check.ts). Default false. */
   checkEnv?: boolean;
+  /** Why the check is off, for the report (e.g. `turned off with --no-check-env`). */
+  checkEnvOff?: string;
   /** Where checks are cached (default: none; the CLI passes `defaultEnvCheckCacheDir()`). */
   checkCacheDir?: string;
   /** What `total_instances` counts, for the report (default: the dataset given). */
@@ -121,6 +123,7 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
   const summaryOptions: SummaryOptions = {
     scope: options.scope,
     checkEnv: options.checkEnv ?? false,
+    checkEnvOff: options.checkEnvOff,
     infraLabels: {},
   };
   let chain = Promise.resolve();

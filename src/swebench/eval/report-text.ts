@@ -79,7 +79,7 @@ export function formatRunReport(s: RunSummary, flips?: Flips & { against: string
   out.push(
     c.enabled
       ? `environment check: on (${c.checked} checked, ${c.cached} from the cache, ${c.mismatches} mismatched); harness ${pl.harness_version} rules`
-      : `environment check: OFF: nothing tested that this environment grades like the harness's; harness ${pl.harness_version} rules`,
+      : `environment check: OFF (${c.off ?? "not asked for"}): nothing tested that this environment grades like the harness's; harness ${pl.harness_version} rules`,
   );
   const repos = Object.entries(pl.per_repo);
   if (repos.length > 0) {

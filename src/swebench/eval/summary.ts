@@ -26,6 +26,8 @@ export interface SummaryCheck {
   checked: number;
   cached: number;
   mismatches: number;
+  /** Why the check was off (only when it was). */
+  off?: string;
 }
 
 /**
@@ -87,6 +89,8 @@ export interface SummaryOptions {
   scope?: SummaryScope;
   /** Whether the environment check was on. */
   checkEnv?: boolean;
+  /** Why it is off. */
+  checkEnvOff?: string;
   /** v5: the infrastructure label of each unresolved or failed instance (infra-failure.ts). */
   infraLabels?: Record<string, { reason: string; tier: "environment" | "ambiguous" }>;
 }
@@ -124,6 +128,7 @@ export function makeRunSummary(
     noResults: new Set<string>(),
   };
   const check: SummaryCheck = { enabled: options.checkEnv ?? false, checked: 0, cached: 0, mismatches: 0 };
+  if (!check.enabled) check.off = options.checkEnvOff ?? "not asked for";
   const ranWith: Record<string, string> = {};
   const warnings: Record<string, string[]> = {};
   const resolutions: Record<string, ResolvedStatus> = {};
