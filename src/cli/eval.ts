@@ -220,7 +220,9 @@ function collect(value: string, previous: string[] = []): string[] {
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("Grade predictions the way the official SWE-bench harness does (v4.1 by default)")
+    .description(
+      "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows), after checking that the environment grades like the harness's",
+    )
     .requiredOption(
       "--predictions <FILE|DIR>",
       "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
