@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { ModelConfig } from "../config/schema.js";
 import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
@@ -36,7 +36,12 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
   const { sdkOptions, cost } = clientSetup("anthropic", name, config, deps);
   const { max_tokens: maxTokens, ...rest } = requestKwargs(config.model_kwargs, name);
   const kwargs = translateOpenAIKwargs(rest);
-  const client = new Anthropic(sdkOptions);
+  // the SDK (hundreds of modules) is loaded at the first request, not when patchloop starts
+  let client: Anthropic | null = null;
+  const sdk = async (): Promise<Anthropic> => {
+    client ??= new (await import("@anthropic-ai/sdk")).default(sdkOptions);
+    return client;
+  };
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     let conversation: AnthropicConversation;
@@ -54,9 +59,11 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
       deps,
       request,
       (signal, overrides) =>
-        client.messages.create({ ...body, ...overrides } as unknown as MessageCreateParamsNonStreaming, {
-          signal,
-        }),
+        sdk().then((c) =>
+          c.messages.create({ ...body, ...overrides } as unknown as MessageCreateParamsNonStreaming, {
+            signal,
+          }),
+        ),
       parseAnthropicMessage,
       cost,
       { name: "max_tokens", value: max },

@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+// the error classes alone: the Anthropic SDK itself loads at its first request (anthropic-model.ts)
+import * as AnthropicErrors from "@anthropic-ai/sdk/error";
 import OpenAI from "openai";
 import { HttpStatusError, InvalidJsonBodyError } from "./checked-fetch.js";
 import { retryAfterMs } from "./retry-after.js";
@@ -151,16 +152,19 @@ export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: A
     };
   }
   if (err instanceof MalformedResponseError) return { kind: "retryable", message: err.message };
-  if (err instanceof OpenAI.APIUserAbortError || err instanceof Anthropic.APIUserAbortError) {
+  if (err instanceof OpenAI.APIUserAbortError || err instanceof AnthropicErrors.APIUserAbortError) {
     return { kind: "aborted", message: "request aborted" };
   }
-  if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
+  if (
+    err instanceof OpenAI.APIConnectionTimeoutError ||
+    err instanceof AnthropicErrors.APIConnectionTimeoutError
+  ) {
     return { kind: "retryable", message: `no response within ${timeoutSeconds} s (model.request_timeout)` };
   }
-  if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) {
+  if (err instanceof OpenAI.APIConnectionError || err instanceof AnthropicErrors.APIConnectionError) {
     return { kind: "retryable", message: `connection failed: ${describeConnection(chain.slice(1))}` };
   }
-  if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
+  if (err instanceof OpenAI.APIError || err instanceof AnthropicErrors.APIError) {
     const status = typeof err.status === "number" ? err.status : undefined;
     const kind = status !== undefined && retryableStatus(status) ? "retryable" : "fatal";
     return { kind, status, message: err.message };
