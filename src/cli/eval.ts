@@ -221,7 +221,7 @@ export function register(program: Command): void {
   program
     .command("eval")
     .description(
-      "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows), after checking that the environment grades like the harness's",
+      "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows); on the host it first checks that the environment grades like the harness's",
     )
     .requiredOption(
       "--predictions <FILE|DIR>",
