@@ -1,0 +1,121 @@
+import type { Config } from "../config/schema.js";
+import type { Model } from "../models/types.js";
+import { openInstanceEnvironment } from "../swebench/batch/instance-environment.js";
+import { createWorkspace } from "../swebench/batch/workspace.js";
+import type { SwebenchInstance } from "../swebench/types.js";
+import { localize } from "./localize.js";
+import { readThroughEnvironment } from "./read-environment.js";
+import { readWorkTree } from "./read-worktree.js";
+import { type ReadLimits, type RepoSnapshot, sharedDocStore } from "./repo-files.js";
+import { type RerankSettings, rerankFiles } from "./rerank.js";
+import type { LocalizationLine, RerankRecord } from "./types.js";
+
+/** The repository of a SWE-bench row at its base commit, and how to let it go. */
+export type RepoReader = (
+  row: SwebenchInstance,
+  signal?: AbortSignal,
+) => Promise<{ snapshot: RepoSnapshot; release: () => Promise<void> }>;
+
+/** Checkouts made from `reposDir`'s `owner__repo` clones (workspace.ts) under `root`, read from this machine. */
+export function reposDirReader(reposDir: string, root: string, limits: ReadLimits): RepoReader {
+  return async (row) => {
+    const ws = await createWorkspace(reposDir, row, root);
+    try {
+      return { snapshot: await readWorkTree(ws.dir, sharedDocStore(), limits), release: ws.remove };
+    } catch (err) {
+      await ws.remove();
+      throw err;
+    }
+  };
+}
+
+/** The instance's own environment (a docker or podman container of its image), read through it. */
+export function environmentReader(
+  config: Config,
+  workRoot: string,
+  limits: ReadLimits,
+  runId?: string,
+): RepoReader {
+  return async (row, signal) => {
+    const opened = await openInstanceEnvironment(config, row, { workRoot, runId });
+    try {
+      const snapshot = await readThroughEnvironment(opened.env, sharedDocStore(), limits, {
+        timeout: Math.max(config.environment.timeout, 300),
+        signal,
+      });
+      return { snapshot, release: opened.cleanup };
+    } catch (err) {
+      await opened.cleanup().catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+export interface RowSettings {
+  topK: number;
+  topSymbols: number;
+  /** With a model: the optional re-rank. */
+  rerank?: { model: Model; settings: RerankSettings };
+}
+
+export interface RowResult {
+  line: LocalizationLine;
+  seconds: number;
+  filesIndexed: number;
+  rerank?: RerankRecord;
+}
+
+/**
+ * Localizes one row: a clear error in `line.error` (files and symbols empty) when the row has no
+ * problem statement, its repository cannot be had or its base commit is missing; never rejects.
+ */
+export async function localizeRow(
+  row: SwebenchInstance,
+  read: RepoReader,
+  settings: RowSettings,
+  signal?: AbortSignal,
+): Promise<RowResult> {
+  const t0 = performance.now();
+  const id = String(row.instance_id);
+  const fail = (message: string): RowResult => ({
+    line: { instance_id: id, files: [], symbols: [], error: message },
+    seconds: (performance.now() - t0) / 1000,
+    filesIndexed: 0,
+  });
+  if (typeof row.problem_statement !== "string" || row.problem_statement.trim() === "")
+    return fail(
+      `the row has ${typeof row.problem_statement === "string" ? "an empty" : "no"} problem_statement: there is no issue text to localize from`,
+    );
+  let got: Awaited<ReturnType<RepoReader>>;
+  try {
+    got = await read(row, signal);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  try {
+    const r = await localize(row.problem_statement, got.snapshot, settings);
+    let files = r.files;
+    let rerank: RerankRecord | undefined;
+    if (settings.rerank) {
+      const rr = await rerankFiles(
+        settings.rerank.model,
+        row.problem_statement,
+        files,
+        settings.rerank.settings,
+        signal,
+      );
+      files = rr.files;
+      rerank = rr.record;
+    }
+    return {
+      line: { instance_id: id, files, symbols: r.symbols },
+      seconds: (performance.now() - t0) / 1000,
+      filesIndexed: got.snapshot.files.length,
+      rerank,
+    };
+  } catch (err) {
+    return fail(`localization failed: ${(err as Error).message}`);
+  } finally {
+    await got.release().catch(() => undefined);
+  }
+}

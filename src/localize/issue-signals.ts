@@ -1,0 +1,143 @@
+/**
+ * What an issue's text says about where the bug is, read without a model: traceback frames, paths,
+ * dotted names, identifiers (with where they appear: the title, code, backticks, prose), error
+ * messages and test names. rank.ts maps these onto the files of the repository.
+ */
+
+/** One frame of a traceback, outermost first within its traceback. */
+export interface Frame {
+  /** The path as written (backslashes turned into slashes). */
+  path: string;
+  line: number;
+  /** The function of the frame (`<module>` at top level), "" when the format has none. */
+  func: string;
+  /** Which traceback of the issue (0 = the first). */
+  traceback: number;
+  /** Position in its traceback (0 = outermost). */
+  index: number;
+}
+
+/** Where an identifier was seen; each counts once per place. */
+export interface IdentifierUse {
+  count: number;
+  title: boolean;
+  /** Inside backticks (inline code). */
+  backticked: boolean;
+  /** Inside a code block, a `>>>` session or a traceback. */
+  code: boolean;
+}
+
+export interface IssueSignals {
+  frames: Frame[];
+  /** Path-like strings (`pkg/module.py`, `docs/conf.py`), in order of first mention. */
+  paths: string[];
+  /** Dotted names (`pkg.module`, `Class.method`, `module.Class.method`), in order of first mention. */
+  dotted: string[];
+  identifiers: Map<string, IdentifierUse>;
+  /** Exception messages (`ValueError: ...` lines) and quoted strings from `raise` lines. */
+  messages: string[];
+  /** The first line: the title on GitHub issues. */
+  title: string;
+}
+
+const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g;
+/** pytest's short frames: `src/pkg/mod.py:123: in func` or `pkg/mod.py:45: ValueError`. */
+const PYTEST_FRAME =
+  /^([\w./\\-]+\.py):(\d+):(?: in ([\w<>.]+)$|\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b)/gm;
+const PATH =
+  /(?:^|[\s`'"([=:])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyx|pxd|pyi|rst|txt|cfg|toml|ini|json|yaml|yml|c|h|cpp|js|ts|html|css|md))(?=$|[\s`'"),:;\]]|\.\s)/gm;
+const DOTTED = /(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g;
+const IDENT = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*|(?<=\.)[A-Za-z_][A-Za-z0-9_]*/g;
+const EXCEPTION_LINE =
+  /^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))(?:\s*:\s*(.+))?$/gm;
+const RAISE_STRING = /raise\s+[\w.]+\(\s*[rfbu]?(["'])(.{8,}?)\1/g;
+
+/** Text inside fenced code blocks, `>>>` sessions and tracebacks, and the inline backtick spans. */
+function splitCode(text: string): { code: string; inline: string[]; prose: string } {
+  const code: string[] = [];
+  const inline: string[] = [];
+  let prose = text.replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (_, body: string) => {
+    code.push(body);
+    return "\n";
+  });
+  prose = prose.replace(/`([^`\n]+)`/g, (_, span: string) => {
+    inline.push(span);
+    return " ";
+  });
+  const proseLines: string[] = [];
+  for (const line of prose.split("\n")) {
+    if (/^\s*(>>>|\.\.\.|In \[\d+\]:|Out\[\d+\]:|Traceback|File ")|^ {4,}\S/.test(line)) code.push(line);
+    else proseLines.push(line);
+  }
+  return { code: code.join("\n"), inline, prose: proseLines.join("\n") };
+}
+
+function frames(text: string): Frame[] {
+  const out: Frame[] = [];
+  // A traceback is a run of frames; a new one starts after a line that is not part of a frame.
+  let traceback = -1;
+  let lastEnd = -1;
+  let index = 0;
+  const found: Array<{ at: number; end: number; path: string; line: number; func: string }> = [];
+  for (const m of text.matchAll(PY_FRAME))
+    found.push({ at: m.index, end: m.index + m[0].length, path: m[1], line: Number(m[2]), func: m[3] ?? "" });
+  for (const m of text.matchAll(PYTEST_FRAME))
+    found.push({ at: m.index, end: m.index + m[0].length, path: m[1], line: Number(m[2]), func: m[3] ?? "" });
+  found.sort((a, b) => a.at - b.at);
+  for (const f of found) {
+    const between = lastEnd < 0 ? "" : text.slice(lastEnd, f.at);
+    // Frames of one traceback are separated by their source lines only (a line or two each).
+    const sameTraceback =
+      lastEnd >= 0 && between.split("\n").length <= 8 && !/Traceback \(most recent/.test(between);
+    if (!sameTraceback) {
+      traceback++;
+      index = 0;
+    }
+    out.push({ path: f.path.replace(/\\/g, "/"), line: f.line, func: f.func, traceback, index: index++ });
+    lastEnd = f.end;
+  }
+  return out;
+}
+
+function uniq(items: Iterable<string>): string[] {
+  return [...new Set(items)];
+}
+
+/** Reads the signals out of an issue's text. */
+export function issueSignals(text: string): IssueSignals {
+  const title = text.split("\n", 1)[0].trim();
+  const { code, inline, prose } = splitCode(text);
+  const identifiers = new Map<string, IdentifierUse>();
+  const note = (source: string, where: "title" | "backticked" | "code" | "prose") => {
+    for (const m of source.matchAll(IDENT)) {
+      const id = m[0];
+      if (id.length < 3) continue;
+      let use = identifiers.get(id);
+      if (!use) {
+        use = { count: 0, title: false, backticked: false, code: false };
+        identifiers.set(id, use);
+      }
+      use.count++;
+      if (where === "title") use.title = true;
+      else if (where === "backticked") use.backticked = true;
+      else if (where === "code") use.code = true;
+    }
+  };
+  note(title, "title");
+  for (const span of inline) note(span, "backticked");
+  note(code, "code");
+  note(prose, "prose");
+
+  const messages: string[] = [];
+  for (const m of text.matchAll(EXCEPTION_LINE))
+    if (m[2] && m[2].trim().length >= 8) messages.push(m[2].trim());
+  for (const m of text.matchAll(RAISE_STRING)) messages.push(m[2]);
+
+  const paths = uniq([...text.matchAll(PATH)].map((m) => m[1].replace(/\\/g, "/")));
+  const dotted = uniq(
+    [code, ...inline, prose]
+      .flatMap((s) => [...s.matchAll(DOTTED)].map((m) => m[0]))
+      .filter((d) => !/\.(py|rst|txt|cfg|toml|html|md)$/.test(d)),
+  );
+  return { frames: frames(text), paths, dotted, identifiers, messages: uniq(messages), title };
+}

@@ -1,0 +1,266 @@
+import { createHash } from "node:crypto";
+import { luceneTermCounts } from "./lucene-analyzer.js";
+import { type PythonOutline, pythonOutline } from "./python-defs.js";
+import { mergeVectors, TermCounter, type TermVector, termVector, vectorOf } from "./tokenize.js";
+
+/**
+ * The files of a repository as the localizer sees them: text files up to a size limit, each
+ * analysed at most once per process. Analyses are kept per git blob id in a {@link DocStore}, so
+ * the instances of one repository at different commits share the work for every file that did not
+ * change between them.
+ */
+
+/** What a file is, for the ranking's priors: source, a test, documentation, or anything else. */
+export type FileKind = "source" | "test" | "doc" | "other";
+
+const SOURCE_EXT =
+  /\.(py|pyx|pxd|pyi|c|h|cc|cpp|hpp|cxx|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|scala|rb|php|cs|swift|m|sh|pl|lua|r|jl|f90|f)$/i;
+/** Folders of documentation, examples and benchmarks: not the code an issue is about, usually. */
+const DOC_DIRS = new Set(["doc", "docs", "example", "examples", "benchmark", "benchmarks", "asv_bench"]);
+const DOC_EXT = /\.(rst|md|txt|adoc|html|tex)$/i;
+
+export function fileKind(path: string): FileKind {
+  const parts = path.toLowerCase().split("/");
+  const name = parts[parts.length - 1];
+  const dirs = parts.slice(0, -1);
+  if (
+    dirs.some((d) => d === "test" || d === "tests" || d === "testing") ||
+    /^test_.*\.py$|_tests?\.py$|^tests?\.py$|^conftest\.py$/.test(name)
+  )
+    return "test";
+  if (DOC_EXT.test(name) || dirs.some((d) => DOC_DIRS.has(d))) return "doc";
+  if (SOURCE_EXT.test(name)) return "source";
+  return "other";
+}
+
+/** Limits on what is read. */
+export interface ReadLimits {
+  /** Files larger than this many bytes are skipped (counted in `skipped.huge`). */
+  maxFileBytes: number;
+}
+
+export const DEFAULT_LIMITS: ReadLimits = { maxFileBytes: 1_000_000 };
+
+/** Git's heuristic: a NUL byte in the first 8000 bytes makes a file binary. */
+export function isBinary(data: Buffer): boolean {
+  return data.subarray(0, 8000).includes(0);
+}
+
+/** The git blob id of `data` (sha1 of `blob <size>\0` + content). */
+export function blobId(data: Buffer): string {
+  return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
+}
+
+const DEF_HINT =
+  /^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/gm;
+
+/** Lines of one chunk of a file for chunk-level BM25. */
+export const CHUNK_LINES = 60;
+
+/** One analysed file content; the analyses are made when first asked for. */
+export class Doc {
+  private vec?: TermVector;
+  private luc?: TermVector;
+  private outline?: PythonOutline | null;
+  private names?: Set<string>;
+  private chunkVecs?: TermVector[];
+  private chunkDf?: { n: number; length: number; df: TermVector };
+  readonly lower: string;
+
+  constructor(
+    readonly blob: string,
+    readonly text: string,
+  ) {
+    this.lower = text.toLowerCase();
+  }
+
+  /**
+   * The file's terms, analysed once: blocks of {@link CHUNK_LINES}/2 lines are counted, the file's
+   * vector is their sum, and each window of {@link CHUNK_LINES} lines is two neighbouring blocks.
+   */
+  private analyse(): void {
+    const lines = this.text.split("\n");
+    const half = CHUNK_LINES / 2;
+    const blocks: TermVector[] = [];
+    for (let at = 0; at === 0 || at < lines.length; at += half)
+      blocks.push(termVector(lines.slice(at, at + half).join("\n")));
+    const whole = new TermCounter();
+    for (const b of blocks) whole.addVector(b);
+    this.vec = whole.take();
+    this.chunkVecs =
+      blocks.length === 1 ? blocks : blocks.slice(0, -1).map((b, k) => mergeVectors(b, blocks[k + 1]));
+    const df = new TermCounter();
+    let length = 0;
+    for (const c of this.chunkVecs) {
+      length += c.length;
+      for (const id of c.ids) df.add(id);
+    }
+    this.chunkDf = { n: this.chunkVecs.length, length, df: df.take() };
+  }
+
+  /** Terms for the localizer's BM25 (tokenize.ts). */
+  get terms(): TermVector {
+    if (!this.vec) this.analyse();
+    return this.vec!;
+  }
+
+  /** Terms of the file's windows of {@link CHUNK_LINES} lines (overlapping by half), for chunk-level BM25. */
+  get chunks(): TermVector[] {
+    if (!this.chunkVecs) this.analyse();
+    return this.chunkVecs!;
+  }
+
+  /** How many windows the file has, their total length, and in how many of them each term is. */
+  get chunkStats(): { n: number; length: number; df: TermVector } {
+    if (!this.chunkDf) this.analyse();
+    return this.chunkDf!;
+  }
+
+  /** Terms for the baseline's BM25 (lucene-analyzer.ts), of the text alone (the path is added per file). */
+  get luceneTerms(): TermVector {
+    this.luc ??= vectorOf(luceneTermCounts(this.text));
+    return this.luc;
+  }
+
+  /** Definitions and imports (Python files only; null when the file does not parse as Python). */
+  async pythonOutline(): Promise<PythonOutline | null> {
+    if (this.outline === undefined) this.outline = await pythonOutline(this.text);
+    return this.outline;
+  }
+
+  /**
+   * Names that follow `def` / `class` or start a `NAME =` line: which files are worth parsing for
+   * a name. Only a filter: the definitions themselves come from the parser ({@link pythonOutline}).
+   */
+  get definedNames(): Set<string> {
+    if (!this.names) {
+      this.names = new Set();
+      for (const m of this.text.matchAll(DEF_HINT)) this.names.add(m[1] ?? m[2]);
+    }
+    return this.names;
+  }
+
+  get bytes(): number {
+    return this.text.length;
+  }
+}
+
+/**
+ * Analysed documents by blob id, dropped oldest-first past `maxChars` characters of text in all.
+ * One store per process is the default ({@link sharedDocStore}).
+ */
+export class DocStore {
+  private readonly docs = new Map<string, Doc>();
+  /** Blobs seen to be binary or over the size limit (with the limit they were over). */
+  readonly rejected = new Map<string, { why: "binary" | "huge"; limit: number }>();
+  private chars = 0;
+
+  constructor(private readonly maxChars = 600_000_000) {}
+
+  get(blob: string): Doc | undefined {
+    return this.docs.get(blob);
+  }
+
+  /** The document of `data` (an existing one when the content was seen before). */
+  add(data: Buffer, blob = blobId(data)): Doc {
+    const known = this.docs.get(blob);
+    if (known) return known;
+    const doc = new Doc(blob, data.toString("utf8"));
+    this.docs.set(blob, doc);
+    this.chars += doc.bytes;
+    for (const [key, old] of this.docs) {
+      if (this.chars <= this.maxChars || old === doc) break;
+      this.docs.delete(key);
+      this.chars -= old.bytes;
+    }
+    return doc;
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+}
+
+let shared: DocStore | undefined;
+export function sharedDocStore(): DocStore {
+  shared ??= new DocStore();
+  return shared;
+}
+
+/** A file of the snapshot: its path (relative to the repository root, `/`-separated) and content. */
+export interface RepoFile {
+  path: string;
+  kind: FileKind;
+  doc: Doc;
+}
+
+export interface RepoSnapshot {
+  files: RepoFile[];
+  /** Files left out: binary (a NUL byte), huge (over the limit), unreadable (gone or not a file). */
+  skipped: { binary: number; huge: number; unreadable: number };
+  /** Characters of text kept. */
+  chars: number;
+  /** Seconds spent reading. */
+  seconds: number;
+}
+
+/** Collects files into a snapshot, applying the binary and size rules. */
+export class SnapshotBuilder {
+  readonly files: RepoFile[] = [];
+  readonly skipped = { binary: 0, huge: 0, unreadable: 0 };
+  private chars = 0;
+  private readonly t0 = performance.now();
+
+  constructor(
+    readonly store: DocStore,
+    readonly limits: ReadLimits,
+  ) {}
+
+  /** Adds a file already analysed (known blob). */
+  addDoc(path: string, doc: Doc): void {
+    this.files.push({ path, kind: fileKind(path), doc });
+    this.chars += doc.bytes;
+  }
+
+  /**
+   * Adds the file of a known blob id without reading it when the store has that blob (or knows it
+   * is binary or too large); false when the file must be read.
+   */
+  addKnown(path: string, blob: string): boolean {
+    const doc = this.store.get(blob);
+    if (doc) {
+      if (doc.bytes > this.limits.maxFileBytes) this.skipped.huge++;
+      else this.addDoc(path, doc);
+      return true;
+    }
+    const r = this.store.rejected.get(blob);
+    if (r && (r.why === "binary" || r.limit <= this.limits.maxFileBytes)) {
+      this.skipped[r.why]++;
+      return true;
+    }
+    return false;
+  }
+
+  /** Counts a file as skipped, remembering its blob. */
+  reject(blob: string | undefined, why: "binary" | "huge"): void {
+    this.skipped[why]++;
+    if (blob) this.store.rejected.set(blob, { why, limit: this.limits.maxFileBytes });
+  }
+
+  /** Adds a file's content, unless it is binary or too large; `blob` when already known. */
+  addData(path: string, data: Buffer, blob?: string): void {
+    if (data.length > this.limits.maxFileBytes) this.reject(blob, "huge");
+    else if (isBinary(data)) this.reject(blob ?? blobId(data), "binary");
+    else this.addDoc(path, this.store.add(data, blob));
+  }
+
+  done(): RepoSnapshot {
+    this.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return {
+      files: this.files,
+      skipped: this.skipped,
+      chars: this.chars,
+      seconds: (performance.now() - this.t0) / 1000,
+    };
+  }
+}
