@@ -165,7 +165,8 @@ describe("Anthropic client over HTTP", () => {
         ],
       },
       finishReason: "tool_calls",
-      usage: { promptTokens: 123, completionTokens: 7 },
+      // cache_read_input_tokens: served from the prompt cache
+      usage: { promptTokens: 123, completionTokens: 7, cachedTokens: 3 },
       cost: (123 * 3 + 7 * 15) / 1e6,
       raw: body,
       attempts: 1,
