@@ -1,0 +1,144 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { TokensReport } from "../../src/cli/tokens.js";
+import { BLOCK_TOKENS, BlockCache } from "../../src/tokens/block-cache.js";
+import { estimateTokenizer, familyOf, loadTokenizer } from "../../src/tokens/tokenizers.js";
+import { SHARED as SHARED_DIR } from "../support/shared.js";
+import { tempDir } from "../support/tmp.js";
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
+const SHARED = join(SHARED_DIR, "trajectories");
+
+function tokens(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, "tokens", ...args], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const report = (args: string[]): TokensReport =>
+  JSON.parse(execFileSync(process.execPath, [BIN, "tokens", ...args, "--json"], { encoding: "utf8" }));
+
+describe("tokenizers", () => {
+  it("qwen is Qwen's BPE with ChatML framing; o200k is OpenAI's; others the 4-characters estimate", async () => {
+    const qwen = await loadTokenizer("qwen");
+    // <|im_start|>=151644, "user"=872, "\n"=198, "Hello"=9707, " world"=1879, <|im_end|>=151645
+    expect(qwen.message("user", "Hello world")).toEqual([151644, 872, 198, 9707, 1879, 151645, 198]);
+    const o200k = await loadTokenizer("o200k");
+    // <|start|>, "user", <|message|>, "Hello"=13225, " world"=2375, <|end|>; special-looking text is plain text
+    expect(o200k.message("user", "Hello world")).toEqual([200006, 1428, 200008, 13225, 2375, 200007]);
+    expect(o200k.message("user", "<|end|>").length).toBeGreaterThan(4);
+    expect(estimateTokenizer().message("user", "x".repeat(41))).toHaveLength(4 + 11);
+    expect(
+      ["openai/Qwen/Qwen3-Coder-30B-A3B", "openai/gpt-oss-120b", "anthropic/claude-sonnet-4-5", null].map(
+        familyOf,
+      ),
+    ).toEqual(["qwen", "o200k", "estimate", "estimate"]);
+  });
+});
+
+describe("the block prefix cache", () => {
+  const seq = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+  it("reuses whole 16-token blocks of a shared prefix only", () => {
+    const cache = new BlockCache();
+    const a = seq(0, 40);
+    const b = seq(1000, 30);
+    const c = seq(2000, 5);
+    expect(cache.prompt([a], (s) => s)).toEqual({ tokens: 40, prefill: 40 });
+    // a again + b: a's two full blocks are cached, its last 8 tokens are recomputed with b
+    expect(cache.prompt([a, b], (s) => s)).toEqual({ tokens: 70, prefill: 70 - 2 * BLOCK_TOKENS });
+    // append-only again: 4 full blocks of [a, b] cached (64 of 70 tokens)
+    expect(cache.prompt([a, b, c], (s) => s)).toEqual({ tokens: 75, prefill: 75 - 64 });
+    // a changed second segment: only a's blocks are reused
+    expect(cache.prompt([a, c], (s) => s)).toEqual({ tokens: 45, prefill: 45 - 32 });
+    // a prompt seen two requests ago is still cached (nothing is evicted), found by content
+    expect(cache.prompt([seq(0, 40), seq(1000, 30)], (s) => s)).toEqual({ tokens: 70, prefill: 70 - 64 });
+  });
+});
+
+describe("patchloop tokens", () => {
+  it("replays the shared mini-swe-agent and SWE-agent trajectories: full is append-only, prefill counts the new tokens", () => {
+    const r = report([SHARED, "--tokenizer", "qwen"]);
+    expect(
+      r.trajectories.map((t) => [
+        t.file.split("/").pop(),
+        t.source,
+        t.requests,
+        t.append_only_requests,
+        t.later_requests,
+      ]),
+    ).toEqual([
+      ["miniswe.github_issue.traj.json", "mini-swe-agent-list", 10, 9, 9],
+      ["miniswe.local.traj.json", "mini-swe-agent-list", 2, 1, 1],
+      ["sweagent.function_calling.marshmallow-1867.traj", "swe-agent", 11, 10, 10],
+      ["sweagent.gpt4.test-repo-i1.traj", "swe-agent", 5, 4, 4],
+    ]);
+    for (const t of r.trajectories) {
+      expect(t.tokenizer).toBe("qwen");
+      expect(t.block_steps).toBe(0);
+      // append-only with no eviction: the prefill is the last prompt plus, per later request, at
+      // most the 15 tokens of the previous prompt's partial last block
+      expect(t.prefill_tokens).toBeGreaterThanOrEqual(t.largest_prompt);
+      expect(t.prefill_tokens).toBeLessThanOrEqual(t.largest_prompt + 15 * t.later_requests);
+      expect(t.prompt_tokens).toBeGreaterThan(t.prefill_tokens);
+    }
+    expect(r.total.requests).toBe(28);
+    expect(r.total.prompt_tokens).toBe(r.trajectories.reduce((a, t) => a + t.prompt_tokens, 0));
+  });
+
+  it("mask_observations: fewer prompt tokens, masking only at block steps, the rest append-only", () => {
+    const full = report([SHARED, "--tokenizer", "qwen"]);
+    const masked = report([
+      SHARED,
+      "--tokenizer",
+      "qwen",
+      "-c",
+      "agent.history.policy=mask_observations",
+      "-c",
+      "agent.history.keep_last=2",
+      "-c",
+      "agent.history.every=3",
+    ]);
+    expect(masked.policy).toMatchObject({ policy: "mask_observations", keep_last: 2, every: 3 });
+    const gh = (r: TokensReport) => r.trajectories[0];
+    // 10 requests, block steps at 3, 6, 9: masking moves the boundary at 6 and 9 (at 3 only two observations)
+    expect(gh(masked).block_steps).toBe(2);
+    expect(gh(masked).append_only_requests).toBe(9 - 2);
+    expect(gh(masked).prompt_tokens).toBeLessThan(gh(full).prompt_tokens);
+    expect(masked.total.prompt_tokens).toBeLessThan(full.total.prompt_tokens);
+    // the price of masking under a prefix cache: what follows the first masked observation is prefilled again
+    expect(masked.total.prefill_tokens).toBeGreaterThan(full.total.prefill_tokens);
+  });
+
+  it("prints a table; a missing path, a file of another kind and an unknown tokenizer are usage errors (exit 2)", () => {
+    const ok = tokens([join(SHARED, "miniswe.local.traj.json"), "--tokenizer", "estimate"]);
+    expect(ok.code).toBe(0);
+    const lines = ok.stdout.split("\n");
+    expect(lines[0]).toBe("policy full (every message as recorded)");
+    expect(lines[1].split(/\s{2,}/)).toEqual([
+      "TRAJECTORY",
+      "TOKENIZER",
+      "REQUESTS",
+      "PROMPT TOKENS",
+      "PREFILL TOKENS",
+      "LARGEST PROMPT",
+      "APPEND-ONLY",
+    ]);
+    expect(lines[2]).toMatch(/miniswe\.local\.traj\.json\s+estimate\s+2\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+1\/1$/);
+    expect(ok.stdout).toContain("tokenizer estimate: 4 characters a token");
+    const dir = tempDir();
+    writeFileSync(join(dir, "x.traj.json"), '{"hello": 1}');
+    expect(tokens([join(dir, "missing.traj.json")])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("patchloop tokens: cannot read"),
+    });
+    expect(tokens([join(dir, "x.traj.json")])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("an object with keys hello"),
+    });
+    expect(tokens([dir, "--tokenizer", "llama"])).toMatchObject({
+      code: 2,
+      stderr: 'patchloop tokens: --tokenizer must be one of qwen, o200k, estimate, got "llama"\n',
+    });
+  });
+});
