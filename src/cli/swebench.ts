@@ -6,11 +6,14 @@ import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
-import { environmentProblem } from "../environments/preflight.js";
+import { createCoordinatorDispatcher } from "../distributed/coordinator-dispatch.js";
+import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
+import { batchPreflight } from "../swebench/batch/preflight.js";
 import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
 import { runBatch } from "../swebench/batch/run-batch.js";
+import type { RunFolder } from "../swebench/batch/run-folder.js";
 import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
@@ -34,6 +37,8 @@ export interface SwebenchFlags extends AgentFlags {
   costLimit?: string;
   callLimit?: string;
   evaluate?: boolean;
+  /** `redis://HOST:PORT[/DB]`: enqueue for `patchloop worker` processes instead of running here. */
+  queue?: string;
 }
 
 /** Where the command writes; tests pass their own. */
@@ -206,14 +211,23 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const costLimit = number("--cost-limit", flags.costLimit, { min: 0, above: true });
   const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 1 });
   // The templates are checked against the selected rows (each has its own fields), not a sample.
+  const queue = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
   const loaded = loadAgentConfig(flags, "swebench", null);
   const config = loaded.config;
   checkModel(config);
-  checkReposDir(config, flags.reposDir);
+  // A coordinator runs nothing itself: its workers have the clones, the engine and the model server.
+  if (!queue) checkReposDir(config, flags.reposDir);
   const { rows, dataset } = await selectRows(flags);
   checkTemplatesForRows(config, rows);
-  const engine = await environmentProblem(config.environment);
-  if (engine) throw new ConfigError(engine);
+  const problem = await batchPreflight({
+    config,
+    rows,
+    reposDir: flags.reposDir,
+    machine: !queue,
+    model: !queue,
+    warn: (m) => io.err(`WARNING: ${m}\n`),
+  });
+  if (problem) throw new ConfigError(problem);
   const abort = new AbortController();
   // The console gets what run.log gets: the config's and the host's secrets and URL credentials masked.
   const scrub = createScrubber(secretsOf({ config }));
@@ -230,6 +244,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       workers,
       costLimit,
       callLimit,
+      queue,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
     if (flags.evaluate && !abort.signal.aborted)
@@ -246,6 +261,7 @@ interface Numbers {
   costLimit?: number;
   callLimit?: number;
   dataset: DatasetInfo;
+  queue?: QueueAddress;
 }
 
 async function runWithProgress(
@@ -271,6 +287,7 @@ async function runWithProgress(
       signal,
       onEvent: (e) => display.onEvent(e),
       warn: (m) => display.print(`WARNING: ${m}`),
+      ...(n.queue ? { dispatch: coordinator(n.queue, config, display) } : {}),
       runInfo: {
         argv: process.argv.slice(2),
         config_sources: sources,
@@ -290,6 +307,23 @@ async function runWithProgress(
   } finally {
     display.stop();
   }
+}
+
+/** The dispatcher of a run through a queue (`--queue`): workers run the instances. */
+function coordinator(queue: QueueAddress, config: Config, display: ProgressDisplay) {
+  return (folder: RunFolder) =>
+    createCoordinatorDispatcher(
+      {
+        queue,
+        config,
+        modelName: config.model.model_name,
+        say: (line) => display.print(line),
+        onWorkers: (workers) => display.onEvent({ type: "workers", workers }),
+      },
+      folder,
+    ).catch((err: Error) => {
+      throw new BatchInputError(err.message);
+    });
 }
 
 /** Adds `swebench` to the program; `io` (default: the process's stdout/stderr) is for tests. */
@@ -321,6 +355,10 @@ export function register(program: Command, io?: CommandIo): void {
         "--call-limit <N>",
         "stop starting instances once all instances together made this many model calls",
       )
-      .option("--evaluate", "grade the predictions after the batch (patchloop eval on this folder)"),
+      .option("--evaluate", "grade the predictions after the batch (patchloop eval on this folder)")
+      .option(
+        "--queue <URL>",
+        "redis://HOST:PORT[/DB]: enqueue the instances for patchloop worker processes (on any machine) and collect their results into -o",
+      ),
   ).action((flags: SwebenchFlags) => guarded(() => runSwebenchCommand(flags, io ?? processIo())));
 }

@@ -200,10 +200,25 @@ export const EnvironmentSchema = z
   })
   .strict();
 
+/** `patchloop swebench --queue` and `patchloop worker` (docs/distributed.md). */
+export const QueueSchema = z
+  .object({
+    /** Runs of one instance's job (a worker killed mid-job uses one) before it is given up. */
+    attempts: z.number().int().min(1),
+    /** Seconds a worker's lock on a job lasts unrenewed; its jobs run elsewhere once it lapses. */
+    lock_seconds: z.number().min(1),
+    /** Seconds between the workers' checks for jobs whose lock lapsed (BullMQ's stalled check). */
+    stalled_check_seconds: z.number().min(1),
+    /** Seconds a worker told to stop (SIGTERM) lets its running jobs finish before handing them back. */
+    grace_seconds: z.number().min(0),
+  })
+  .strict();
+
 export const RunSchema = z
   .object({
     /** Command run once in the environment before the agent starts (e.g. activate a conda env). */
     env_startup_command: z.string().nullable(),
+    queue: QueueSchema,
   })
   .strict();
 
@@ -221,4 +236,5 @@ export type HistoryConfig = z.infer<typeof HistorySchema>;
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
+export type QueueConfig = z.infer<typeof QueueSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

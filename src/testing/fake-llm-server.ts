@@ -111,7 +111,7 @@ function send(res: ServerResponse, status: number, body: string | Buffer, header
 /**
  * Starts an HTTP server on 127.0.0.1 (a free port) speaking `POST /v1/chat/completions` (OpenAI)
  * and `POST /v1/messages` (Anthropic), non-streaming, answering from a queue of scripted
- * behaviours. Other paths get a 404.
+ * behaviours; `GET /v1/models` lists one model. Other paths get a 404.
  */
 export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
   const queue: FakeBehaviour[] = [];
@@ -198,6 +198,17 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
       req.method === "GET" && flavor ? selfDescription(flavor, path, "fake-model", contextLength) : null;
     if (described) {
       send(res, 200, JSON.stringify(described), {});
+      return;
+    }
+    // Without a flavor the model list still answers, as every OpenAI-compatible server's does
+    // (the batch preflight asks it), naming no server kind.
+    if (req.method === "GET" && path === "/v1/models") {
+      send(
+        res,
+        200,
+        JSON.stringify({ object: "list", data: [{ id: "fake", object: "model", owned_by: "fake" }] }),
+        {},
+      );
       return;
     }
     if (req.method !== "POST" || !wire) {

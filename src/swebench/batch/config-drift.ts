@@ -12,6 +12,7 @@ import { BatchInputError } from "./errors.js";
 const NEUTRAL = [
   "model.base_url",
   "model.replica_cooldown",
+  "run.queue",
   "model.api_key_env",
   "model.retry",
   "model.request_timeout",

@@ -87,6 +87,7 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
         running.delete(own);
       }
     },
+    settle: async () => {},
     stopStarting: async () => {},
     interrupt() {
       interrupted = true;

@@ -47,7 +47,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
   let dispatcher: Dispatcher;
   try {
     dispatcher = o.dispatch
-      ? await o.dispatch({ runId: folder.runId, outputDir: folder.dir })
+      ? await o.dispatch(folder)
       : await createLocalDispatcher(
           {
             config: o.config,
@@ -176,7 +176,7 @@ class Scheduler {
   /** Runs one instance and records its result; a failure to write the folder stops the batch. */
   private async runOne(row: SwebenchInstance): Promise<void> {
     const id = row.instance_id;
-    let result: InstanceResult | null;
+    let result: InstanceResult | null = null;
     try {
       result = await this.dispatcher.run(row, this.hooks);
       if (!result) {
@@ -184,6 +184,7 @@ class Scheduler {
         return;
       }
       const recorded = await this.folder.accept(result, this.dispatcher.replicaCounts());
+      await this.dispatcher.settle(result, true);
       if (!recorded) return;
       const { outcome } = recorded;
       this.budget.settle(id, outcome.api_calls, outcome.cost);
@@ -193,6 +194,7 @@ class Scheduler {
       this.checkFree(outcome);
       this.emit({ type: "instance_end", outcome });
     } catch (err) {
+      if (result) await this.dispatcher.settle(result, false).catch(() => undefined);
       this.fatal ??= err as Error;
       this.folder.log(`FATAL ${id}: ${(err as Error).message}`);
       this.stop("interrupted");

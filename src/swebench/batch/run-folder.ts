@@ -301,6 +301,12 @@ export class RunFolder {
     await this.record.save();
   }
 
+  /** The attempt whose result run.json holds for an instance (remote runs), if any. */
+  recordedAttempt(id: string): string | undefined {
+    const r = this.record.data.instances[id] as { attempt?: unknown } | undefined;
+    return typeof r?.attempt === "string" ? r.attempt : undefined;
+  }
+
   /** Whether a result for this instance was accepted in this run. */
   has(id: string): boolean {
     return this.accepted.has(id);
@@ -318,11 +324,14 @@ export class RunFolder {
    */
   async accept(result: InstanceResult, live: Record<string, ReplicaCounts> | null): Promise<Recorded | null> {
     const id = result.outcome.instance_id;
-    if (this.accepted.has(id) || !this.todoIds.has(id)) {
-      this.log(
-        `${id}: a result of attempt ${result.attempt ?? "?"} was dropped: ` +
-          (this.accepted.has(id) ? "this run has its result already" : "it is not part of this run"),
-      );
+    const repeat = result.attempt !== undefined && result.attempt === this.recordedAttempt(id);
+    if (this.accepted.has(id) || !this.todoIds.has(id) || repeat) {
+      const why = repeat
+        ? "the folder holds it already"
+        : this.accepted.has(id)
+          ? "this run has its result already"
+          : "it is not part of this run";
+      this.log(`${id}: a result of attempt ${result.attempt ?? "?"} was dropped: ${why}`);
       return null;
     }
     this.accepted.add(id);
@@ -335,6 +344,7 @@ export class RunFolder {
     const outcome: InstanceOutcome = {
       ...result.outcome,
       ...(result.worker ? { worker: result.worker.id } : {}),
+      ...(result.attempt ? { attempt: result.attempt } : {}),
     };
     await this.preds.set({
       instance_id: id,

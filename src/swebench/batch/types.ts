@@ -5,6 +5,7 @@ import type { Environment } from "../../environments/types.js";
 import type { ReplicaCounts } from "../../models/replica-pool.js";
 import type { Model } from "../../models/types.js";
 import type { SwebenchInstance } from "../types.js";
+import type { RunFolder } from "./run-folder.js";
 
 /** The environment of one instance and how to release it (container, sandbox, work tree). */
 export interface InstanceEnvironment {
@@ -62,7 +63,7 @@ export interface BatchOptions {
    * the queue dispatcher (src/distributed/) hands them to `patchloop worker` processes. Called once
    * the folder is open and locked, with its run id.
    */
-  dispatch?: (folder: { runId: string; outputDir: string }) => Promise<Dispatcher>;
+  dispatch?: (folder: RunFolder) => Promise<Dispatcher>;
 }
 
 /** Which `patchloop worker` ran an instance. */
@@ -117,6 +118,11 @@ export interface Dispatcher {
    * Rejects only when the run cannot go on (a file of the run that cannot be written).
    */
   run(row: SwebenchInstance, hooks: DispatchHooks): Promise<InstanceResult | null>;
+  /**
+   * The scheduler is done with a result `run` gave: `written` when the folder holds it (or dropped
+   * it as a repeat), false when writing failed (a queue then keeps it for the next coordinator).
+   */
+  settle(result: InstanceResult, written: boolean): Promise<void>;
   /** Nothing new starts: what has not started is withdrawn (its `run` resolves null). */
   stopStarting(): Promise<void>;
   /** The running instances are interrupted (they end as `Interrupted`). */
@@ -158,6 +164,8 @@ export interface InstanceOutcome {
   earlier_cost?: number;
   /** The remote worker that ran it (`host:pid:start`); absent when this process did. */
   worker?: string;
+  /** In run.json only: the attempt whose result this is (remote runs); a result is accepted once. */
+  attempt?: string;
 }
 
 /** Why a batch stopped before starting every instance; null when it did not. */

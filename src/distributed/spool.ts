@@ -1,0 +1,90 @@
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import type { ResultJob } from "./protocol.js";
+
+/** The default spool: finished results a worker keeps until their coordinator acknowledged them. */
+export function defaultSpoolRoot(): string {
+  return join(
+    process.env.XDG_STATE_HOME || join(tmpdir(), `patchloop-${process.getuid?.() ?? "user"}`),
+    "worker-spool",
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A file name for an attempt id (which holds `.`, `%`, letters and digits). */
+const fileOf = (attempt: string) => `${attempt.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+
+/**
+ * `<root>/<host>-<pid>/<attempt>.json`: a worker's finished results, written before they are sent
+ * and removed once the coordinator acknowledged them, so that neither Redis going away nor the
+ * worker being killed loses one. A new worker on the same host adopts the folders of workers that
+ * are gone, and sends their results again (the coordinator accepts one result per instance).
+ */
+export class Spool {
+  readonly dir: string;
+
+  constructor(root: string) {
+    this.dir = join(root, `${hostname()}-${process.pid}`);
+  }
+
+  async open(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+  }
+
+  async keep(job: ResultJob): Promise<void> {
+    await writeFileAtomic(join(this.dir, fileOf(job.result.attempt)), JSON.stringify(job));
+  }
+
+  async forget(attempt: string): Promise<void> {
+    await rm(join(this.dir, fileOf(attempt)), { force: true });
+  }
+
+  /** The results kept, by attempt. */
+  async all(): Promise<ResultJob[]> {
+    const out: ResultJob[] = [];
+    for (const name of existsSync(this.dir) ? readdirSync(this.dir) : []) {
+      if (!name.endsWith(".json")) continue;
+      try {
+        out.push(JSON.parse(await readFile(join(this.dir, name), "utf8")) as ResultJob);
+      } catch {
+        // a file being written, or broken: skipped
+      }
+    }
+    return out;
+  }
+
+  /** Moves the results of gone workers of this host into this spool; returns how many. */
+  adopt(): number {
+    const root = join(this.dir, "..");
+    const prefix = `${hostname()}-`;
+    let n = 0;
+    for (const name of existsSync(root) ? readdirSync(root) : []) {
+      const pid = Number(name.slice(prefix.length));
+      if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+      const dir = join(root, name);
+      for (const f of readdirSync(dir)) {
+        if (!f.endsWith(".json")) continue;
+        try {
+          JSON.parse(readFileSync(join(dir, f), "utf8"));
+          renameSync(join(dir, f), join(this.dir, f));
+          n++;
+        } catch {
+          // half written by a killed worker: it was never sent, its job runs again
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return n;
+  }
+}

@@ -1,0 +1,135 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+/** Debian's redis-server (`.ci/run` installs it), or null when this machine has none. */
+export const REDIS_SERVER =
+  ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) => existsSync(p)) ?? null;
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of a test: 127.0.0.1, its own port and folder, AOF on (fsync always) when asked. */
+export class TestRedis {
+  proc: ChildProcess | null = null;
+  constructor(
+    readonly dir: string,
+    readonly port: number,
+    readonly aof: boolean,
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}/0`;
+  }
+
+  async start(): Promise<void> {
+    const args = [
+      "--port",
+      String(this.port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      this.dir,
+      "--save",
+      "",
+      "--appendonly",
+      this.aof ? "yes" : "no",
+      "--appendfsync",
+      "always",
+      "--daemonize",
+      "no",
+      "--loglevel",
+      "warning",
+    ];
+    this.proc = spawn(REDIS_SERVER as string, args, { stdio: "ignore" });
+    for (let i = 0; i < 200; i++) {
+      try {
+        if (this.cli("PING").trim() === "PONG") return;
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`redis-server on port ${this.port} did not start`);
+  }
+
+  /** Runs redis-cli against it (REDIS_SERVER's folder has redis-cli). */
+  cli(...args: string[]): string {
+    const cli = join(REDIS_SERVER as string, "..", "redis-cli");
+    return execFileSync(cli, ["-p", String(this.port), ...args], {
+      encoding: "utf8",
+      timeout: 5000,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  }
+
+  /** Stops it (SIGTERM: AOF flushed) and waits until it is gone. */
+  async stop(): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return;
+    const gone = new Promise((r) => p.once("exit", r));
+    p.kill("SIGTERM");
+    await gone;
+  }
+}
+
+/** A `patchloop` process of a test: its output kept, its end awaited. */
+export interface CliProcess {
+  proc: ChildProcess;
+  out: () => string;
+  err: () => string;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "patchloop.js");
+
+/** Starts `patchloop ARGS` from dist/ (built by the test setup). */
+export function patchloop(args: string[], env: NodeJS.ProcessEnv = process.env): CliProcess {
+  const proc = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+  let out = "";
+  let err = "";
+  proc.stdout?.on("data", (d) => {
+    out += d;
+  });
+  proc.stderr?.on("data", (d) => {
+    err += d;
+  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("close", (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, out: () => out, err: () => err, done };
+}
+
+/** Whether a process is still there. */
+export function alive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `check` holds or `ms` pass; throws naming `what`. */
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  ms = 90_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
