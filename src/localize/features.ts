@@ -447,6 +447,15 @@ export function nameFeatures(sig: IssueSignals, text: string, files: RepoFile[],
   };
   const titleWords = words(sig.title);
   const issueWords = words(text);
+  // words the issue uses as code: a title word that is also one of them is likely a name, not prose
+  const codeWords = new Set<string>();
+  for (const [id, use] of sig.identifiers) if (use.code || use.backticked) codeWords.add(id.toLowerCase());
+  // the package folders (`sympy/`, `src/flask/`): every issue of the project names them
+  const packages = new Set(
+    files
+      .map((f) => f.path.toLowerCase().split("/"))
+      .map((p) => (p[0] === "src" || p[0] === "lib" ? p[1] : p[0])),
+  );
   // a folder that holds a large share of the files (the package itself) says nothing
   const folderCount = new Map<string, number>();
   for (const f of files) {
@@ -471,7 +480,7 @@ export function nameFeatures(sig: IssueSignals, text: string, files: RepoFile[],
         : stemParts.length > 1 && stemParts.every((p) => issueWords.has(p))
           ? 0.7
           : 0;
-      if (inTitle) table.of(i).max("name_in_title", inTitle, quote(stem));
+      if (inTitle) table.of(i).max("name_in_title", inTitle * (codeWords.has(stem) ? 1 : 0.5), quote(stem));
       if (inIssue) table.of(i).max("name_in_issue", inIssue, quote(stem));
     }
     if (
@@ -479,6 +488,7 @@ export function nameFeatures(sig: IssueSignals, text: string, files: RepoFile[],
       !GENERIC_NAMES.has(folder) &&
       folder.length >= 3 &&
       folderCount.get(folder)! <= 0.15 * files.length &&
+      !packages.has(folder) &&
       issueWords.has(folder.replace(/^_/, ""))
     )
       table.of(i).max("folder_in_issue", 1, quote(folder));
