@@ -26,7 +26,11 @@ const reply = (n: number) =>
           role: "assistant",
           content: "step",
           tool_calls: [
-            { id: `call_${n}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } },
+            {
+              id: `call_${n}`,
+              type: "function",
+              function: { name: "bash", arguments: JSON.stringify({ command }) },
+            },
           ],
         },
       },

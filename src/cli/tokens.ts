@@ -17,6 +17,7 @@ interface TokensOptions {
   config: string[];
   json?: boolean;
   tokenizer?: string;
+  cacheTokens?: string;
 }
 
 /** One trajectory's row of the report. */
@@ -31,6 +32,8 @@ export interface TokensRow extends ReplayFigures {
 export interface TokensReport {
   policy: Config["agent"]["history"];
   context_limit: number;
+  /** Tokens the simulated prefix cache holds per trajectory; null: no bound. */
+  cache_tokens: number | null;
   trajectories: TokensRow[];
   total: ReplayFigures;
 }
@@ -92,19 +95,26 @@ const sum = (rows: ReplayFigures[]): ReplayFigures => ({
 export async function tokensReport(
   paths: string[],
   config: Config,
-  tokenizer?: TokenizerName,
+  opts: { tokenizer?: TokenizerName; cacheTokens?: number } = {},
 ): Promise<TokensReport> {
+  const { tokenizer, cacheTokens } = opts;
   const rows: TokensRow[] = [];
   const files = paths.flatMap(trajectoryFiles);
   for (const file of files) {
     const view = loadView(file);
     const name = tokenizer ?? familyOf(view.model ?? config.model.model_name);
-    const figures = replay(view, config.agent.history, config.agent.context_limit, await loadTokenizer(name));
+    const figures = replay(view, {
+      history: config.agent.history,
+      contextLimit: config.agent.context_limit,
+      tokenizer: await loadTokenizer(name),
+      ...(cacheTokens !== undefined ? { cacheTokens } : {}),
+    });
     rows.push({ file, source: view.source, model: view.model, tokenizer: name, ...figures });
   }
   return {
     policy: config.agent.history,
     context_limit: config.agent.context_limit,
+    cache_tokens: cacheTokens ?? null,
     trajectories: rows,
     total: sum(rows),
   };
@@ -157,7 +167,11 @@ function table(report: TokensReport): string {
   return [
     head,
     ...all.map(fmt),
-    "PREFILL TOKENS: what a block prefix cache (16-token blocks, nothing evicted) still computes; APPEND-ONLY: requests that begin with the whole previous one.",
+    `PREFILL TOKENS: what a block prefix cache (16-token blocks, ${
+      report.cache_tokens === null
+        ? "nothing evicted"
+        : `${n(report.cache_tokens)} tokens, least recently used out first`
+    }) still computes; APPEND-ONLY: requests that begin with the whole previous one.`,
     ...(estimated
       ? ["tokenizer estimate: 4 characters a token (no npm tokenizer for that model family)."]
       : []),
@@ -187,6 +201,7 @@ export function register(program: Command): void {
       "--tokenizer <NAME>",
       `${TOKENIZER_NAMES.join(", ")} (default: from each trajectory's model name)`,
     )
+    .option("--cache-tokens <N>", "tokens the prefix cache holds per trajectory (default: no bound)")
     .option("--json", "print the report as JSON")
     .action(async (paths: string[], opts: TokensOptions, command: Command) => {
       try {
@@ -194,8 +209,16 @@ export function register(program: Command): void {
           throw new ConfigError(
             `--tokenizer must be one of ${TOKENIZER_NAMES.join(", ")}, got ${JSON.stringify(opts.tokenizer)}`,
           );
+        const cacheTokens = opts.cacheTokens === undefined ? undefined : Number(opts.cacheTokens);
+        if (cacheTokens !== undefined && !(Number.isInteger(cacheTokens) && cacheTokens >= 16))
+          throw new ConfigError(
+            `--cache-tokens must be a whole number of tokens, 16 or more; got ${JSON.stringify(opts.cacheTokens)}`,
+          );
         const { config } = loadConfig({ configArgs: opts.config, defaultConfig: "default" });
-        const report = await tokensReport(paths, config, opts.tokenizer as TokenizerName | undefined);
+        const report = await tokensReport(paths, config, {
+          ...(opts.tokenizer !== undefined ? { tokenizer: opts.tokenizer as TokenizerName } : {}),
+          ...(cacheTokens !== undefined ? { cacheTokens } : {}),
+        });
         process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${table(report)}\n`);
       } catch (err) {
         if (!(err instanceof TrajectoryFormatError) && !(err instanceof ConfigError)) throw err;

@@ -54,20 +54,27 @@ export function chatOf(view: TrajectoryView): ChatMessage[] {
   return out;
 }
 
+/** How a replay lays out and counts the requests. */
+export interface ReplayOptions {
+  history: HistoryConfig;
+  /** `agent.context_limit` (the policy's threshold is a fraction of it). */
+  contextLimit: number;
+  tokenizer: Tokenizer;
+  /** Tokens the prefix cache holds for this trajectory (default: no bound). */
+  cacheTokens?: number;
+}
+
 /**
- * Replays a trajectory's requests under `history` without a model: request k holds the messages
- * recorded before the k-th reply, laid out by the policy as the loop would (its threshold sees
- * the previous request's count here), counted with `tokenizer` and fed to a block prefix cache.
+ * Replays a trajectory's requests under a history policy without a model: request k holds the
+ * messages recorded before the k-th reply, laid out by the policy as the loop would (its threshold
+ * sees the previous request's count here), counted with the tokenizer and fed to a block prefix
+ * cache (block-cache.ts).
  */
-export function replay(
-  view: TrajectoryView,
-  history: HistoryConfig,
-  contextLimit: number,
-  tokenizer: Tokenizer,
-): ReplayFigures {
+export function replay(view: TrajectoryView, o: ReplayOptions): ReplayFigures {
+  const { tokenizer } = o;
   const chat = chatOf(view);
-  const policy = createHistoryPolicy(history, contextLimit);
-  const cache = new BlockCache();
+  const policy = createHistoryPolicy(o.history, o.contextLimit);
+  const cache = new BlockCache(o.cacheTokens);
   const tokens = new WeakMap<ChatMessage, number[]>();
   const tokensOf = (m: ChatMessage) => {
     let t = tokens.get(m);

@@ -56,6 +56,21 @@ describe("the block prefix cache", () => {
   });
 });
 
+describe("the block prefix cache with a bound", () => {
+  const seq = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+  it("evicts the blocks used longest ago first, a request's later blocks before its earlier ones", () => {
+    const cache = new BlockCache(3 * BLOCK_TOKENS);
+    const a = seq(0, 64);
+    const b = seq(500, 32);
+    expect(cache.prompt([a], (s) => s)).toEqual({ tokens: 64, prefill: 64 });
+    // only the first three of a's four blocks stayed
+    expect(cache.prompt([seq(0, 64)], (s) => s)).toEqual({ tokens: 64, prefill: 16 });
+    expect(cache.prompt([b], (s) => s)).toEqual({ tokens: 32, prefill: 32 });
+    // b's two blocks pushed out a's last two: a's first block is all that is left of it
+    expect(cache.prompt([seq(0, 64)], (s) => s)).toEqual({ tokens: 64, prefill: 48 });
+  });
+});
+
 describe("patchloop tokens", () => {
   it("replays the shared mini-swe-agent and SWE-agent trajectories: full is append-only, prefill counts the new tokens", () => {
     const r = report([SHARED, "--tokenizer", "qwen"]);
