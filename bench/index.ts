@@ -1,12 +1,17 @@
 import { benchAgentOverhead } from "./agent-overhead.js";
 import { benchEnvironments } from "./environments.js";
+import { benchHistory } from "./history.js";
+import { benchLongRun } from "./long-run.js";
+import { benchStartup } from "./startup.js";
 import { benchThroughput } from "./throughput.js";
 
 /**
  * `npm run bench`: speed and memory figures, each reported with its floor or ideal measured in
  * the same run (ratios travel between machines; absolute times do not). Sections: agent overhead
  * per step; environment command latency; batch throughput (at the fake server's latency, then at
- * a served model's). `--only NAME` runs one section.
+ * a served model's); agent.history on long recorded trajectories (history.ts); 300 steps of 10 kB
+ * observations, first 50 against last 50 (long-run.ts); start-up to the first request and a
+ * one-task run's memory (startup.ts). `--only NAME` runs one section.
  */
 type Section = { name: string; run: () => Promise<Record<string, unknown>> };
 
@@ -24,6 +29,21 @@ async function main(): Promise<void> {
     { name: "environments", run: () => benchEnvironments() },
     { name: "throughput", run: () => benchThroughput() },
     { name: "throughput-served", run: () => benchThroughput(SERVED) },
+    { name: "history", run: () => benchHistory() },
+    {
+      name: "long-run",
+      run: async () => ({
+        full: await benchLongRun(),
+        mask_observations: await benchLongRun({
+          configArgs: [
+            "agent.history.policy=mask_observations",
+            "agent.history.keep_last=5",
+            "agent.history.every=25",
+          ],
+        }),
+      }),
+    },
+    { name: "startup", run: () => benchStartup() },
   ];
   for (const s of sections) {
     if (only && s.name !== only) continue;
