@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  type FakeBehaviour,
+  type FakeLlmServer,
+  startFakeLlmServer,
+} from "../../src/testing/fake-llm-server.js";
 import {
   buildFixtureInstances,
   type FixtureInstances,
@@ -13,14 +17,13 @@ import {
 } from "../support/fixture-instances.js";
 import { alive, type CliProcess, freePort, patchloop, REDIS_SERVER, TestRedis, until } from "./helpers.js";
 
-const reply = (delayMs: number) =>
-  ({
-    type: "reply",
-    content: "step",
-    toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-    usage: { promptTokens: 100, completionTokens: 10 },
-    delayMs,
-  }) as const;
+const reply = (delayMs: number): FakeBehaviour => ({
+  type: "reply",
+  content: "step",
+  toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
+  usage: { promptTokens: 100, completionTokens: 10 },
+  delayMs,
+});
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 

@@ -5,6 +5,7 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
   return {
     model_name: "openai/test-model",
     base_url: null,
+    replica_cooldown: 30,
     api_key_env: null,
     model_kwargs: {},
     vision: false,
