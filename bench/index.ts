@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       }),
     },
     { name: "startup", run: () => benchStartup() },
+    { name: "localize", run: async () => (await import("./localize.js")).benchLocalize() },
   ];
   for (const s of sections) {
     if (only && s.name !== only) continue;

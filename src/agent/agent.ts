@@ -2,6 +2,7 @@ import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import { SUBMIT_MARKER } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
+import type { AgentLocalization } from "../localize/agent-hook.js";
 import type { ChatMessage, Model, ModelResult, Usage } from "../models/types.js";
 import type { ToolResult } from "../tools/types.js";
 import type { ActionRunner } from "./action-runner.js";
@@ -86,6 +87,11 @@ export interface AgentOptions {
    * taken against it); otherwise it is read from the environment with `git rev-parse HEAD`.
    */
   baseCommit?: string;
+  /**
+   * The fault localization made before step 1 (src/localize/agent-hook.ts): the templates' `localization`,
+   * recorded in `info.localization`; a re-rank call's tokens and cost count in model_stats (not as a step).
+   */
+  localization?: AgentLocalization;
 }
 
 export interface AgentResult {
@@ -155,7 +161,17 @@ class AgentRun {
       { config },
     );
     this.protocol = createProtocol(config, o.runner.specs);
-    this.templates = new AgentTemplates(config, o.task, o.instance ?? {}, o.env.cwd);
+    this.templates = new AgentTemplates(config, o.task, o.instance ?? {}, o.env.cwd, o.localization?.vars);
+    if (o.localization) {
+      this.rec.info.localization = o.localization.record;
+      const rr = o.localization.record.rerank;
+      if (rr)
+        Object.assign(this.stats, {
+          cost: this.stats.cost + rr.cost,
+          prompt_tokens: this.stats.prompt_tokens + rr.prompt_tokens,
+          completion_tokens: this.stats.completion_tokens + rr.completion_tokens,
+        });
+    }
     this.limits = limitsFor(config.agent);
     this.history = createHistoryPolicy(config.agent.history, config.agent.context_limit);
   }

@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.js";
 import { StrictTemplate } from "../config/template.js";
 import { baseContext, stepVars } from "../config/template-vars.js";
+import type { LocalizationVars } from "../localize/types.js";
 import type { ChatMessage } from "../models/types.js";
 import type { ParseResult } from "./protocols/types.js";
 
@@ -17,6 +18,7 @@ export class AgentTemplates {
     private readonly task: string,
     private readonly row: Record<string, unknown>,
     private readonly cwd: string,
+    private readonly localization?: LocalizationVars,
   ) {
     this.systemT = new StrictTemplate(config.agent.system_template, "agent.system_template");
     this.instanceT = new StrictTemplate(config.agent.instance_template, "agent.instance_template");
@@ -32,6 +34,7 @@ export class AgentTemplates {
       this.row,
       this.cwd,
       stepVars(this.config, step, cost, elapsed),
+      this.localization,
     );
   }
 

@@ -1,3 +1,4 @@
+import type { LocalizationRecord } from "../localize/types.js";
 import type { ChatMessage, ModelErrorKind } from "../models/types.js";
 
 /** Exit statuses (contract, DESIGN.md). */
@@ -49,6 +50,8 @@ export interface TrajectoryInfo {
   model_name?: string;
   /** Present when the task ended with `ModelError`. */
   model_error?: ModelErrorInfo;
+  /** Present when `agent.localize.enabled`: the ranking the templates got and what it cost. */
+  localization?: LocalizationRecord;
 }
 
 /**

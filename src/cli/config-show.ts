@@ -8,6 +8,7 @@ import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
 import { instanceCwd } from "../swebench/batch/instance-environment.js";
+import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
@@ -18,6 +19,7 @@ interface ShowFlags extends AgentFlags {
   subset: string;
   split: string;
   task?: string;
+  reposDir?: string;
 }
 
 function section(title: string, text: string): string {
@@ -87,7 +89,11 @@ export function register(program: Command): void {
       .option("--instance <ID>", "render the messages for this SWE-bench instance")
       .option("--subset <NAME|PATH>", "dataset for --instance: lite, verified, full or a file", "lite")
       .option("--split <SPLIT>", "dataset split", "test")
-      .option("--task <TEXT>", "task text to render when no --instance is given"),
+      .option("--task <TEXT>", "task text to render when no --instance is given")
+      .option(
+        "--repos-dir <DIR>",
+        "with --instance and agent.localize: the owner__repo clones to localize in",
+      ),
   ).action((flags: ShowFlags) =>
     guarded(async () => {
       const { config: cfg, sources } = loadAgentConfig(flags, "default");
@@ -100,7 +106,15 @@ export function register(program: Command): void {
         ? instanceCwd(cfg.environment, flags.instance)
         : cfg.environment.cwd ||
           (cfg.environment.environment_class === "bwrap" ? "/testbed" : "<the repository directory>");
-      const templates = new AgentTemplates(cfg, task, instance, cwd);
+      const localization =
+        flags.instance && cfg.agent.localize.enabled
+          ? await (await import("../localize/show.js")).localizationForShow(
+              cfg,
+              instance as SwebenchInstance,
+              flags.reposDir,
+            )
+          : undefined;
+      const templates = new AgentTemplates(cfg, task, instance, cwd, localization);
       const vars = templates.vars(0, 0, 0);
       // What run.json would hold: the config's and the host's secrets and URL credentials masked,
       // in the layer sources (the `-c`/flag text as typed) as in the config.

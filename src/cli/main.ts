@@ -19,6 +19,7 @@ const registrations: Record<string, Registration> = {
   inspect: () => import("./inspect.js"),
   show: () => import("./show.js"),
   swebench: () => import("./swebench.js"),
+  localize: () => import("./localize.js"),
   worker: () => import("./worker.js"),
   queue: () => import("./queue.js"),
   images: () => import("./images.js"),

@@ -189,7 +189,14 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (session) write(`${modeNote(mode)}\n\n`);
   let result: AgentResult;
   try {
+    const localization = config.agent.localize.enabled
+      ? await (await import("../localize/agent-hook.js")).localizeForAgent(config, env, task, {
+          model,
+          signal: run.signal,
+        })
+      : undefined;
     result = await runAgent({
+      localization,
       config,
       model: session ? session.wrapModel(model) : model,
       env,

@@ -115,7 +115,10 @@ interface DatasetInfo {
   sha256: string;
 }
 
-async function selectRows(flags: SwebenchFlags): Promise<{ rows: SwebenchInstance[]; dataset: DatasetInfo }> {
+/** The rows the selection flags pick (also `patchloop localize`'s); a bad selection is a ConfigError. */
+export async function selectRows(
+  flags: Pick<SwebenchFlags, "subset" | "split" | "slice" | "filter" | "shuffle" | "instanceIds">,
+): Promise<{ rows: SwebenchInstance[]; dataset: DatasetInfo }> {
   try {
     const rows = await loadDataset({ subset: flags.subset, split: flags.split });
     const dataset = {

@@ -24,6 +24,27 @@ export const HistorySchema = z
   })
   .strict();
 
+/** `agent.localize`: fault localization before step 1 (docs/localize.md, src/localize/). */
+export const LocalizeSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** Files in the ranking the templates get (`localization.files`). */
+    top_k: z.number().int().min(1).max(100),
+    /** Definitions in the ranking (`localization.symbols`). */
+    top_symbols: z.number().int().min(0).max(100),
+    /** Files larger than this many bytes are not read. */
+    max_file_bytes: z.number().int().positive(),
+    /** One model call re-orders the top candidates (its cost counts in the task's budget). */
+    rerank: z
+      .object({
+        enabled: z.boolean(),
+        candidates: z.number().int().min(2).max(50),
+        template: z.string().min(1),
+      })
+      .strict(),
+  })
+  .strict();
+
 export const AgentSchema = z
   .object({
     /** Jinja template of the system message. */
@@ -65,6 +86,7 @@ export const AgentSchema = z
       .strict(),
     /** What of the history is sent to the model each step (docs/history.md); the trajectory keeps it all. */
     history: HistorySchema,
+    localize: LocalizeSchema,
   })
   .strict()
   .superRefine((agent, ctx) => {

@@ -1,4 +1,5 @@
 import { arch, type as osType, version as osVersion, release } from "node:os";
+import type { LocalizationVars } from "../localize/types.js";
 import type { Config } from "./schema.js";
 
 /** The command whose output's first line submits the task (contract: DESIGN.md). */
@@ -72,7 +73,7 @@ export function budgetSteps(agent: Config["agent"]): BudgetSteps {
  * task, instance (the dataset row's fields, {} outside SWE-bench), cwd, system/release/version/machine
  * (platform facts, as mini-swe-agent gives them), step_limit, cost_limit, time_limit, context_limit,
  * budget (the step budget's phases), timeout (seconds per command), protocol, action_tag,
- * submit_command, and the StepVars.
+ * submit_command, localization (the fault localization's ranking), and the StepVars.
  */
 export function baseContext(
   config: Config,
@@ -80,9 +81,18 @@ export function baseContext(
   instance: Record<string, unknown>,
   cwd: string,
   step: StepVars,
+  /** The ranking made before step 1 (`agent.localize`; docs/localize.md); none: an empty one. */
+  localization?: LocalizationVars,
 ): Record<string, unknown> {
   return {
     task,
+    localization: localization ?? {
+      enabled: config.agent.localize.enabled,
+      text: "",
+      files: [],
+      symbols: [],
+      error: "",
+    },
     instance,
     cwd,
     system: osType(),

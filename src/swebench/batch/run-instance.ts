@@ -92,9 +92,19 @@ async function openAndRun(row: SwebenchInstance, ctx: InstanceContext, started: 
   }
   const openedAt = Date.now();
   try {
+    const model = ctx.modelFor(row);
+    const localization = ctx.config.agent.localize.enabled
+      ? await (await import("../../localize/agent-hook.js")).localizeForAgent(
+          ctx.config,
+          opened.env,
+          row.problem_statement,
+          { model, signal: ctx.signal },
+        )
+      : undefined;
     const r = await runAgent({
+      localization,
       config: ctx.config,
-      model: ctx.modelFor(row),
+      model,
       env: opened.env,
       runner: createActionRunner(ctx.config),
       task: row.problem_statement,

@@ -1,0 +1,45 @@
+import { rm } from "node:fs/promises";
+import type { Config } from "../config/schema.js";
+import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
+import type { SwebenchInstance } from "../swebench/types.js";
+import { localizationText } from "./format.js";
+import { environmentReader, localizeRow, reposDirReader } from "./instance.js";
+import type { LocalizationVars } from "./types.js";
+
+/**
+ * The `localization` variable of one SWE-bench instance for `patchloop config show --instance`:
+ * made from a checkout of `reposDir` when given, else in the instance's container (docker or
+ * podman configs). The re-rank is not run here (config show makes no model calls). A failure
+ * comes back as `error`, with an empty ranking, so the messages still render.
+ */
+export async function localizationForShow(
+  config: Config,
+  row: SwebenchInstance,
+  reposDir?: string,
+): Promise<LocalizationVars> {
+  const lc = config.agent.localize;
+  const kind = config.environment.environment_class;
+  if (!reposDir && kind !== "docker" && kind !== "podman")
+    return {
+      enabled: true,
+      text: "",
+      files: [],
+      symbols: [],
+      error: `localization needs the repository: give --repos-dir DIR (a folder of owner__repo clones) with environment ${kind}`,
+    };
+  const root = await makeWorkspaceRoot();
+  try {
+    const limits = { maxFileBytes: lc.max_file_bytes };
+    const read = reposDir ? reposDirReader(reposDir, root, limits) : environmentReader(config, root, limits);
+    const r = await localizeRow(row, read, { topK: lc.top_k, topSymbols: lc.top_symbols });
+    return {
+      enabled: true,
+      text: localizationText(r.line.files, r.line.symbols),
+      files: r.line.files,
+      symbols: r.line.symbols,
+      error: r.line.error ?? "",
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
