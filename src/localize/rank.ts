@@ -93,8 +93,9 @@ export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Prom
   const frameHits = tracebackFeatures(sig, index, table);
   const under = mentionFeatures(sig, index, table);
   const defHits = await definitionFeatures(sig, files, under, table);
-  messageFeatures(sig, files, table);
+  // BM25 first: it analyses every file, which the message search's term filter relies on
   bm25Features(sig, text, files, table);
+  messageFeatures(sig, files, table);
   nameFeatures(sig, text, files, table);
   // test files the issue points at: by path, by traceback, or by a test function it names
   const named = new Set<number>();
