@@ -78,7 +78,7 @@ export function createOpenAIModel(
       request,
       (signal, overrides) =>
         client.post<ChatCompletion>("/chat/completions", {
-          body: wire.text(
+          body: wire.bytes(
             { ...body, ...overrides },
             request.messages,
             keep ? String(reasoningField) : "drop",
