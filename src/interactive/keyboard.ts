@@ -58,6 +58,7 @@ export class Keyboard {
   async call<T>(body: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
     const own = new AbortController();
     this.current = own;
+    cookedTerminal();
     try {
       const value = await body(AbortSignal.any([this.run.signal, own.signal]));
       return { value, interrupted: own.signal.aborted && !this.run.signal.aborted };
@@ -78,4 +79,13 @@ export class Keyboard {
     this.presses = 0;
     this.pending = false;
   }
+}
+
+/**
+ * Puts the terminal back in its ordinary mode, where Ctrl-C raises SIGINT: a prompt answered by a
+ * key typed before it had drawn itself can leave raw mode on, and a Ctrl-C would then go nowhere.
+ */
+export function cookedTerminal(): void {
+  const stdin = process.stdin;
+  if (stdin.isTTY && stdin.isRaw) stdin.setRawMode(false);
 }

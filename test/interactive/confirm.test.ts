@@ -24,7 +24,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const QUESTION = "Run this action?";
+const QUESTION = "? Run this action?";
 
 describe("patchloop run --mode confirm in a terminal", () => {
   it("runs, rejects with a message the model receives, edits a command, switches to yolo, and applies the patch at the end", async () => {
@@ -59,7 +59,7 @@ describe("patchloop run --mode confirm in a terminal", () => {
       `ACTION str_replace_editor str_replace ${t.worktree}/calc.py\n--- ${t.worktree}/calc.py\n+++ ${t.worktree}/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a * b\n`,
     );
     pty.send(KEY.down + KEY.enter);
-    await pty.waitFor("Your message to the model:");
+    await pty.waitFor("? Your message to the model:");
     pty.send(`multiplying is wrong too${KEY.enter}`);
     await pty.waitFor("STEP 3");
     expect(requestText(server, 3)).toContain(
@@ -69,7 +69,7 @@ describe("patchloop run --mode confirm in a terminal", () => {
     // 3. edit the command, then it runs as edited and the model is told
     await pty.waitFor(QUESTION);
     pty.send(KEY.down + KEY.down + KEY.enter);
-    await pty.waitFor("Edit the command:");
+    await pty.waitFor("? Edit the command:");
     pty.send(`${KEY.end} two${KEY.enter}`);
     await pty.waitFor("ACTION (edited)\necho one two\n");
     await pty.waitFor("one two");
@@ -87,7 +87,7 @@ describe("patchloop run --mode confirm in a terminal", () => {
     // 5. the end: the patch, and the choice to apply it to the tree
     await pty.waitFor("PATCH (");
     await pty.waitFor("+    return a + b");
-    await pty.waitFor("What should become of the patch?");
+    await pty.waitFor("? What should become of the patch?");
     expect(treeState(t.repo)).toEqual(before);
     pty.send(KEY.enter);
     await pty.waitFor(`applied to ${t.repo} (the files are changed; nothing is staged)`);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -78,10 +79,12 @@ export function cliInPty(args: string[], o: { cwd: string; env?: Record<string, 
           from += at + len;
           return rest.slice(at);
         }
-        if (Date.now() > until || (done && plain(raw) === text))
+        if (Date.now() > until || (done && plain(raw) === text)) {
+          if (process.env.PATCHLOOP_PTY_DUMP) writeFileSync(process.env.PATCHLOOP_PTY_DUMP, raw);
           throw new Error(
             `waited ${timeoutMs} ms for ${String(what)}${done ? " (the program ended)" : ""}; the terminal shows:\n${text.slice(-3000)}`,
           );
+        }
         await new Promise((r) => setTimeout(r, 50));
       }
     },
