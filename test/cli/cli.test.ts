@@ -53,7 +53,8 @@ describe("patchloop run", () => {
             name: "str_replace_editor",
             arguments: {
               command: "str_replace",
-              path: `${repo}/calc.py`,
+              // the default worktree of the repository, in the run folder (src/interactive/workspace.ts)
+              path: `${dir}/out/worktree/calc/calc.py`,
               old_str: "a - b",
               new_str: "a + b",
             },
@@ -141,7 +142,7 @@ describe("patchloop run", () => {
       "--quiet",
     ]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^exit status: ModelError \(/);
+    expect(r.stdout).toMatch(/^exit status: ModelError \(/m);
     expect(JSON.parse(readFileSync(join(dir, "o", "calc", "calc.traj.json"), "utf8")).info.exit_status).toBe(
       "ModelError",
     );
