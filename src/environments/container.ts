@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isPodman, runCli, stderrTail } from "./container-cli.js";
 import { ensureImage } from "./container-images.js";
@@ -66,7 +66,15 @@ export interface ContainerEnvironmentOptions {
 const CLOSED: ExecResult = { output: "the container environment is closed", returncode: -1, timedOut: false };
 
 /**
- * Starts one container for a task (`run -d --rm ... sleep <containerTimeout>`, labelled
+ * The container's main process (PID 1): lives `$1` seconds, and as its init it reaps the
+ * processes orphaned inside (`sleep` would not: their zombies would count against the pids limit
+ * forever). A `kill -9 -1` from inside ends its `sleep`, never itself: it starts another.
+ */
+export const CONTAINER_INIT =
+  "end=$((SECONDS + $1)); while ((SECONDS < end)); do sleep $((end - SECONDS)) & wait $!; done";
+
+/**
+ * Starts one container for a task (`run -d --rm ...` with {@link CONTAINER_INIT} as its main process, labelled
  * `patchloop=1`, `patchloop.run=<runId>`, `patchloop.owner=<host:pid:start>`). Commands go to a helper
  * shell started by one long-lived `exec -i` (launcher.ts); a command with stdin, or one that arrives
  * while another runs, gets an `exec` of its own. A timeout kills the command's process group inside
@@ -87,7 +95,7 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   if (options.platform) runArgs.push("--platform", options.platform);
   runArgs.push("--label", "patchloop=1", "--label", `patchloop.run=${runId}`);
   runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
-  runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "sleep");
+  runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "bash");
   runArgs.push("-e", `BASH_ENV=${BASH_ENV_PATH}`);
   // Forwarded names pass no value on the command line (the CLI reads it from its own environment);
   // a name also set in `env` takes the `env` value.
@@ -101,7 +109,14 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   if (options.pidsLimit) runArgs.push("--pids-limit", String(options.pidsLimit));
   for (const u of options.ulimits ?? (podman ? PODMAN_DEFAULT_ULIMITS : [])) runArgs.push("--ulimit", u);
   if (repoDir) runArgs.push("--volume", `${repoDir}:${repoDir}`);
-  runArgs.push(...(options.runArgs ?? []), image, String(Math.ceil(options.containerTimeout ?? 14_400)));
+  runArgs.push(
+    ...(options.runArgs ?? []),
+    image,
+    "-c",
+    CONTAINER_INIT,
+    "patchloop-init",
+    String(Math.ceil(options.containerTimeout ?? 14_400)),
+  );
 
   registerContainer(name, exe);
   let closed = false;
@@ -130,7 +145,9 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   }
   if (rc.code !== 0 || !cwd) {
     await remove();
-    throw new Error(`the container from ${image} does not answer commands: ${stderrTail(rc.stderr)}`);
+    throw new Error(
+      `the container from ${image} does not answer commands (patchloop needs bash in the image): ${stderrTail(rc.stderr)}`,
+    );
   }
   const workdir = cwd;
 
@@ -158,15 +175,16 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   /**
    * Ends every process the agent started in the container (all but its init, `sleep`), so that a
    * fork bomb or a runaway background job cannot leave later commands and the final diff without
-   * room to run. First with `kill -9 -1` from an exec; when even that cannot start (the pids limit
-   * is reached), the container is frozen (`pause`), its processes are killed from the host through
-   * its cgroup, and it is thawed. The launcher's helper goes too: the next command starts a new one.
+   * room to run. Where the engine runs on this host, the container is frozen (`pause`), every
+   * process in its cgroup but init is killed, and it is thawed: nothing can fork in between. Else
+   * `kill -9 -1` from an exec, a few rounds (what forked during one round goes in the next). The
+   * launcher's helper goes too: the next command starts a new one.
    */
   async function endAgentProcesses(): Promise<void> {
     launcher.reset();
-    const r = await runCli(exe, ["exec", "-u", "0", name, "sh", "-c", "kill -9 -1; exit 0"], { timeout: 30 });
-    if (r.code === 0) return;
-    await killThroughCgroup(exe, name);
+    if (await killThroughCgroup(exe, name)) return;
+    const rounds = "for i in 1 2 3 4 5; do kill -9 -1 2>/dev/null; done; exit 0";
+    await runCli(exe, ["exec", "-u", "0", name, "sh", "-c", rounds], { timeout: 30 });
   }
 
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
@@ -252,37 +270,58 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
   };
 }
 
-/** The host pids of a container's processes, from its cgroup (the engine runs on this host). */
-function containerPids(initPid: number): number[] {
+/** The cgroup folders of a container's processes (pids controller), seen from this host. */
+function containerCgroups(initPid: number): string[] {
   let lines: string[];
   try {
     lines = readFileSync(`/proc/${initPid}/cgroup`, "utf8").split("\n");
   } catch {
     return [];
   }
-  const files: string[] = [];
+  const dirs: string[] = [];
   for (const line of lines) {
     const m = /^\d+:([^:]*):(.*)$/.exec(line);
     if (!m) continue;
-    if (m[1] === "") files.push(join("/sys/fs/cgroup", m[2], "cgroup.procs"));
-    else if (m[1].split(",").includes("pids")) files.push(join("/sys/fs/cgroup/pids", m[2], "cgroup.procs"));
+    if (m[1] === "") dirs.push(join("/sys/fs/cgroup", m[2]));
+    else if (m[1].split(",").includes("pids")) dirs.push(join("/sys/fs/cgroup/pids", m[2]));
   }
+  return dirs.filter((d) => existsSync(join(d, "cgroup.procs")));
+}
+
+/** The host pids of a container's processes, from its cgroup (the engine runs on this host). */
+function containerPids(initPid: number): number[] {
   const pids = new Set<number>();
-  for (const f of files) {
+  for (const dir of containerCgroups(initPid)) {
     try {
-      for (const p of readFileSync(f, "utf8").split("\n")) if (Number(p) > 0) pids.add(Number(p));
+      for (const p of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n"))
+        if (Number(p) > 0) pids.add(Number(p));
     } catch {
-      // that hierarchy is not mounted here
+      // gone meanwhile
     }
   }
   return [...pids];
 }
 
-/** Freezes the container, kills all its processes but init from the host, thaws it. Best effort. */
-async function killThroughCgroup(exe: string, name: string): Promise<void> {
+/** Tasks the pids limit still counts (exited ones too, until they are reaped); 0 when unknown. */
+function pidsCurrent(initPid: number): number {
+  for (const dir of containerCgroups(initPid)) {
+    try {
+      return Number(readFileSync(join(dir, "pids.current"), "utf8").trim()) || 0;
+    } catch {
+      // not the pids hierarchy
+    }
+  }
+  return 0;
+}
+
+/**
+ * Freezes the container, kills all its processes but init from the host, thaws it. False when
+ * the container's processes cannot be seen from here (a remote engine, another pid namespace).
+ */
+async function killThroughCgroup(exe: string, name: string): Promise<boolean> {
   const inspect = await runCli(exe, ["inspect", "--format", "{{.State.Pid}}", name], { timeout: 30 });
   const initPid = Number(inspect.stdout.toString("utf8").trim());
-  if (!(initPid > 0)) return;
+  if (!(initPid > 0) || containerPids(initPid).length === 0) return false;
   const paused = (await runCli(exe, ["pause", name], { timeout: 30 })).code === 0;
   try {
     for (let round = 0; round < 20; round++) {
@@ -295,9 +334,20 @@ async function killThroughCgroup(exe: string, name: string): Promise<void> {
           // gone, or not ours to signal
         }
       }
-      if (!paused) await new Promise((r) => setTimeout(r, 50));
+      // Frozen processes die when thawed: one round is all that is needed then.
+      if (paused) break;
+      await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
     if (paused) await runCli(exe, ["unpause", name], { timeout: 30 });
   }
+  // Killed processes take a moment to be reaped, and hold their place under the pids limit until then.
+  const deadline = Date.now() + 10_000;
+  const settled = () => {
+    const live = containerPids(initPid).length;
+    // init and the sleep it restarts are left; exited tasks count until init has reaped them.
+    return live <= 2 && pidsCurrent(initPid) <= live;
+  };
+  while (!settled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return true;
 }

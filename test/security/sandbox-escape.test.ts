@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../src/environments/types.js";
+import type { ScriptedReply } from "../../src/models/scripted.js";
 import { describeWithEngine, hostProcessesWith } from "../support/engines.js";
 import { tempDir } from "../support/tmp.js";
 import { waitFor } from "../support/wait-for.js";
@@ -148,8 +149,16 @@ function sandboxSuite(sandbox: Sandbox): void {
   it("a fork bomb stops at the pids limit; the next commands and the final diff still work", async () => {
     const cwd = env.cwd;
     const run = await hostileRun(hostileConfig(sandbox, ["environment.timeout=8"]), env, [
-      bashCall("bomb() { bomb | bomb & }; bomb; sleep 30"),
-      bashCall(`echo alive; echo fixed > ${cwd}/after-bomb.txt`),
+      // In a session of its own, so that killing the command's process group does not reach it, and
+      // one that keeps the pids limit full: the classic bomb gives up on its own once forks fail.
+      // Its output goes nowhere, so no closed pipe ends it either.
+      bashCall(
+        "setsid bash -c 'bomb() { bomb | bomb & }; bomb' >/dev/null 2>&1 & " +
+          "for i in 1 2 3 4; do setsid bash -c 'while :; do sleep 1000 & done' >/dev/null 2>&1 & done; sleep 30",
+      ),
+      bashCall(
+        `echo alive; for i in 1 2 3; do (echo fixed > ${cwd}/after-bomb.txt); done; cat ${cwd}/after-bomb.txt`,
+      ),
     ]);
     expect(run.seen[0]).toMatch(/timed out|stopped after/);
     expect(run.seen[1]).toContain("alive");
@@ -161,6 +170,23 @@ function sandboxSuite(sandbox: Sandbox): void {
     }
     rmSync(join(repo, "after-bomb.txt"));
   }, 120_000);
+
+  it("after a command times out, every process the agent started is gone (also those in other sessions)", async () => {
+    const marker = `patchloop-hog-${tag}-${sandbox}`;
+    const run = await hostileRun(hostileConfig(sandbox, ["environment.timeout=3"]), env, [
+      bashCall(
+        `setsid bash -c 'exec -a ${marker} sleep 600' >/dev/null 2>&1 < /dev/null & ` +
+          `(setsid bash -c '(exec -a ${marker}-double sleep 600) &' >/dev/null 2>&1 &); sleep 30`,
+      ),
+      () => {
+        // Asked right after the timed-out command, before anything else runs.
+        const left = hostProcessesWith(marker);
+        return bashCall(`echo left=${left.length}`) as ScriptedReply;
+      },
+    ]);
+    expect(run.seen[0]).toMatch(/timed out after 3 seconds/);
+    expect(run.seen[1]).toContain("left=0");
+  });
 
   it("a process that left the command's session is gone when the task ends", async () => {
     const marker = `patchloop-escapee-${tag}-${sandbox}`;
@@ -194,5 +220,18 @@ describe("a hostile model in the local environment", () => {
     expect(hostProcessesWith(marker).length).toBe(2);
     await env.close();
     expect(await waitFor(() => hostProcessesWith(marker).length === 0, 10_000)).toBe(true);
+  });
+
+  it("after a command times out, every process it started is gone, also those in other sessions", async () => {
+    const marker = `patchloop-hog-${tag}-local`;
+    const repo = makeWorkRepo(join(tempDir(), "repo"));
+    const config = hostileConfig("bwrap", ["environment.environment_class=local", "environment.timeout=3"]);
+    const env = await openSandbox(config, repo);
+    const run = await hostileRun(config, env, [
+      bashCall(`setsid bash -c 'exec -a ${marker} sleep 600' >/dev/null 2>&1 < /dev/null & sleep 30`),
+      () => bashCall(`echo left=${hostProcessesWith(marker).length}`) as ScriptedReply,
+    ]);
+    expect(run.seen[1]).toContain("left=0");
+    await env.close();
   });
 });
