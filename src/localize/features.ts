@@ -322,12 +322,7 @@ async function containingFeatures(
 export function messagePieces(message: string): string[] {
   return message
     .split(/'[^']*'|"[^"]*"|<[^>]*>|\{[^}]*\}|\([^)]*\)|\[[^\]]*\]|\b\d[\w.]*\b|\s[-+*/=]\s/)
-    .map((s) =>
-      s
-        .replace(/\s+/g, " ")
-        .trim()
-        .replace(/[:,.]$/, ""),
-    )
+    .map((s) => s.replace(/\s+/g, " ").replace(/^[\s:,.;]+|[\s:,.;]+$/g, ""))
     .filter((s) => s.length >= 12 && /[a-z]{3}/i.test(s));
 }
 

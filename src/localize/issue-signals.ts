@@ -93,7 +93,7 @@ function frames(text: string): Frame[] {
       traceback++;
       index = 0;
     }
-    out.push({ path: f.path.replace(/\\/g, "/"), line: f.line, func: f.func, traceback, index: index++ });
+    out.push({ path: f.path.replace(/\\+/g, "/"), line: f.line, func: f.func, traceback, index: index++ });
     lastEnd = f.end;
   }
   return out;
