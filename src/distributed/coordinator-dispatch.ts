@@ -12,6 +12,7 @@ import type { SwebenchInstance } from "../swebench/types.js";
 import { VERSION } from "../version.js";
 import {
   ackKey,
+  CONTROL_CHANNEL,
   cancelKey,
   HEARTBEAT_SECONDS,
   INSTANCE_QUEUE,
@@ -182,8 +183,10 @@ export async function createCoordinatorDispatcher(
   const removeJob = async (jobId: string) => {
     try {
       const state = await queue.getJobState(jobId);
-      if (state === "active") await redis.set(cancelKey(jobId), "1", "EX", MARK_SECONDS);
-      else await queue.remove(jobId);
+      if (state === "active") {
+        await redis.set(cancelKey(jobId), "1", "EX", MARK_SECONDS);
+        await redis.publish(CONTROL_CHANNEL, `cancel ${jobId}`);
+      } else await queue.remove(jobId);
       if ((await queue.getJobState(jobId)) === "unknown") {
         toRemove.delete(jobId);
         await redis.del(cancelKey(jobId));
@@ -401,7 +404,10 @@ export async function createCoordinatorDispatcher(
       await withdraw();
     },
     interrupt() {
-      void redis.set(interruptKey(run), "1", "EX", MARK_SECONDS).catch(() => undefined);
+      void redis
+        .set(interruptKey(run), "1", "EX", MARK_SECONDS)
+        .then(() => redis.publish(CONTROL_CHANNEL, `interrupt ${run}`))
+        .catch(() => undefined);
       void withdraw().catch(() => undefined);
     },
     replicaCounts: () => null,

@@ -20,6 +20,11 @@ export const RUNS_KEY = `${PREFIX}:pl:runs`;
 export const RUN_INFO_KEY = `${PREFIX}:pl:run-info`;
 /** Set while a run's coordinator is interrupted (Ctrl-C): workers stop its instances. */
 export const interruptKey = (run: string) => `${PREFIX}:pl:interrupt:${run}`;
+/**
+ * Channel on which a coordinator announces `interrupt <run>` (Ctrl-C) and `cancel <job id>` (a
+ * repeat whose result is in): workers act at once; the marks below cover those that missed it.
+ */
+export const CONTROL_CHANNEL = `${PREFIX}:pl:control`;
 /** Set when an instance job's result is in already: the worker still running it (a repeat) stops it. */
 export const cancelKey = (jobId: string) => `${PREFIX}:pl:cancel:${jobId}`;
 /** Set once a run's coordinator has written a result into its folder: the worker may forget it. */

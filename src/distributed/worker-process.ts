@@ -19,6 +19,7 @@ import { FileWriteError } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
 import {
   ackKey,
+  CONTROL_CHANNEL,
   cancelKey,
   HEARTBEAT_SECONDS,
   INSTANCE_QUEUE,
@@ -96,6 +97,20 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
   redis.on("error", () => undefined);
   watchRedis(redis, o.queue.shown, o.say, "running instances go on; their results are kept until it is back");
   await reachable(redis, o.queue.shown);
+  // Interrupts and cancels come at once on the control channel (the marks cover missed ones).
+  const control = redis.duplicate();
+  control.on("error", () => undefined);
+  await control.subscribe(CONTROL_CHANNEL);
+  control.on("message", (_channel: string, message: string) => {
+    const [verb, what] = message.split(" ");
+    for (const [jobId, r] of running) {
+      if (verb === "interrupt" && r.run === what && !r.abort.signal.aborted) r.abort.abort();
+      if (verb === "cancel" && jobId === what && !r.cancelled) {
+        r.cancelled = true;
+        r.abort.abort();
+      }
+    }
+  });
   await sweepStaleRoots();
   const workRoot = await makeWorkspaceRoot();
   const spool = new Spool(o.spoolRoot);
@@ -389,6 +404,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
       await tick().catch(() => undefined);
       await forget(redis, info.id).catch(() => undefined);
       await Promise.all([...resultQueues.values()].map((rq) => rq.close()));
+      control.disconnect();
       redis.disconnect();
       await rm(workRoot, { recursive: true, force: true });
       finished(exitCode);
