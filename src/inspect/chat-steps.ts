@@ -56,9 +56,17 @@ function step(index: number, msg: JsonRecord): StepView {
       : fencedCommands(content).map((text) => ({ tool: null, text })));
   const usage = usageOf(extra);
   const reasoning = asString(msg.reasoning) ?? asString(msg.reasoning_content);
+  // patchloop's usage.cached_tokens, an OpenAI-style raw usage, or Anthropic's cache reads
+  const cached =
+    asNumber(usage?.cached_tokens) ??
+    asNumber(asRecord(usage?.prompt_tokens_details)?.cached_tokens) ??
+    asNumber(usage?.cache_read_input_tokens);
+  const shared = asNumber(asRecord(extra?.request)?.shared_tokens);
   return {
     index,
     ...(reasoning ? { reasoning } : {}),
+    ...(cached !== null ? { cachedTokens: cached } : {}),
+    ...(shared !== null ? { sharedPrefixTokens: shared } : {}),
     thought: thoughtWithoutActions(
       content,
       actions.map((a) => a.text),

@@ -41,6 +41,10 @@ export interface StepView {
   observations: ObservationView[];
   promptTokens: number | null;
   completionTokens: number | null;
+  /** Prompt tokens the server served from its prefix cache, when it reported them. */
+  cachedTokens?: number;
+  /** patchloop's count of the prompt's prefix shared with the previous request (`extra.request`). */
+  sharedPrefixTokens?: number;
   cost: number | null;
   finishReason: string | null;
 }

@@ -26,6 +26,7 @@ a { color: var(--accent); }
 .chart { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 0; }
 .chart figcaption { font-weight: 600; margin-bottom: 6px; }
 .chart .bar { fill: var(--accent); } .chart .track { fill: #eef0f3; }
+.chart .bar.prompt { fill: #b8c7e0; } .chart .bar.cached { fill: var(--accent); } .chart .shared { stroke: #d9480f; stroke-width: 2; }
 .chart-label, .chart-caption { font-size: 11px; fill: var(--fg); } .chart-caption { fill: var(--muted); }
 .filters { display: flex; gap: 8px; align-items: center; margin: 8px 0; }
 .filters input { padding: 5px 8px; min-width: 260px; border: 1px solid var(--line); border-radius: 4px; }

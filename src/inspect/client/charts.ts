@@ -1,5 +1,5 @@
 /** Browser code (see dom.ts): inline SVG bar charts, one `rect.bar` per datum. */
-import type { BarDatum } from "../view-model.js";
+import type { BarDatum, StepView } from "../view-model.js";
 import { el, svgEl } from "./dom.js";
 
 /**
@@ -97,4 +97,93 @@ export function columnChart(
   });
   figure.append(svg);
   return figure;
+}
+
+/**
+ * Prompt tokens per step as columns, the part the server reported as cached filled darker, and
+ * patchloop's count of the prefix shared with the previous request as a tick (a step below its tick
+ * had earlier messages changed, e.g. by history masking). Null when no step records prompt tokens.
+ */
+export function promptTokenChart(steps: StepView[]): HTMLElement | null {
+  const data = steps.filter((s) => s.promptTokens !== null);
+  if (data.length === 0) return null;
+  const figure = el(
+    "figure",
+    { class: "chart", "data-chart": "prompt-tokens" },
+    el("figcaption", null, "Prompt tokens per step"),
+  );
+  const colW = Math.max(2, Math.min(14, Math.floor(720 / data.length)));
+  const plotH = 120;
+  const width = data.length * colW + 60;
+  const top = Math.max(1, ...data.map((s) => s.promptTokens ?? 0));
+  const y = (v: number) => 8 + plotH - Math.round((plotH * v) / top);
+  const svg = svgEl("svg", { width, height: plotH + 30, viewBox: `0 0 ${width} ${plotH + 30}`, role: "img" });
+  svg.append(
+    svgEl("text", { x: 0, y: 14, class: "chart-caption" }, fmtTokenCount(top)),
+    svgEl("text", { x: 0, y: plotH + 8, class: "chart-caption" }, "0"),
+  );
+  data.forEach((s, i) => {
+    const x = 50 + i * colW;
+    const prompt = s.promptTokens ?? 0;
+    const tip = [
+      `step ${s.index}: ${prompt} prompt tokens`,
+      s.cachedTokens !== undefined ? `${s.cachedTokens} cached by the server` : null,
+      s.sharedPrefixTokens !== undefined ? `${s.sharedPrefixTokens} shared with the previous request` : null,
+    ]
+      .filter((t) => t !== null)
+      .join(", ");
+    svg.append(
+      svgEl(
+        "rect",
+        {
+          x,
+          y: y(prompt),
+          width: Math.max(1, colW - 1),
+          height: plotH + 8 - y(prompt),
+          class: "bar prompt",
+          "data-step": s.index,
+        },
+        svgEl("title", {}, tip),
+      ),
+    );
+    if (s.cachedTokens !== undefined)
+      svg.append(
+        svgEl("rect", {
+          x,
+          y: y(s.cachedTokens),
+          width: Math.max(1, colW - 1),
+          height: plotH + 8 - y(s.cachedTokens),
+          class: "bar cached",
+          "data-step": s.index,
+        }),
+      );
+    if (s.sharedPrefixTokens !== undefined)
+      svg.append(
+        svgEl("line", {
+          x1: x,
+          x2: x + Math.max(1, colW - 1),
+          y1: y(s.sharedPrefixTokens),
+          y2: y(s.sharedPrefixTokens),
+          class: "shared",
+          "data-step": s.index,
+        }),
+      );
+  });
+  svg.append(
+    svgEl("text", { x: 50, y: plotH + 24, class: "chart-label" }, `steps 1–${data.at(-1)?.index ?? 0}`),
+  );
+  figure.append(
+    svg,
+    el(
+      "p",
+      { class: "muted chart-legend" },
+      "column: prompt tokens · dark: cached by the server · tick: prefix shared with the previous request",
+    ),
+  );
+  return figure;
+}
+
+/** A token count for an axis label: 12k, 950. */
+export function fmtTokenCount(n: number): string {
+  return n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n);
 }

@@ -1,5 +1,6 @@
 /** Browser code (see dom.ts): one trajectory — prompts, steps, patch, evaluation. */
 import type { EvalResult, ObservationView, PromptView, StepView, TrajectoryResponse } from "../view-model.js";
+import { promptTokenChart } from "./charts.js";
 import { renderDiff } from "./diff.js";
 import { badge, el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";
 
@@ -163,6 +164,7 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
       ),
     ),
     facts,
+    promptTokenChart(v.steps),
     jump,
   );
   if (v.system) page.append(promptBlock(v.system, true));
