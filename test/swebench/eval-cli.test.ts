@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -169,6 +169,13 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     ).toBe(1);
     expect(c.out.join("")).toContain("Timed out (1):\n  acme__calc-9: the tests timed out after 3 s\n");
     expect(c.err.join("")).toMatch(/^\[1\/1\] acme__calc-9: timeout \(\d+(\.\d)? s\)\n$/);
+    // The environment check ran out of time too: graded anyway, and not cached (it runs again next time).
+    expect(c.out.join("")).toContain("environment check: on (1 checked, 0 from the cache, 0 mismatched)");
+    const check = JSON.parse(
+      readFileSync(join(root, "out", "hang", "acme__calc-9", "env_check.json"), "utf8"),
+    );
+    expect(check).toMatchObject({ status: "timeout", problems: [], cached: false });
+    expect(existsSync(join(root, "env-checks", "acme__calc-9"))).toBe(false);
   }, 60_000);
 
   it.each([

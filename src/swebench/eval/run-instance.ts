@@ -322,13 +322,16 @@ export async function evaluateInstance(
           verdict,
           python: p.probe ? { executable: p.probe.executable, version: p.probe.version } : null,
         };
-        if (ctx.checkCacheDir) {
+        // A check that ran out of time says nothing lasting: it runs again next time.
+        if (ctx.checkCacheDir && verdict.status !== "timeout") {
           const file = await writeCachedCheck(ctx.checkCacheDir, cached, checkLog);
           await log(`environment check: ${verdict.status}; cached in ${file}`);
         } else await log(`environment check: ${verdict.status}`);
         // The check changed the work tree (test patch, created files): grade in a fresh one.
-        await release();
-        p = await open();
+        if (verdict.status !== "mismatch") {
+          await release();
+          p = await open();
+        }
       }
       check = {
         status: verdict.status,
