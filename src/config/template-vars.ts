@@ -22,11 +22,12 @@ export const PATCH_EXCLUDES = [
 ] as const;
 
 /**
- * The submit command: stages every change (tracked files, then new files that are neither ignored
- * nor in PATCH_EXCLUDES), prints the staged diff against HEAD (plain `git diff` output, the patch
- * the SWE-bench harness applies) and unstages it all again, so nothing is left staged.
+ * The submit command: unstages whatever the agent staged, stages every change (tracked files, then
+ * new files that are neither ignored nor in PATCH_EXCLUDES), prints the staged diff against HEAD
+ * (plain `git diff` output, the patch the SWE-bench harness applies) and unstages it all again, so
+ * nothing is left staged.
  */
-export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git add -u && git add -A -- :/ ${PATCH_EXCLUDES.map((p) => `':/!${p}'`).join(" ")} && git diff --cached && git reset -q`;
+export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git reset -q && git add -u && git add -A -- :/ ${PATCH_EXCLUDES.map((p) => `':/!${p}'`).join(" ")} && git diff --cached && git reset -q`;
 
 /** Where the agent is in its budget; given to every template. */
 export interface StepVars {

@@ -44,7 +44,9 @@ export function canUndoInPlace(ws: Workspace): boolean {
 
 async function commitOf(ws: Workspace, patch: string, message: string): Promise<string> {
   const tmp = await mkdtemp(join(tmpdir(), "patchloop-commit-"));
-  const env = { ...gitEnv(ws), GIT_INDEX_FILE: join(tmp, "index") };
+  // without the worktree's objects as alternates: every object of the commit must be written to the
+  // repository's own store, since the worktree's git folder goes away with it
+  const env: Record<string, string> = { GIT_INDEX_FILE: join(tmp, "index") };
   try {
     await git(ws.repo, ["read-tree", ws.base], { env });
     await git(ws.repo, ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"], { env, input: patch });
@@ -98,10 +100,7 @@ export async function carryOut(
     effective = "apply";
   }
   if (effective === "apply" && ws.mode === "worktree") {
-    const r = await runGit(ws.repo, ["apply", "--binary", "--whitespace=nowarn", "-"], {
-      input: patch,
-      env: gitEnv(ws),
-    });
+    const r = await runGit(ws.repo, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: patch });
     if (r.code === 0) said.push(`applied to ${ws.repo} (the files are changed; nothing is staged)`);
     else {
       said.push(`the patch does not apply to ${ws.repo} as it is now: ${r.stderr.trim().split("\n")[0]}`);
