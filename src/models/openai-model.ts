@@ -9,9 +9,9 @@ import type { ReasoningField } from "./reasoning.js";
 import { replicaFetch } from "./replica-fetch.js";
 import type { ReplicaPool } from "./replica-pool.js";
 import { sendWithRetries } from "./send-with-retries.js";
-import { WireBody } from "./wire-body.js";
 import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
+import { WireBody } from "./wire-body.js";
 
 /** The replicas a client sends to, and who hears of each request (per-instance counts). */
 export interface Replicas {

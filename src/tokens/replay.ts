@@ -1,5 +1,5 @@
-import { contentText } from "../agent/history/sent-message.js";
 import { createHistoryPolicy } from "../agent/history/mask.js";
+import { contentText } from "../agent/history/sent-message.js";
 import type { HistoryConfig } from "../config/schema.js";
 import type { TrajectoryView } from "../inspect/view-model.js";
 import type { ChatMessage } from "../models/types.js";
