@@ -70,7 +70,12 @@ describe("Ctrl-C in an interactive run", () => {
     const t = calcTask();
     server = await startFakeLlmServer();
     server.enqueue(
-      { ...bash("echo never"), delayMs: 60_000 },
+      {
+        type: "reply",
+        content: "",
+        toolCalls: [{ name: "bash", arguments: { command: "echo never" } }],
+        delayMs: 60_000,
+      },
       {
         type: "reply",
         content: "",
