@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     { name: "environments", run: () => benchEnvironments() },
     { name: "throughput", run: () => benchThroughput() },
     { name: "throughput-served", run: () => benchThroughput(SERVED) },
+    { name: "distributed", run: async () => (await import("./distributed.js")).benchDistributed() },
     { name: "history", run: () => benchHistory() },
     {
       name: "long-run",

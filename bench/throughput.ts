@@ -29,13 +29,13 @@ export interface ThroughputOptions {
   jitter?: number;
 }
 
-const CALLS_PER_INSTANCE = 3;
+export const CALLS_PER_INSTANCE = 3;
 
 /** The longest reply latency of the one-worker calibration run (see benchThroughput). */
 const CALIBRATION_LATENCY_MS = 200;
 
 /** The one reply of the fake model: call 1 fixes the bug, call 2 shows the diff stat, call 3 submits. */
-const STEPWISE = [
+export const STEPWISE = [
   // The step counter uses builtins only: it is bench machinery, not the agent's work.
   "n=0; [ -f .git/bench_steps ] && read -r n < .git/bench_steps; n=$((n + 1)); echo $n > .git/bench_steps",
   "if [ $n -eq 1 ]; then sed -i 's/a - b  # BUG/a + b/' calc.py; elif [ $n -eq 2 ]; then git diff --stat; " +
@@ -43,7 +43,7 @@ const STEPWISE = [
 ].join("; ");
 
 /** One small repository (`bench__calc` in the repos folder) and `count` instances at its base commit. */
-function fixture(root: string, count: number): { reposDir: string; rows: SwebenchInstance[] } {
+export function fixture(root: string, count: number): { reposDir: string; rows: SwebenchInstance[] } {
   const reposDir = join(root, "repos");
   const repo = join(reposDir, "bench__calc");
   const base = makeBenchRepo(repo, {
@@ -68,7 +68,7 @@ function fixture(root: string, count: number): { reposDir: string; rows: Swebenc
 }
 
 /** A small seeded PRNG (mulberry32): the same latencies on every run. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -93,7 +93,7 @@ export function listScheduleMs(durations: number[], workers: number): number {
 }
 
 /** Milliseconds the agent's commands took in one trajectory (the observations' `duration_ms`). */
-function commandMs(t: Trajectory): number {
+export function commandMs(t: Trajectory): number {
   return t.messages.reduce(
     (sum, m) => sum + (typeof m.extra?.duration_ms === "number" ? m.extra.duration_ms : 0),
     0,
@@ -168,13 +168,13 @@ async function measure(
 }
 
 /** The fake model server, running in a child process (see fake-server-process.ts). */
-interface ServerProcess {
+export interface ServerProcess {
   url: string;
   enqueue(behaviours: FakeBehaviour[]): Promise<void>;
   close(): Promise<void>;
 }
 
-function startServerProcess(defaultBehaviour: FakeBehaviour): Promise<ServerProcess> {
+export function startServerProcess(defaultBehaviour: FakeBehaviour): Promise<ServerProcess> {
   const child = fork(fileURLToPath(new URL("./fake-server-process.js", import.meta.url)), [
     JSON.stringify(defaultBehaviour),
   ]);

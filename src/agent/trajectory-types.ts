@@ -52,6 +52,8 @@ export interface TrajectoryInfo {
   model_error?: ModelErrorInfo;
   /** Present when `agent.localize.enabled`: the ranking the templates got and what it cost. */
   localization?: LocalizationRecord;
+  /** The `patchloop worker` that ran it (distributed runs, docs/distributed.md); absent otherwise. */
+  worker?: { id: string; host: string; pid: number };
 }
 
 /**

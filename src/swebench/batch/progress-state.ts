@@ -83,7 +83,9 @@ export class ProgressState {
     } else if (e.type === "agent") {
       const u = usageOf(e.event);
       const r = this.running.get(e.instance_id);
-      if (r && e.event.type === "message") r.step = Math.max(r.step, e.event.step);
+      // A remote worker reports its calls, not its messages: either moves the step on.
+      if (r && (e.event.type === "message" || e.event.type === "model_call"))
+        r.step = Math.max(r.step, e.event.step);
       if (r && e.event.type === "model_retry") {
         const { attempt, maxAttempts, reason, waitSeconds } = e.event;
         r.retry = { until: Date.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
