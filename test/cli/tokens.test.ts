@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -123,6 +123,29 @@ describe("patchloop tokens", () => {
     expect(masked.total.prompt_tokens).toBeLessThan(full.total.prompt_tokens);
     // the price of masking under a prefix cache: what follows the first masked observation is prefilled again
     expect(masked.total.prefill_tokens).toBeGreaterThan(full.total.prefill_tokens);
+  });
+
+  it("reads a running or killed patchloop task's journal with its file", async () => {
+    const { TrajectoryRecorder } = await import("../../src/agent/trajectory.js");
+    const dir = tempDir();
+    const path = join(dir, "live.traj.json");
+    const rec = new TrajectoryRecorder(path, {
+      config: {},
+      versions: {},
+      timing: { started_at: new Date().toISOString(), ended_at: null, wall_seconds: 0 },
+    });
+    rec.add({ role: "system", content: "s" });
+    rec.add({ role: "user", content: "t" });
+    for (let i = 1; i <= 40; i++) {
+      rec.add({ role: "assistant", content: `r${i}`, extra: { step: i } });
+      rec.add({ role: "user", content: `${i}`.padEnd(10_000, "o"), extra: { step: i, returncode: 0 } });
+      await rec.save();
+    }
+    const inFile = (
+      JSON.parse(readFileSync(path, "utf8")) as { messages: Array<{ role: string }> }
+    ).messages.filter((m) => m.role === "assistant").length;
+    expect(inFile).toBeLessThan(40);
+    expect(report([path, "--tokenizer", "estimate"]).trajectories[0].requests).toBe(40);
   });
 
   it("prints a table; a missing path, a file of another kind and an unknown tokenizer are usage errors (exit 2)", () => {
