@@ -62,7 +62,8 @@ export function createPrinter(
         commands.length > 0 ? textOf(m).replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, "") : textOf(m);
       const thought = text.trim();
       if (thought) out(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
-      if (options.actions === false) return;
+      // an interactive run shows the actions it asks about; a reply that did not parse has none
+      if (options.actions === false && m.extra?.actions !== undefined) return;
       for (const a of commands) out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
       for (const call of m.tool_calls ?? [])
         out(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);

@@ -210,6 +210,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       signal: run.signal,
       baseCommit: ws.base,
     });
+  } catch (err) {
+    write(`the agent's work is left as it is in ${ws.dir}\n`);
+    throw err;
   } finally {
     keyboard?.close();
     process.off("SIGINT", onSignal);
