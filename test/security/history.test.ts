@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { openInstanceEnvironment } from "../../src/swebench/batch/instance-environment.js";
 import { cloneDirFor, createWorkspace } from "../../src/swebench/batch/workspace.js";
+import { worktreeProvider } from "../../src/swebench/eval/worktree.js";
 import { engineStatus, IN_CI } from "../support/engines.js";
 import { buildFixtureInstances, type FixtureInstances } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
@@ -91,6 +92,20 @@ describe("the work tree holds no history after the base commit", () => {
       }
     },
   );
+
+  it("eval's work trees (local) reach nothing after the base either", async () => {
+    const provider = worktreeProvider({ reposDir: f.reposDir });
+    const opened = await provider(f.rows[0]);
+    try {
+      const r = await opened.env.exec(PROBE.replace("FIX", fix.commit), { cwd: opened.repoDir });
+      const [, objects, rest] = r.output.split("---\n");
+      expect(objects).not.toContain(fix.commit);
+      expect(objects).not.toContain(fix.blob);
+      expect(rest).toContain("fatal: bad object");
+    } finally {
+      await opened.cleanup();
+    }
+  });
 
   it("the history cache itself holds nothing after the commits it was asked for", async () => {
     const cache = tempDir();

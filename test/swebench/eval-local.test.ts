@@ -130,7 +130,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     const environment = report["acme__calc-1"].environment;
     delete report["acme__calc-1"].environment;
     const tree = environment.python.work_tree as string;
-    expect(tree).toMatch(/\/patchloop-eval-acme__calc-1-[^/]+\/repo$/);
+    expect(tree).toMatch(/\/patchloop-eval-acme__calc-1-[^/]+\/acme__calc-1-[^/]+\/repo$/);
     expect(environment).toEqual({
       kind: "local",
       python: {

@@ -36,13 +36,17 @@ export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
     }
     return worktreeProvider({
       reposDir: o.reposDir,
-      mode: "clone",
       kind: "bwrap",
-      // The sandbox shows the work tree at /testbed (its cwd), as the instance images do.
-      open: async (worktree) => {
+      // The sandbox shows the work tree at /testbed (its cwd), as the instance images do, and its
+      // history store read-only at its own path so that git works inside.
+      open: async (worktree, _scratch, objectDirs) => {
         const env = await createEnvironment(
           { ...base, environment_class: "bwrap", cwd: "" },
-          { repoDir: worktree, runId: o.runId },
+          {
+            repoDir: worktree,
+            runId: o.runId,
+            binds: objectDirs.map((d) => ({ source: d, target: d, writable: false })),
+          },
         );
         return { env, scratchDir: "/tmp", repoDir: env.cwd };
       },
