@@ -6,7 +6,7 @@ const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The script behind {@link workTreeDiff}, for a shell whose working directory is in the work tree.
- * It stages into a temporary index read from `base` (the repository's own index is never written,
+ * It stages into a temporary index set to `base` (the repository's own index is never written,
  * and what the agent staged or committed since does not matter): the changes of files `base` has,
  * then new files that neither the ignore rules nor PATCH_EXCLUDES match, and prints
  * `git diff --cached --binary` against `base`.
@@ -17,7 +17,9 @@ export function workTreeDiffScript(base: string): string {
     "set -e",
     "tmp=$(mktemp)",
     `trap 'rm -f "$tmp" "$tmp.log"' EXIT`,
-    `GIT_INDEX_FILE="$tmp" git read-tree ${quoted(base)} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    // the index as of `base`, keeping the stat data of unchanged entries (so unchanged files are not read)
+    `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
+    `GIT_INDEX_FILE="$tmp" git read-tree -m ${quoted(base)} 2>/dev/null || GIT_INDEX_FILE="$tmp" git read-tree ${quoted(base)} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
     `GIT_INDEX_FILE="$tmp" git add -u >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
     `GIT_INDEX_FILE="$tmp" git add -A -- :/ ${excludes} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
     `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${quoted(base)} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
