@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { maskUrlCredentials } from "../../config/redact.js";
 import type { Config, ModelConfig } from "../../config/schema.js";
 import { environmentProblem } from "../../environments/preflight.js";
 import { resolveEndpoint } from "../../models/endpoint.js";
@@ -30,14 +31,16 @@ export function missingClones(
 
 /** What GET <base>/models says, in words; null when it answers 2xx. */
 async function modelsProblem(
-  base: string,
+  url: string,
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<string | null> {
   const agents = createAgents();
+  // What is printed: credentials in the URL never are.
+  const base = maskUrlCredentials(url);
   try {
     const res = await sendRequest(
-      `${base}/models`,
+      `${url}/models`,
       { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) },
       agents,
     );
@@ -89,7 +92,7 @@ export async function modelServerProblem(
   );
   const bad = endpoint.baseURLs.map((u, i) => [u, problems[i]] as const).filter(([, p]) => p !== null);
   if (bad.length === 0) return null;
-  const lines = bad.map(([u, p]) => `the model server at ${u} ${p}`);
+  const lines = bad.map(([u, p]) => `the model server at ${maskUrlCredentials(u)} ${p}`);
   if (bad.length < endpoint.baseURLs.length) {
     for (const l of lines) warn(`${l}; the other replicas take its requests until it is back`);
     return null;

@@ -358,7 +358,7 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
     }
   });
 
-  it("prints none of them on the console when the model URL fails (end lines, warnings, summary)", async () => {
+  it("prints none of them on the console when the model URL fails (preflight, end lines, warnings, summary)", async () => {
     const root = tempDir("patchloop-secrets-");
     const f = buildFixtureInstances(root, { count: 1, repos: 1 });
     const id = f.rows[0].instance_id;
@@ -366,10 +366,7 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
     try {
       const out = join(root, "run");
       const badUrl = server.url.replace("://", `://user:${URL_PW}@`);
-      const argv = [
-        ...localBatchArgs(f.datasetPath, `${badUrl}/nope`, f.reposDir),
-        "-o",
-        out,
+      const secrets = [
         "-c",
         `model.model_kwargs.api_key=${API_KEY}`,
         "-c",
@@ -377,17 +374,29 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
         "-c",
         "model.retry={max_attempts: 1, initial_delay: 0, max_delay: 0}",
       ];
-      const r = await runCli(argv, { ...process.env, PLTEST_SERVICE_PASSWORD: "pass-SECRET24680" });
-      // A 404 is final (no retry): the instance ends ModelError, and its end line says why.
+      const env = { ...process.env, PLTEST_SERVICE_PASSWORD: "pass-SECRET24680" };
+      // A base URL with no model list is refused before anything starts, its credentials masked.
+      const refused = await runCli(
+        [...localBatchArgs(f.datasetPath, `${badUrl}/nope`, f.reposDir), "-o", out, ...secrets],
+        env,
+      );
+      expect(refused.code).toBe(2);
+      const shown = `${server.url.replace("://", "://***@")}/nope/v1`;
+      expect(refused.err).toContain(`error: the model server at ${shown} has no ${shown}/models (HTTP 404)`);
+      // A call the server refuses (404 is final, no retry): the instance ends ModelError, its end line says why.
+      server.enqueue({ type: "error", status: 404, body: { error: { message: "no such model: fake" } } });
+      const r = await runCli(
+        [...localBatchArgs(f.datasetPath, badUrl, f.reposDir), "-o", out, ...secrets],
+        env,
+      );
       expect(r.code).toBe(0);
       expect(trajectory(out, id).info.exit_status).toBe("ModelError");
       expect(r.err).toContain(`${id} ModelError (0 calls, $0.00, `);
       expect(r.err).toContain(
-        "s): openai/fake: HTTP 404: fake LLM server: no route for POST /nope/v1/chat/completions " +
-          `(POST /v1/chat/completions or /v1/messages) (requested ${server.url.replace("://", "://***@")}/nope/v1/chat/completi`,
+        `s): openai/fake: HTTP 404: no such model: fake (requested ${server.url.replace("://", "://***@")}/v1/chat/completi`,
       );
       expect(r.out).toMatch(/^exit status {2}this run {2}earlier {2}total\n/);
-      const console_ = r.out + r.err;
+      const console_ = refused.out + refused.err + r.out + r.err;
       for (const secret of [API_KEY, BEARER, URL_PW, "pass-SECRET24680"])
         expect(console_).not.toContain(secret);
     } finally {
