@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -63,7 +63,7 @@ async function headOf(repo: string): Promise<string> {
 /** Sets up the folder the agent works in; see {@link WorkspaceMode}. */
 export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
   const top = (await git(o.repo, ["rev-parse", "--show-toplevel"])).trim();
-  if (resolve(top) !== resolve(o.repo))
+  if (realpathSync(top) !== realpathSync(o.repo))
     throw new ConfigError(
       `--repo ${o.repo} is a folder inside the repository ${top}; give the repository's top folder (--repo ${top})`,
     );
