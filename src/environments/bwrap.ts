@@ -226,6 +226,19 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     },
   });
 
+  /**
+   * Ends the helper's sandbox (and so every process in it: its pid namespace dies with its init)
+   * and waits until they are gone; the next command starts a new sandbox with the same files.
+   */
+  async function replaceSandbox(): Promise<void> {
+    const helper = launcher.helperPid;
+    const inside = helper ? [helper, ...descendantsOf(helper).map((p) => p.pid)] : [];
+    launcher.reset();
+    const deadline = Date.now() + 5000;
+    while (inside.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+  }
+
   function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     if (closed) return Promise.resolve(closedResult());
     const refused = nulProblem(command, opts);
@@ -244,8 +257,8 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     // After a timeout every process of the sandbox goes (its helper, and with it the sandbox: also
     // what left the command's process group); the next command starts in a new one.
     if (launched)
-      return launched.then((r) => {
-        if (r.timedOut) launcher.reset();
+      return launched.then(async (r) => {
+        if (r.timedOut) await replaceSandbox();
         return r;
       });
     return runCaptured(sandboxArgv(opts.cwd ?? cwd, ["bash", "-c", command]), {

@@ -231,6 +231,11 @@ export class Launcher {
     if (this.child) killGroup(this.child.pid, "SIGKILL");
   }
 
+  /** The pid of the running helper (as this process sees it), if one runs. */
+  get helperPid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /**
    * Kills the helper and so everything it started that is still alive (bwrap: the whole sandbox;
    * the next command gets a new helper). Environments call it after a command timed out.

@@ -79,17 +79,27 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
         "runaway test reaches the whole machine. Use bwrap, docker or podman to contain it.",
     );
   }
-  const wrap = (argv: string[]) => (cgroup ? cgroup.joinArgv(argv) : argv);
   const captureLimit = options.captureLimit ?? 10_000_000;
   const live = new Set<number>();
+  // Every process this environment starts joins its cgroup from here, right after the spawn: a
+  // wrapper shell in front of it would change the signal dispositions its commands start with.
+  // (The moment between spawn and move is not a hole: the environment id finds what forks in it.)
+  const joinGroup = (pid: number) => {
+    try {
+      cgroup?.add(pid);
+    } catch {
+      // the process is already gone
+    }
+  };
   const track = (child: ChildProcess, running: boolean) => {
     if (!child.pid) return;
-    if (running) live.add(child.pid);
-    else live.delete(child.pid);
+    if (running) {
+      live.add(child.pid);
+      joinGroup(child.pid);
+    } else live.delete(child.pid);
   };
 
-  // The helper joins the cgroup from here (a wrapper shell in front of it would change the signal
-  // dispositions its commands start with); a launcher that cannot move it spawns directly instead.
+  // The helper joins the cgroup before its first request (it forks nothing until then).
   const launcher = new Launcher(baseEnv, undefined, cgroup ? (pid) => cgroup.add(pid) : undefined);
 
   /** A timed-out command's result, after every process of the environment was ended. */
@@ -130,7 +140,7 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     // After a timeout every process this environment started goes, also those outside the
     // command's process group (and the helper: the next command starts a new one).
     if (launched) return launched.then(afterTimeout);
-    return runCaptured(wrap(["bash", "-c", command]), {
+    return runCaptured(["bash", "-c", command], {
       cwd: opts.cwd ?? options.cwd,
       env: { ...baseEnv, ...opts.env },
       timeout: opts.timeout ?? options.timeout,
@@ -145,7 +155,7 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     argv: string[],
     opts: { cwd?: string; env?: Record<string, string> } = {},
   ): InteractiveProcess {
-    return spawnInteractive(wrap(argv.length > 0 ? argv : ["bash"]), {
+    return spawnInteractive(argv.length > 0 ? argv : ["bash"], {
       cwd: opts.cwd ?? options.cwd,
       env: { ...baseEnv, ...opts.env },
       track,

@@ -10,7 +10,7 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImagesPullFlags, register as registerImages, runImagesPull } from "../../src/cli/images.js";
 import { loadConfig } from "../../src/config/load.js";
-import { createContainerEnvironment } from "../../src/environments/container.js";
+import { CONTAINER_INIT, createContainerEnvironment } from "../../src/environments/container.js";
 import {
   archOf,
   imageForRow,
@@ -516,6 +516,7 @@ describeWithEngine("docker", "image template and platform, against a registry on
     expect(run).toMatch(
       /^run -d --rm --pull never --name patchloop-adhoc-[0-9a-f]{8} --platform linux\/amd64 --label /,
     );
-    expect(run.endsWith(` ${testImage("docker")} 14400`)).toBe(true);
+    // The image, then its main process: the reaping init of container.ts, for 14400 s.
+    expect(run.endsWith(` ${testImage("docker")} -c ${CONTAINER_INIT} patchloop-init 14400`)).toBe(true);
   });
 });
