@@ -1,5 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { basename } from "node:path";
+import { ClippedJsonError, readClippedJson } from "./clipped-json.js";
 import { asRecord, asString, type JsonRecord } from "./json-read.js";
 import { normalizeChat } from "./normalize-chat.js";
 import { normalizeSweAgent } from "./normalize-sweagent.js";
@@ -72,19 +73,17 @@ function detectAndNormalize(doc: unknown, where: string): TrajectoryView {
 
 /** Reads and normalises a trajectory file. Errors name the file and what was wrong with it. */
 export async function loadTrajectoryFile(path: string): Promise<TrajectoryView> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw new TrajectoryFormatError(`cannot read ${path}: ${(err as Error).message}`);
-  }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // Streamed and clipped (clipped-json.ts): a 100 MB trajectory is never held as text, and a
+    // string of megabytes or a 100,000-deep value from model output cannot exhaust memory or stack.
+    doc = await readClippedJson(path);
   } catch (err) {
-    throw new TrajectoryFormatError(
-      `${path} is not valid JSON (${(err as Error).message}); ${text.length} characters were read`,
-    );
+    if (err instanceof ClippedJsonError) {
+      const size = (await stat(path).catch(() => null))?.size ?? 0;
+      throw new TrajectoryFormatError(`${path} is not valid JSON (${err.message}); ${size} bytes were read`);
+    }
+    throw new TrajectoryFormatError(`cannot read ${path}: ${(err as Error).message}`);
   }
   return normalizeTrajectory(doc, path);
 }

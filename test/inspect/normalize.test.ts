@@ -203,7 +203,7 @@ describe("bad input gets a clear error", () => {
   const dir = mkdtempSync(join(tmpdir(), "patchloop-inspect-bad-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   test.each([
-    ["not JSON", "{oops", /bad\.json is not valid JSON \(.+\); 5 characters were read/],
+    ["not JSON", "{oops", /bad\.json is not valid JSON \(.+\); 5 bytes were read/],
     ["empty list", "[]", /the message list is empty; expected a patchloop trajectory/],
     ["unknown object", '{"foo": 1}', /got an object with keys foo; expected a patchloop trajectory/],
     [
