@@ -16,6 +16,7 @@ import { Keyboard } from "../interactive/keyboard.js";
 import { modeNote, resolveMode } from "../interactive/modes.js";
 import { terminalAsk } from "../interactive/prompts.js";
 import { InteractiveSession } from "../interactive/session.js";
+import { toldFrom } from "../interactive/told.js";
 import { closeWorkspace, environmentFor, openWorkspace, type Workspace } from "../interactive/workspace.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
@@ -127,6 +128,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const name = basename(repo);
   const instance = { repo: name, instance_id: name, problem_statement: task };
   checkTemplates(config, instance);
+  // checked on every run, so a broken template is found before a terminal run needs it
+  const told = toldFrom(config.run.interactive);
   const note = (m: string) => process.stderr.write(`note: ${m}\n`);
   const outDir = runOutputDir(repo, flags.output, note);
   const trajPath = join(outDir, name, `${name}.traj.json`);
@@ -169,6 +172,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         write,
         color,
         scrub,
+        told,
       })
     : null;
   const onSignal = () => {

@@ -236,11 +236,27 @@ export const QueueSchema = z
   })
   .strict();
 
+/**
+ * What the model is told of a person's decisions in an interactive `patchloop run`
+ * (docs/interactive.md), as Jinja templates; the variables are named in configs/base.yaml.
+ */
+export const InteractiveSchema = z
+  .object({
+    rejected_template: z.string(),
+    take_over_template: z.string(),
+    ended_template: z.string(),
+    edited_template: z.string(),
+    stopped_template: z.string(),
+    message_template: z.string(),
+  })
+  .strict();
+
 export const RunSchema = z
   .object({
     /** Command run once in the environment before the agent starts (e.g. activate a conda env). */
     env_startup_command: z.string().nullable(),
     queue: QueueSchema,
+    interactive: InteractiveSchema,
   })
   .strict();
 

@@ -12,6 +12,7 @@ import type { Keyboard } from "./keyboard.js";
 import { type Mode, modeNote } from "./modes.js";
 import { personMessage, personResult } from "./person-reply.js";
 import { type Ask, EndRun } from "./prompts.js";
+import type { Told } from "./told.js";
 
 export interface SessionOptions {
   mode: Mode;
@@ -26,35 +27,27 @@ export interface SessionOptions {
   color: boolean;
   /** The config's secret scrubber, applied to everything shown. */
   scrub: (s: string) => string;
+  /** What the model is told of the person's decisions (toldFrom, config `run.interactive`). */
+  told: Told;
 }
-
-/** Texts the model gets from the person's decisions (the observation of an action that did not run). */
-export const TOLD = {
-  rejected: (message: string) =>
-    `Not run: the person at the keyboard rejected this action. Their message:\n${message}`,
-  takeOver: "Not run: the person at the keyboard is typing the next commands themselves.",
-  ended: "Not run: the person at the keyboard ended the run.",
-  edited: (command: string) =>
-    `[The person at the keyboard edited your action before it ran; it ran as:\n${command}\n]\n`,
-  stopped:
-    "[The person at the keyboard stopped the command (Ctrl-C); the output above is what it printed until then.]",
-  message: (text: string) => `\n[A message from the person at the keyboard: ${text}]`,
-};
 
 const aborted = (message: string): ModelResult => ({ ok: false, kind: "aborted", message, attempts: 0 });
 
+/** The exit message of a run the person ended from a prompt. */
+const ENDED = "the person at the keyboard ended the run";
+
 /** The bash tool's note for a command the abort signal stopped, told as the person's Ctrl-C instead. */
-function personStopped(output: string): string {
+function personStopped(output: string, stopped: string): string {
   const note =
     /\[The command was [a-z]+ because the agent is stopping; the output above is what it printed until then\.\]/;
-  if (note.test(output)) return output.replace(note, TOLD.stopped);
+  if (note.test(output)) return output.replace(note, stopped);
   const reset = "The agent is stopping, and the command did not stop";
   if (output.includes(reset))
     return output.replace(
       reset,
       "The person at the keyboard stopped the command (Ctrl-C), and it did not stop",
     );
-  return `${output.replace(/\n*$/, "\n")}${TOLD.stopped}`;
+  return `${output.replace(/\n*$/, "\n")}${stopped}`;
 }
 
 type Limit = "steps" | "cost" | "time";
@@ -67,6 +60,7 @@ type Limit = "steps" | "cost" | "time";
 export class InteractiveSession {
   mode: Mode;
   private readonly c: ReturnType<typeof pc.createColors>;
+  private readonly told: Told;
   /** The person's own command (human mode) on its way from the model wrapper to the action hook. */
   private personCommand: string | null = null;
   private personTurns = 0;
@@ -81,6 +75,7 @@ export class InteractiveSession {
   constructor(private readonly o: SessionOptions) {
     this.mode = o.mode;
     this.c = pc.createColors(o.color);
+    this.told = o.told;
     const a = o.config.agent;
     this.allowed = { steps: a.step_limit, cost: a.cost_limit, time: a.time_limit };
   }
@@ -144,7 +139,7 @@ export class InteractiveSession {
           { value: "human", name: "Don't run it: type the commands yourself (human mode)" },
         ]),
       );
-      if (choice instanceof EndRun) return { run: false, message: TOLD.ended };
+      if (choice instanceof EndRun) return { run: false, message: this.told.ended };
       if (choice === "run") return { run: true, action };
       if (choice === "yolo") {
         this.setMode("yolo");
@@ -152,15 +147,15 @@ export class InteractiveSession {
       }
       if (choice === "human") {
         this.setMode("human");
-        return { run: false, message: TOLD.takeOver };
+        return { run: false, message: this.told.takeOver };
       }
       if (choice === "reject") {
         const why = await this.asking(() => this.o.ask.line("Your message to the model:"));
-        if (why instanceof EndRun) return { run: false, message: TOLD.ended };
-        return { run: false, message: TOLD.rejected(why) };
+        if (why instanceof EndRun) return { run: false, message: this.told.ended };
+        return { run: false, message: this.told.rejected(why) };
       }
       const changed = await this.edit(action);
-      if (changed instanceof EndRun) return { run: false, message: TOLD.ended };
+      if (changed instanceof EndRun) return { run: false, message: this.told.ended };
       if (changed === null) {
         this.say("unchanged");
         continue;
@@ -253,8 +248,7 @@ export class InteractiveSession {
   private async query(model: Model, request: ModelRequest): Promise<ModelResult> {
     for (;;) {
       if (this.o.run.signal.aborted) return aborted("interrupted");
-      if (this.o.keyboard.takePending() && !(await this.afterStoppedCall("paused")))
-        return aborted(TOLD.ended);
+      if (this.o.keyboard.takePending() && !(await this.afterStoppedCall("paused"))) return aborted(ENDED);
       if (this.mode === "human") {
         const turn = await this.personTurn();
         if (turn) return turn;
@@ -264,7 +258,7 @@ export class InteractiveSession {
         model.query({ ...request, signal }),
       );
       if (!interrupted) return value;
-      if (!(await this.afterStoppedCall("model"))) return aborted(TOLD.ended);
+      if (!(await this.afterStoppedCall("model"))) return aborted(ENDED);
     }
   }
 
@@ -298,7 +292,7 @@ export class InteractiveSession {
     const typed = await this.asking(() =>
       this.o.ask.line("Your command (/confirm or /yolo hands the work back to the model):"),
     );
-    if (typed instanceof EndRun) return aborted(TOLD.ended);
+    if (typed instanceof EndRun) return aborted(ENDED);
     const command = typed.trim();
     if (command === "/confirm" || command === "/c" || command === "/yolo" || command === "/y") {
       this.setMode(command.startsWith("/c") ? "confirm" : "yolo");
@@ -337,14 +331,14 @@ export class InteractiveSession {
         : {
             ...value,
             fullOutput: value.fullOutput ?? value.output,
-            output: TOLD.edited(note) + value.output,
+            output: `${this.told.edited(note)}\n${value.output}`,
           };
     if (!interrupted) return result;
     result = {
       ...result,
       fullOutput: result.fullOutput ?? result.output,
       interrupted: false,
-      output: personStopped(result.output),
+      output: personStopped(result.output, this.told.stopped),
     };
     const choice = await this.asking(() =>
       this.o.ask.choose("The command was stopped. What now?", [
@@ -360,7 +354,7 @@ export class InteractiveSession {
     if (choice === "message") {
       const text = await this.asking(() => this.o.ask.line("Your message to the model:"));
       if (text instanceof EndRun) return result;
-      result = { ...result, output: result.output + TOLD.message(text) };
+      result = { ...result, output: `${result.output}\n${this.told.message(text)}` };
     }
     if (this.mode === "yolo") this.setMode("confirm");
     return result;

@@ -158,3 +158,18 @@ describe("patchloop run --in-place", () => {
     expect(readFileSync(join(t.out, "calc", "calc.patch"), "utf8")).toContain("+    return a + b\n");
   });
 });
+
+describe("run.interactive templates", () => {
+  it("an unknown variable is a config error before the worktree or the model is touched", async () => {
+    const t = calcTask();
+    server = await startFakeLlmServer();
+    const r = await cli(runArgs(t, server, "-c", "run.interactive.rejected_template='{{ reason }}'"), t.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "error: template run.interactive.rejected_template uses undefined variables:\n  - reason\n  available: message\n",
+    );
+    expect(server.requests).toHaveLength(0);
+    expect(patchloopBranches(t.repo)).toEqual([]);
+    expect(existsSync(t.out)).toBe(false);
+  });
+});
