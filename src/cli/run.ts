@@ -17,7 +17,12 @@ import { modeNote, resolveMode } from "../interactive/modes.js";
 import { terminalAsk } from "../interactive/prompts.js";
 import { InteractiveSession } from "../interactive/session.js";
 import { toldFrom } from "../interactive/told.js";
-import { closeWorkspace, environmentFor, openWorkspace, type Workspace } from "../interactive/workspace.js";
+import {
+  closeWorkspace,
+  describeWorkspace,
+  environmentFor,
+  openWorkspace,
+} from "../interactive/workspace.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -144,7 +149,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const color = process.stdout.isTTY === true;
   const scrub = createScrubber(secretsOf({ config }));
   const write = (s: string) => process.stdout.write(s);
-  describeWorkspace(ws, (m) => write(`${m}\n`));
+  for (const line of describeWorkspace(ws)) write(`${line}\n`);
   const run = new AbortController();
   let env: Environment;
   try {
@@ -249,27 +254,6 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     scrub,
   });
   return result.exitStatus === "Submitted" ? 0 : 1;
-}
-
-/** Says where the agent works, before it starts. */
-function describeWorkspace(ws: Workspace, say: (m: string) => void): void {
-  if (ws.mode === "in-place") {
-    say(
-      `--in-place: the agent works in ${ws.repo} itself` +
-        (ws.changesAtStart.length > 0
-          ? ` (--allow-dirty: your ${ws.changesAtStart.length} uncommitted change(s) will be part of the patch)`
-          : ""),
-    );
-    return;
-  }
-  say(
-    `the agent works in a worktree of ${ws.repo} at ${ws.base.slice(0, 12)} (HEAD), on the branch ${ws.branch}: ${ws.dir}; ` +
-      "your tree does not change until you choose at the end",
-  );
-  if (ws.changesAtStart.length > 0)
-    say(
-      `your ${ws.changesAtStart.length} uncommitted change(s) are not in the worktree (it starts from HEAD) and stay as they are`,
-    );
 }
 
 export function register(program: Command): void {

@@ -170,3 +170,27 @@ export async function closeWorkspace(ws: Workspace, keepBranch: boolean): Promis
   await rmdir(dirname(ws.dir)).catch(() => {});
   if (!keepBranch && ws.branch) await git(ws.repo, ["branch", "-D", "--quiet", ws.branch]);
 }
+
+/** Says where the agent works, before it starts. */
+export function describeWorkspace(ws: Workspace): string[] {
+  const lines: string[] = [];
+  const say = (m: string) => lines.push(m);
+  if (ws.mode === "in-place") {
+    say(
+      `--in-place: the agent works in ${ws.repo} itself` +
+        (ws.changesAtStart.length > 0
+          ? ` (--allow-dirty: your ${ws.changesAtStart.length} uncommitted change(s) will be part of the patch)`
+          : ""),
+    );
+    return lines;
+  }
+  say(
+    `the agent works in a worktree of ${ws.repo} at ${ws.base.slice(0, 12)} (HEAD), on the branch ${ws.branch}: ${ws.dir}; ` +
+      "your tree does not change until you choose at the end",
+  );
+  if (ws.changesAtStart.length > 0)
+    say(
+      `your ${ws.changesAtStart.length} uncommitted change(s) are not in the worktree (it starts from HEAD) and stay as they are`,
+    );
+  return lines;
+}
