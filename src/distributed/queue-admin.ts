@@ -44,30 +44,42 @@ const WAITING = ["waiting", "delayed", "prioritized"] as const;
 
 /** A connection to the queue for one admin command. */
 export class QueueAdmin {
-  private readonly redis: Redis;
   private readonly queue: Queue;
 
-  private constructor(private readonly address: QueueAddress) {
-    const connection = redisOptions(address);
-    this.redis = new Redis({
-      ...connection,
-      maxRetriesPerRequest: 3,
-      enableOfflineQueue: false,
-      lazyConnect: true,
-    });
-    this.redis.on("error", () => undefined);
-    this.queue = new Queue(INSTANCE_QUEUE, { connection, prefix: PREFIX });
+  private constructor(
+    private readonly address: QueueAddress,
+    private readonly redis: Redis,
+  ) {
+    this.queue = new Queue(INSTANCE_QUEUE, { connection: redisOptions(address), prefix: PREFIX });
     this.queue.on("error", () => undefined);
   }
 
+  /** Connects (one try: no waiting for a server that is not there); throws saying what to do. */
   static async open(address: QueueAddress): Promise<QueueAdmin> {
-    const admin = new QueueAdmin(address);
-    await admin.redis.connect().catch(() => undefined);
-    await reachable(admin.redis, address.shown, 5000).catch(async (err) => {
-      await admin.close();
-      throw err;
+    const redis = new Redis({
+      ...redisOptions(address),
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
     });
-    return admin;
+    let failure: (Error & { code?: string }) | undefined;
+    redis.on("error", (err) => {
+      failure ??= err;
+    });
+    try {
+      await redis.connect();
+      await reachable(redis, address.shown, 5000);
+    } catch (err) {
+      redis.disconnect();
+      const e = failure ?? (err as Error & { code?: string });
+      if (e.message.startsWith("the queue at")) throw e;
+      throw new Error(
+        `the queue at ${address.shown} does not answer (${e.code ?? e.message}): start redis-server there ` +
+          "(docs/distributed.md), or check --queue",
+      );
+    }
+    return new QueueAdmin(address, redis);
   }
 
   async close(): Promise<void> {
@@ -192,6 +204,21 @@ export class QueueAdmin {
     const status = await this.status(run);
     const out = { removed: 0, runs: [] as string[], kept: [] as Array<{ run: string; why: string }> };
     const ended = await this.idsByRun(["completed", "failed"]);
+    // Runs a killed coordinator left with no job: only their marks are left to remove.
+    const known = new Set(status.runs.map((r) => r.run));
+    for (const r of await this.redis.zrange(RUNS_KEY, 0, -1)) {
+      if (known.has(r) || (run !== undefined && r !== run)) continue;
+      status.runs.push({
+        run: r,
+        waiting: 0,
+        running: 0,
+        stalled: 0,
+        failed: 0,
+        finished: 0,
+        results: await this.resultsWaiting(r),
+        coordinator: null,
+      });
+    }
     for (const r of status.runs) {
       if (r.coordinator) {
         out.kept.push({

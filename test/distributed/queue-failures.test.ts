@@ -1,7 +1,7 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import {
@@ -36,11 +36,16 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
       },
     });
     mkdirSync(join(root, "redis"));
-    redis = new TestRedis(join(root, "redis"), await freePort(), false);
+    redis = new TestRedis(join(root, "redis"), await freePort(), true);
     await redis.start();
   });
+  // A test that failed half way leaves no worker to take the next test's jobs.
+  afterEach(async () => {
+    const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
+    for (const p of left) p.proc.kill("SIGKILL");
+    await Promise.all(left.map((p) => p.done));
+  });
   afterAll(async () => {
-    for (const p of started) if (p.proc.exitCode === null) p.proc.kill("SIGKILL");
     await redis?.stop();
     await server?.close();
     rmSync(root, { recursive: true, force: true });
@@ -93,6 +98,80 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     await s.done;
     return s.out();
   };
+
+  it("secrets never go into Redis: the job's config has them masked, the worker brings its own", async () => {
+    const key = "sk-queue-SECRET-4f9a2b7c";
+    const hostToken = "tok-host-SECRET-8d3e1f60";
+    const w = worker(f.reposDir, ["-c", `model.model_kwargs.api_key=${key}`]);
+    const out = join(root, "secrets");
+    const boss = patchloop(
+      [
+        "swebench",
+        "--subset",
+        f.datasetPath,
+        "-m",
+        "openai/fake",
+        "--base-url",
+        `${server.url}/v1`,
+        "--environment",
+        "local",
+        "-o",
+        out,
+        "--queue",
+        redis.url,
+        "-c",
+        `model.model_kwargs.api_key=${key}`,
+      ],
+      { ...process.env, PLTEST_SERVICE_TOKEN: hostToken },
+    );
+    started.push(boss);
+    expect((await boss.done).code).toBe(0);
+    for (const row of f.rows) expect(traj(out, row.instance_id).info.exit_status).toBe("Submitted");
+    // Every command Redis was given is in its append-only file (fsync always).
+    const aofDir = join(redis.dir, "appendonlydir");
+    const stored = readdirSync(aofDir)
+      .map((n) => readFileSync(join(aofDir, n), "latin1"))
+      .join("");
+    expect(stored.length).toBeGreaterThan(1000);
+    expect(stored).toContain("model_kwargs");
+    expect(stored).not.toContain(key);
+    expect(stored).not.toContain(hostToken);
+    w.proc.kill("SIGTERM");
+    expect((await w.done).code).toBe(0);
+  }, 120_000);
+
+  it("patchloop queue status, drain and clean: what waits for a run whose coordinator was killed, then nothing", async () => {
+    const out = join(root, "left");
+    const boss = coordinator(out);
+    const run = async () => {
+      const s = patchloop(["queue", "status", "--queue", redis.url]);
+      await s.done;
+      return /^ {2}(\S+) {2}waiting/m.exec(s.out())?.[1];
+    };
+    await until("the run is in the queue", async () => (await run()) !== undefined);
+    const id = (await run()) as string;
+    await until("its instances wait", async () => {
+      const s = patchloop(["queue", "status", "--queue", redis.url, "--run", id]);
+      await s.done;
+      return s.out().includes(`${id}  waiting ${f.rows.length}  running 0  stalled 0  failed 0`);
+    });
+    boss.proc.kill("SIGKILL");
+    await boss.done;
+    const drain = patchloop(["queue", "drain", "--queue", redis.url, "--run", id]);
+    expect((await drain.done).code).toBe(0);
+    expect(drain.out()).toBe(`removed ${f.rows.length} waiting job(s) of run ${id}\n`);
+    await new Promise((r) => setTimeout(r, 10_000)); // the killed coordinator's heartbeat goes stale
+    const clean = patchloop(["queue", "clean", "--queue", redis.url]);
+    expect((await clean.done).code).toBe(0);
+    expect(clean.out()).toBe(`removed 0 job(s) of 1 run(s): ${id}\n`);
+    expect(await queueEmpty()).toContain("runs: none");
+    const bad = patchloop(["queue", "status", "--queue", "redis://127.0.0.1:1/0"]);
+    expect((await bad.done).code).toBe(2);
+    expect(bad.err()).toBe(
+      "error: the queue at redis://127.0.0.1:1/0 does not answer (ECONNREFUSED): start redis-server there " +
+        "(docs/distributed.md), or check --queue\n",
+    );
+  }, 120_000);
 
   it("a job that keeps failing is given up after run.queue.attempts and recorded with its error", async () => {
     const partial = join(root, "repos-partial");
