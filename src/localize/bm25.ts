@@ -1,4 +1,4 @@
-import { countIn, type TermVector } from "./tokenize.js";
+import type { TermVector } from "./tokenize.js";
 
 /**
  * Okapi BM25 over term vectors (tokenize.ts), written here because the npm implementations at hand
@@ -23,33 +23,66 @@ export function idf(n: number, df: number): number {
 }
 
 /**
+ * Per-term weights as a dense table by term id (0 for terms the query lacks), so that scoring walks
+ * each document's own terms once instead of searching every document for every query term.
+ */
+function denseTable(query: Map<number, number>): Float64Array {
+  let max = -1;
+  for (const t of query.keys()) if (t > max) max = t;
+  return new Float64Array(max + 1);
+}
+
+/**
  * The BM25 score of every document for `query` (term id → how often the query has it), in the
  * order of `docs`. Documents without any query term score 0.
  */
 export function bm25Scores(docs: TermVector[], query: Map<number, number>, p: Bm25Params): Float64Array {
   const n = docs.length;
   const scores = new Float64Array(n);
-  if (n === 0) return scores;
+  if (n === 0 || query.size === 0) return scores;
   let total = 0;
   for (const d of docs) total += d.length;
   const avg = total / n || 1;
-  const norm = new Float64Array(n);
-  for (let i = 0; i < n; i++) norm[i] = p.k1 * (1 - p.b + (p.b * docs[i].length) / avg);
-  const tf = new Uint32Array(n);
-  for (const [term, qtf] of query) {
-    let df = 0;
-    for (let i = 0; i < n; i++) {
-      tf[i] = countIn(docs[i], term);
-      if (tf[i] > 0) df++;
+  const weight = denseTable(query);
+  const inQuery = new Uint8Array(weight.length);
+  for (const term of query.keys()) inQuery[term] = 1;
+  const df = new Float64Array(weight.length);
+  for (const d of docs)
+    for (let j = 0; j < d.ids.length; j++) {
+      const id = d.ids[j];
+      if (id >= inQuery.length) break; // ids are sorted
+      if (inQuery[id] === 1) df[id]++;
     }
-    if (df === 0) continue;
-    const w = qtf * idf(n, df);
-    for (let i = 0; i < n; i++) {
-      const t = tf[i];
-      if (t > 0) scores[i] += (w * t * (p.k1 + 1)) / (t + norm[i]);
-    }
-  }
+  for (const [term, qtf] of query) if (df[term] > 0) weight[term] = qtf * idf(n, df[term]);
+  scoreInto(docs, weight, avg, p, scores);
   return scores;
+}
+
+/** Adds each document's BM25 under per-term weights (qtf · idf) to `scores`. */
+function scoreInto(
+  docs: TermVector[],
+  weight: Float64Array,
+  avgLength: number,
+  p: Bm25Params,
+  scores: Float64Array,
+): void {
+  const limit = weight.length;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    const norm = p.k1 * (1 - p.b + (p.b * d.length) / (avgLength || 1));
+    let s = 0;
+    const { ids, tfs } = d;
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j];
+      if (id >= limit) break; // ids are sorted
+      const w = weight[id];
+      if (w !== 0) {
+        const t = tfs[j];
+        s += (w * t * (p.k1 + 1)) / (t + norm);
+      }
+    }
+    scores[i] = s;
+  }
 }
 
 /**
@@ -63,20 +96,12 @@ export function bm25Subset(
   p: Bm25Params,
 ): Float64Array {
   const scores = new Float64Array(docs.length);
-  const weights: Array<[number, number]> = [];
+  if (query.size === 0) return scores;
+  const weight = denseTable(query);
   for (const [term, qtf] of query) {
     const df = corpus.df.get(term) ?? 0;
-    if (df > 0) weights.push([term, qtf * idf(corpus.n, df)]);
+    if (df > 0) weight[term] = qtf * idf(corpus.n, df);
   }
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i];
-    const norm = p.k1 * (1 - p.b + (p.b * d.length) / (corpus.avgLength || 1));
-    let s = 0;
-    for (const [term, w] of weights) {
-      const t = countIn(d, term);
-      if (t > 0) s += (w * t * (p.k1 + 1)) / (t + norm);
-    }
-    scores[i] = s;
-  }
+  scoreInto(docs, weight, corpus.avgLength, p, scores);
   return scores;
 }

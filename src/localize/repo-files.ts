@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { luceneTermCounts } from "./lucene-analyzer.js";
 import { type PythonOutline, pythonOutline } from "./python-defs.js";
-import { mergeVectors, TermCounter, type TermVector, termVector, vectorOf } from "./tokenize.js";
+import { blockVectors, mergeVectors, TermCounter, type TermVector, vectorOf } from "./tokenize.js";
 
 /**
  * The files of a repository as the localizer sees them: text files up to a size limit, each
@@ -79,11 +79,7 @@ export class Doc {
    * vector is their sum, and each window of {@link CHUNK_LINES} lines is two neighbouring blocks.
    */
   private analyse(): void {
-    const lines = this.text.split("\n");
-    const half = CHUNK_LINES / 2;
-    const blocks: TermVector[] = [];
-    for (let at = 0; at === 0 || at < lines.length; at += half)
-      blocks.push(termVector(lines.slice(at, at + half).join("\n")));
+    const blocks = blockVectors(this.text, CHUNK_LINES / 2);
     const whole = new TermCounter();
     for (const b of blocks) whole.addVector(b);
     this.vec = whole.take();

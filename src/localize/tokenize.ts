@@ -18,8 +18,6 @@ const STOP = new Set(
   ).split(" "),
 );
 
-/** Identifiers in source and prose: a letter or underscore, then letters, digits, underscores. */
-const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** Boundaries inside an identifier: underscores, lower→Upper, and the end of an ACRONYM before Word. */
 const PARTS = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 
@@ -72,9 +70,66 @@ function idsOf(ident: string): number[] {
   return ids;
 }
 
+/** Whether a character code can start an identifier (`[A-Za-z_]`), or continue one (`[A-Za-z0-9_]`). */
+function startsIdent(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+function continuesIdent(c: number): boolean {
+  return startsIdent(c) || (c >= 48 && c <= 57);
+}
+
+/**
+ * Walks the identifiers of `text` (in source and prose alike: a letter or underscore, then letters,
+ * digits, underscores: `[A-Za-z_][A-Za-z0-9_]*`) with a hand-written scanner, which costs less than
+ * a regular expression's match objects over every file of a repository. `line` is called after
+ * every newline.
+ */
+function scan(text: string, visit: (id: number) => void, line?: () => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (startsIdent(c)) {
+      let j = i + 1;
+      while (j < n && continuesIdent(text.charCodeAt(j))) j++;
+      const ids = idsOf(text.slice(i, j));
+      for (let k = 0; k < ids.length; k++) visit(ids[k]);
+      i = j;
+    } else if (c >= 48 && c <= 57) {
+      // a number, or the digits before an identifier's letters (`2x`: `x` is a term of its own)
+      i++;
+    } else {
+      if (c === 10 && line) line();
+      i++;
+    }
+  }
+}
+
 /** Calls `visit` with the id of every term of `text`, in order. */
 export function forEachTerm(text: string, visit: (id: number) => void): void {
-  for (const m of text.matchAll(IDENT)) for (const id of idsOf(m[0])) visit(id);
+  scan(text, visit);
+}
+
+/**
+ * The term vectors of a text's blocks of `lines` lines each (the last one may be shorter; a text
+ * always has at least one block), in one pass over the text.
+ */
+export function blockVectors(text: string, lines: number): TermVector[] {
+  const blocks: TermVector[] = [];
+  const c = new TermCounter();
+  let inBlock = 0;
+  scan(
+    text,
+    (id) => c.add(id),
+    () => {
+      if (++inBlock === lines) {
+        blocks.push(c.take());
+        inBlock = 0;
+      }
+    },
+  );
+  blocks.push(c.take());
+  return blocks;
 }
 
 /** Term ids of a text with their counts. */

@@ -5,7 +5,15 @@ import { messagePieces } from "../../src/localize/features.js";
 import { issueSignals } from "../../src/localize/issue-signals.js";
 import { pythonOutline } from "../../src/localize/python-defs.js";
 import { fileKind } from "../../src/localize/repo-files.js";
-import { identifierTerms, termCounts, termId, termVector } from "../../src/localize/tokenize.js";
+import {
+  blockVectors,
+  forEachTerm,
+  identifierTerms,
+  termCounts,
+  termId,
+  termOf,
+  termVector,
+} from "../../src/localize/tokenize.js";
 
 describe("issue signals", () => {
   it("reads traceback frames (Python and pytest styles), in order, one traceback after another", () => {
@@ -80,6 +88,35 @@ describe("tokenizer and BM25", () => {
     expect(counts.get(termId("parse"))).toBe(2);
     expect(counts.get(termId("header"))).toBe(2);
     expect(counts.get(termId("parse_header"))).toBe(1);
+  });
+
+  it("reads identifiers around digits, punctuation and non-ASCII letters, and cuts a text into blocks of lines", () => {
+    const ids = (text: string) => {
+      const out: string[] = [];
+      forEachTerm(text, (id) => out.push(termOf(id)));
+      return out;
+    };
+    expect(ids("2fast x2y café_au_lait naïve.rows\tget-item")).toEqual([
+      "fast",
+      "x2y",
+      "caf",
+      "au_lait",
+      "au",
+      "lait",
+      "na",
+      "ve",
+      "rows",
+      "get",
+      "item",
+    ]);
+    // `word7` gives `word7` and `word`, so three terms a line
+    const lines = Array.from({ length: 65 }, (_, i) => `word${i} shared`);
+    const blocks = blockVectors(lines.join("\n"), 30);
+    expect(blocks.map((b) => b.length)).toEqual([90, 90, 15]);
+    expect(blocks[1]).toEqual(termVector(lines.slice(30, 60).join("\n")));
+    expect(blockVectors("", 30)).toEqual([termVector("")]);
+    // 30 lines and a final newline: a second, empty block
+    expect(blockVectors(`${lines.slice(0, 30).join("\n")}\n`, 30).map((b) => b.length)).toEqual([90, 0]);
   });
 
   it("scores with Lucene's BM25 formula", () => {
