@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import type { EnvironmentConfig } from "../config/schema.js";
+import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
 import { selectInstances } from "../swebench/select.js";
 

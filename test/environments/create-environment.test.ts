@@ -15,6 +15,8 @@ function config(over: Partial<EnvironmentConfig>): EnvironmentConfig {
     env: { FROM_CONFIG: "config-value", SHARED: "env wins" },
     forward_env: ["PATCHLOOP_FORWARDED", "SHARED", "PATCHLOOP_NOT_SET_ANYWHERE"],
     image: null,
+    image_template: null,
+    platform: null,
     executable: null,
     pull_timeout: 60,
     container_timeout: 600,

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
+import { z } from "zod";
 import { parseTestList } from "../dataset/errors.js";
 import type { SwebenchInstance } from "../types.js";
-import { z } from "zod";
 import type { EvalType } from "./grading.js";
 import { getLogParser } from "./parsers/index.js";
 import { getModifiedFiles, getNewFiles, getTestDirectives } from "./patch-files.js";

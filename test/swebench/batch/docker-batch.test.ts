@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { instanceImageName } from "../../../src/swebench/images.js";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
-import { describeWithEngine, testImage } from "../../support/engines.js";
+import { describeWithEngine } from "../../support/engines.js";
 import { buildFixtureInstances, type FixtureInstances } from "../../support/fixture-instances.js";
 import { git } from "../../support/git-repo.js";
 import { buildInstanceImage } from "../../support/instance-image.js";
