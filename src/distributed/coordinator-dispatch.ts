@@ -59,8 +59,11 @@ interface Pending {
 /** Milliseconds a coordinator's lock on a result job lasts unrenewed. */
 const RESULT_LOCK_MS = 10_000;
 
-/** Seconds between the coordinator's checks of what its jobs became (failed, removed by hand). */
-const RECONCILE_SECONDS = 5;
+/**
+ * Seconds between the coordinator's checks of what its jobs became, for events it missed (while
+ * Redis was away or the events stream was trimmed): failed, or removed by hand.
+ */
+const RECONCILE_SECONDS = 30;
 
 /** A result of a job BullMQ gave up on (attempts spent): an EnvironmentError with a trajectory saying why. */
 function givenUp(
@@ -321,6 +324,7 @@ export async function createCoordinatorDispatcher(
 
   // Every few seconds: the run's heartbeat, the workers, and what became of jobs whose events were missed.
   let lastWorkers = "";
+  let lastStates = 0;
   const reconcile = async () => {
     const beat: RunHeartbeat = {
       run,
@@ -338,6 +342,8 @@ export async function createCoordinatorDispatcher(
       o.onWorkers?.(workers);
     }
     for (const id of [...toRemove]) await removeJob(id);
+    if (Date.now() - lastStates < RECONCILE_SECONDS * 1000) return;
+    lastStates = Date.now();
     const open = [...pending.values()].filter((p) => !p.done && p.queued);
     const states = await Promise.all(open.map((p) => queue.getJobState(p.jobId)));
     for (const [i, p] of open.entries()) {
@@ -359,7 +365,7 @@ export async function createCoordinatorDispatcher(
       .finally(() => {
         ticking = false;
       });
-  }, Math.min(RECONCILE_SECONDS, HEARTBEAT_SECONDS) * 1000);
+  }, HEARTBEAT_SECONDS * 1000);
   timer.unref();
   await reconcile();
 
@@ -415,22 +421,31 @@ export async function createCoordinatorDispatcher(
       closing = true;
       clearInterval(timer);
       await flushing.catch(() => undefined);
-      // Jobs whose result is recorded may still be completing, or running as a repeat (told to
-      // stop): wait for them a while, so that the run leaves nothing in the queue.
-      for (const id of await leftovers()) toRemove.add(id);
-      for (let i = 0; i < 300 && toRemove.size > 0; i++) {
+      // Before it lets go, the run leaves nothing in the queue: jobs whose result is recorded may
+      // still be completing, or running as a repeat (told to stop); result jobs a killed
+      // coordinator held come back once their lock lapses, and a repeat may still send one (both
+      // are taken and dropped by the results worker, which runs until then).
+      const left = new Queue(resultsQueueName(run), { connection, prefix: PREFIX });
+      left.on("error", () => undefined);
+      const unread = async () =>
+        Object.values(await left.getJobCounts("waiting", "active", "delayed", "prioritized")).reduce(
+          (x, y) => x + y,
+          0,
+        );
+      const until = Date.now() + 6 * RESULT_LOCK_MS;
+      for (;;) {
+        for (const id of await leftovers()) toRemove.add(id);
         for (const id of [...toRemove]) await removeJob(id);
-        if (toRemove.size > 0) await new Promise((r) => setTimeout(r, 200));
+        if ((toRemove.size === 0 && (await unread()) === 0) || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 200));
       }
       if (toRemove.size > 0)
         folder.log(
           `queue: ${toRemove.size} job(s) of run ${run} still run on workers; patchloop queue clean removes them later`,
         );
       await results.close();
-      const left = new Queue(resultsQueueName(run), { connection, prefix: PREFIX });
-      left.on("error", () => undefined);
-      const counts = await left.getJobCounts("waiting", "active", "delayed", "failed");
-      if (Object.values(counts).every((n) => n === 0))
+      const failed = (await left.getJobCounts("failed")).failed ?? 0;
+      if ((await unread()) === 0 && failed === 0)
         await left.obliterate({ force: true }).catch(() => undefined);
       await left.close();
       await redis.multi().del(interruptKey(run)).zrem(RUNS_KEY, run).hdel(RUN_INFO_KEY, run).exec();

@@ -227,7 +227,10 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
       cancelled: false,
     };
     running.set(String(job.id), entry);
-    if (await redis.exists(interruptKey(data.run))) entry.abort.abort();
+    // Marks set before this start (a message on the control channel came too early to be heard).
+    const [interrupted, cancelled] = await redis.mget(interruptKey(data.run), cancelKey(String(job.id)));
+    if (cancelled) entry.cancelled = true;
+    if (interrupted || cancelled) entry.abort.abort();
     report(job, { t: "start", worker: info, attempt });
     o.say(`start ${id} (run ${data.run})`);
     const scratch = await mkdtemp(join(workRoot, "job-"));

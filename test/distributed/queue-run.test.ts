@@ -114,8 +114,11 @@ describe.skipIf(!REDIS_SERVER)(
 
       // A worker killed in the middle of an instance: its job stalls and runs again on another worker.
       const victim = workers[0];
-      await until("the first worker runs an instance", () => /start acme__/.test(victim.err()));
-      await until("three results are in", () => predIds(out).length >= 3);
+      const count = (w: CliProcess, what: RegExp) => w.err().match(what)?.length ?? 0;
+      await until(
+        "three results are in and the first worker is in the middle of an instance",
+        () => predIds(out).length >= 3 && count(victim, / start acme__/g) > count(victim, / end acme__/g),
+      );
       victim.proc.kill("SIGKILL");
       expect((await victim.done).signal).toBe("SIGKILL");
       const running = [...victim.err().matchAll(/start (acme__lib\d-\d+)/g)].map((m) => m[1]);
@@ -175,6 +178,10 @@ describe.skipIf(!REDIS_SERVER)(
         replicas: Record<string, { requests: number; failures: number }>;
       }>(join(out, "run.json"));
       expect(run.state).toBe("finished");
+      // The restarted coordinator found the jobs the first had enqueued and did not enqueue them again.
+      expect(readFileSync(join(out, "run.log"), "utf8")).toMatch(
+        /queue: \d+ instance\(s\) of run \S+ were in the queue already \(kept\)/,
+      );
       expect(Object.values(run.instances).map((i) => i.exit_status)).toEqual(Array(30).fill("Submitted"));
       // (An instance whose result the killed coordinator wrote but did not record in run.json is
       // restored from its trajectory, which names its worker.)
