@@ -2,8 +2,6 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import input from "@inquirer/input";
-import select from "@inquirer/select";
 
 /** The person pressed Ctrl-C at a prompt (or the run is being stopped): the run ends as Interrupted. */
 export class EndRun extends Error {
@@ -37,17 +35,20 @@ function ended(err: unknown): never {
 }
 
 /**
- * The terminal's prompts (@inquirer/select and @inquirer/input), stopped by `signal` (the run
- * ending). Ctrl-C at a prompt rejects with EndRun.
+ * The terminal's prompts (@inquirer/select and @inquirer/input, loaded at the first question),
+ * stopped by `signal` (the run ending). Ctrl-C at a prompt rejects with EndRun.
  */
 export function terminalAsk(signal: AbortSignal, onAsk: () => void = () => {}): Ask {
   return {
     async choose(message, choices, initial) {
       onAsk();
+      // Loaded at the first question: a run nobody is asked anything in does not pay for them.
+      const { default: select } = await import("@inquirer/select");
       return select({ message, choices, default: initial, loop: false }, { signal }).catch(ended);
     },
     async line(message, opts = {}) {
       onAsk();
+      const { default: input } = await import("@inquirer/input");
       return input(
         {
           message,
