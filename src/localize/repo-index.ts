@@ -59,7 +59,7 @@ export class RepoIndex {
    * The repository file a path from the issue names: exact, or the file whose path is the longest
    * tail of it. An absolute or outside path (`/usr/lib/python3/site-packages/pkg/mod.py`) must
    * match the file's whole path below any src/ folder; a relative one at least its last two parts
-   * (or the whole path of a top-level file).
+   * (or the whole path of a top-level file); a bare file name only the one file of that name.
    */
   resolvePath(written: string): number | undefined {
     const p = written.replace(/\\/g, "/").replace(/^\.\//, "");
@@ -69,6 +69,8 @@ export class RepoIndex {
     const base = parts[parts.length - 1];
     const candidates = this.byBase.get(base);
     if (!candidates) return undefined;
+    // a bare file name (`__init__.py`, `setup.py`) names a file only when one file has that name
+    if (parts.length === 1 && candidates.length > 1) return undefined;
     const absolute = written.startsWith("/") || /^[A-Za-z]:/.test(written) || written.startsWith("~");
     let best: number | undefined;
     let bestLen = 0;

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { RepoIndex } from "../../src/localize/repo-index.js";
+import { py, ranked, snapshotOf } from "./support.js";
+
+describe("paths written in the issue", () => {
+  const FILES = {
+    "pkg/__init__.py": "from .core import run\n",
+    "pkg/core.py": py("def run(x):\n    return x\n", "core"),
+    "pkg/sub/__init__.py": "",
+    "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+  };
+
+  it("resolve a bare file name only when one file has that name", async () => {
+    const { snapshot } = await snapshotOf(FILES);
+    const index = RepoIndex.of(snapshot);
+    const path = (i: number | undefined) => (i === undefined ? undefined : snapshot.files[i].path);
+    expect(path(index.resolvePath("__init__.py"))).toBeUndefined();
+    expect(path(index.resolvePath("setup.py"))).toBe("setup.py");
+    expect(path(index.resolvePath("sub/__init__.py"))).toBe("pkg/sub/__init__.py");
+    expect(path(index.resolvePath("/site-packages/pkg/__init__.py"))).toBe("pkg/__init__.py");
+  });
+
+  it("do not make an arbitrary package's __init__.py a file the issue names", async () => {
+    const r = await ranked(
+      FILES,
+      "run fails without an `__init__.py`\n\nWith an empty `__init__.py` next to my module, run(x) returns None.",
+    );
+    for (const f of r.files) expect(f.why.join("\n")).not.toContain("path named in the issue");
+    const s = await ranked(FILES, "setup.py is wrong\n\nThe name in setup.py should be pkg2.");
+    expect(s.files[0].path).toBe("setup.py");
+    expect(s.files[0].why[0]).toBe("path named in the issue: `setup.py`");
+  });
+});
