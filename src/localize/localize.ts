@@ -16,6 +16,8 @@ export interface Localization {
   symbols: LocalizedSymbol[];
   /** Seconds ranking (reading excluded: `snapshot.seconds`). */
   rankSeconds: number;
+  /** Milliseconds of each step of the ranking (rank.ts). */
+  phases: Record<string, number>;
 }
 
 /** Ranks the files and symbols of a snapshot for an issue. Rejects when the issue text is empty. */

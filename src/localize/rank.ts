@@ -55,10 +55,13 @@ const LABELS: Record<Feature, (detail: string) => string | null> = {
 /** Source files a test file is about: `test_mod.py` → `mod.py`, and the project modules it imports. */
 async function testedFiles(test: RepoFile, files: RepoFile[], index: RepoIndex): Promise<number[]> {
   const out = new Set<number>();
-  const stem = test.path.replace(/^.*\//, "").replace(/^test_|_test(?=\.py$)/, "");
-  files.forEach((f, i) => {
-    if (f.kind === "source" && (f.path === stem || f.path.endsWith(`/${stem}`))) out.add(i);
-  });
+  const name = test.path.replace(/^.*\//, "");
+  // by name only a test module's (`test_mod.py`, `mod_test.py`): an `__init__.py` or a data file among the tests is about nothing
+  const stem = name.replace(/^test_|_test(?=\.py$)/, "");
+  if (stem !== name)
+    files.forEach((f, i) => {
+      if (f.kind === "source" && (f.path === stem || f.path.endsWith(`/${stem}`))) out.add(i);
+    });
   const outline = await test.doc.pythonOutline();
   const pkg = test.path.split("/").slice(0, -1);
   for (const imp of outline?.imports ?? []) {
@@ -83,20 +86,34 @@ export interface Gathered {
   table: EvidenceTable;
   defHits: DefHit[];
   frameHits: FrameHits;
+  /** Milliseconds each step took (for the benchmark's breakdown). */
+  phases: Record<string, number>;
 }
 
 export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Promise<Gathered> {
+  const phases: Record<string, number> = {};
+  let clock = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    phases[name] = (phases[name] ?? 0) + now - clock;
+    clock = now;
+  };
   const files = snapshot.files;
   const index = RepoIndex.of(snapshot);
   const sig = issueSignals(text);
   const table = new EvidenceTable();
   const frameHits = tracebackFeatures(sig, index, table);
   const under = mentionFeatures(sig, index, table);
+  lap("signals");
   const defHits = await definitionFeatures(sig, files, under, table);
+  lap("definitions");
   // BM25 first: it analyses every file, which the message search's term filter relies on
   bm25Features(sig, text, files, table);
+  lap("bm25");
   messageFeatures(sig, files, table);
+  lap("messages");
   nameFeatures(sig, text, files, table);
+  lap("names");
   // test files the issue points at: by path, by traceback, or by a test function it names
   const named = new Set<number>();
   for (const [file, e] of table.byFile)
@@ -109,7 +126,8 @@ export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Prom
   for (const t of [...named].slice(0, 8))
     for (const target of await testedFiles(files[t], files, index))
       table.of(target).max("tested_by_named_test", 1, files[t].path);
-  return { files, table, defHits, frameHits };
+  lap("tests");
+  return { files, table, defHits, frameHits, phases };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -168,6 +186,8 @@ function symbolsOf(
 export interface Ranking {
   files: LocalizedFile[];
   symbols: LocalizedSymbol[];
+  /** Milliseconds per step ({@link Gathered.phases}). */
+  phases: Record<string, number>;
 }
 
 function whyOf(values: Float64Array, details: string[], kind: FileKind, w: RankWeights): string[] {
@@ -206,5 +226,6 @@ export async function rankFiles(text: string, snapshot: RepoSnapshot, opts: Rank
       why: whyOf(e.values, e.details, g.files[file].kind, w),
     })),
     symbols: symbolsOf(top.slice(0, 10), g, outlines, opts.topSymbols),
+    phases: g.phases,
   };
 }

@@ -31,3 +31,25 @@ describe("paths written in the issue", () => {
     expect(s.files[0].why[0]).toBe("path named in the issue: `setup.py`");
   });
 });
+
+describe("test files the issue points at", () => {
+  it("are about the module their name says only when it is a test module's name", async () => {
+    const files = {
+      "pkg/__init__.py": "from .loader import load\n",
+      "pkg/loader.py": py("def load(path):\n    return open(path).read()\n", "loader"),
+      "pkg/other/__init__.py": "",
+      "tests/test_loader.py": py("from pkg.loader import load\n\n\ndef test_load():\n    assert load\n", "t"),
+      "tests/data/__init__.py": "",
+    };
+    const r = await ranked(
+      files,
+      "Loading fails\n\nWith tests/data/__init__.py present the loader gives up.",
+    );
+    for (const f of r.files) expect(f.why.join("\n")).not.toContain("tested by tests/data/__init__.py");
+    const t = await ranked(files, "Loading fails\n\ntests/test_loader.py fails on main.");
+    expect(t.files.find((f) => f.path === "pkg/loader.py")?.why).toContain(
+      "tested by tests/test_loader.py, which the issue points at",
+    );
+    expect(t.files.find((f) => f.path === "pkg/other/__init__.py")).toBeUndefined();
+  });
+});
