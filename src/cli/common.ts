@@ -8,6 +8,24 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/**
+ * The options that select SWE-bench rows (swebench, localize): --subset, --split, --slice,
+ * --filter, --shuffle, --instance-ids. src/swebench/select.ts reads them.
+ */
+export function addSelectionOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--subset <NAME>",
+      "lite, verified, full, a Hugging Face dataset (owner/name) or a .json/.jsonl/.parquet file",
+      "lite",
+    )
+    .option("--split <SPLIT>", "dataset split: test or dev", "test")
+    .option("--slice <A:B>", "Python-style slice of the instances, e.g. 0:10")
+    .option("--filter <REGEX>", "only instance ids matching this regex (at the start)")
+    .option("--shuffle", "shuffle the instances (seeded, the same order every time)")
+    .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, []);
+}
+
 /** The options every agent-running command shares. */
 export function addAgentOptions(cmd: Command): Command {
   return cmd

@@ -12,6 +12,7 @@ import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/
 import { formatRunReport } from "../swebench/eval/report-text.js";
 import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
 import { isV5Row, loadSpecOverrides } from "../swebench/eval/test-spec.js";
+import { collect } from "./common.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
 export interface EvalFlags {
@@ -210,10 +211,6 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     }
     throw err;
   }
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }
 
 /** Adds `patchloop eval` to the program. */

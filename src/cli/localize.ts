@@ -14,7 +14,7 @@ import {
 } from "../localize/instance.js";
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
-import { type AgentFlags, addAgentOptions, collect, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
 import { selectRows } from "./swebench.js";
 
 /** The flags of `patchloop localize` (docs/localize.md). */
@@ -144,21 +144,13 @@ export async function runLocalizeCommand(
 
 export function register(program: Command): void {
   addAgentOptions(
-    program
-      .command("localize")
-      .description(
-        "rank the files and definitions each SWE-bench instance's fix likely touches (no model needed)",
-      )
-      .option(
-        "--subset <NAME>",
-        "lite, verified, full, a Hugging Face dataset (owner/name) or a .json/.jsonl/.parquet file",
-        "lite",
-      )
-      .option("--split <SPLIT>", "dataset split: test or dev", "test")
-      .option("--slice <A:B>", "Python-style slice of the instances, e.g. 0:10")
-      .option("--filter <REGEX>", "only instance ids matching this regex (at the start)")
-      .option("--shuffle", "shuffle the instances (seeded, the same order every time)")
-      .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, [])
+    addSelectionOptions(
+      program
+        .command("localize")
+        .description(
+          "rank the files and definitions each SWE-bench instance's fix likely touches (no model needed)",
+        ),
+    )
       .option("--repos-dir <DIR>", "folder with one git clone per repository, named owner__repo")
       .option("--top <K>", "files per instance", "10")
       .option("--symbols <N>", "definitions per instance (default: agent.localize.top_symbols)")

@@ -19,7 +19,7 @@ import type { BatchResult } from "../swebench/batch/types.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { selectInstances } from "../swebench/select.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { type AgentFlags, addAgentOptions, collect, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
 
 /** The flags of `patchloop swebench` (DESIGN.md "CLI" plus the batch caps). */
 export interface SwebenchFlags extends AgentFlags {
@@ -332,19 +332,11 @@ function coordinator(queue: QueueAddress, config: Config, display: ProgressDispl
 /** Adds `swebench` to the program; `io` (default: the process's stdout/stderr) is for tests. */
 export function register(program: Command, io?: CommandIo): void {
   addAgentOptions(
-    program
-      .command("swebench")
-      .description("run the agent on SWE-bench instances, many at once, into a resumable run folder")
-      .option(
-        "--subset <NAME>",
-        "lite, verified, full, a Hugging Face dataset (owner/name) or a .json/.jsonl/.parquet file",
-        "lite",
-      )
-      .option("--split <SPLIT>", "dataset split: test or dev", "test")
-      .option("--slice <A:B>", "Python-style slice of the instances, e.g. 0:10")
-      .option("--filter <REGEX>", "only instance ids matching this regex (at the start)")
-      .option("--shuffle", "shuffle the instances (seeded, the same order every time)")
-      .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, [])
+    addSelectionOptions(
+      program
+        .command("swebench")
+        .description("run the agent on SWE-bench instances, many at once, into a resumable run folder"),
+    )
       .option("-w, --workers <N>", "instances run at once", "1")
       .requiredOption("-o, --output <DIR>", "the run folder (created; an existing one is resumed)")
       .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")

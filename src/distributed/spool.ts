@@ -3,6 +3,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { pidAlive } from "../util/process-alive.js";
 import type { ResultJob } from "./protocol.js";
 
 /** The default spool: finished results a worker keeps until their coordinator acknowledged them. */
@@ -11,15 +12,6 @@ export function defaultSpoolRoot(): string {
     process.env.XDG_STATE_HOME || join(tmpdir(), `patchloop-${process.getuid?.() ?? "user"}`),
     "worker-spool",
   );
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** A file name for an attempt id (which holds `.`, `%`, letters and digits). */
@@ -71,7 +63,8 @@ export class Spool {
     let n = 0;
     for (const name of existsSync(root) ? readdirSync(root) : []) {
       const pid = Number(name.slice(prefix.length));
-      if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+      if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid === process.pid || pidAlive(pid))
+        continue;
       const dir = join(root, name);
       for (const f of readdirSync(dir)) {
         if (!f.endsWith(".json")) continue;

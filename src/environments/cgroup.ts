@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pidAlive } from "../util/process-alive.js";
 
 /**
  * A control group around the processes of one environment (local, bwrap): it caps how many
@@ -75,15 +76,6 @@ function canWrite(dir: string): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function readPids(file: string): number[] {
   try {
     return readFileSync(file, "utf8")
@@ -106,7 +98,7 @@ function sweepStale(parent: string, procsFile: string): void {
   }
   for (const name of names) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     const dir = join(parent, name);
     for (const pid of readPids(join(dir, procsFile))) {
       try {

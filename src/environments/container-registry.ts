@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { pidAlive } from "../util/process-alive.js";
 
 /**
  * Every container this process has started and not yet removed, so that they are removed when the
@@ -83,12 +84,7 @@ export function ownerAlive(owner: string): boolean | "other-host" {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (!existsSync("/proc/self/stat")) {
     // No /proc (macOS): whether the pid is alive is all that can be told.
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
+    return pidAlive(pid);
   }
   const now = processStartTime(pid);
   return now !== undefined && (start === "?" || now === start);

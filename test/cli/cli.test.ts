@@ -1,36 +1,14 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { runPatchloop } from "../support/cli.js";
 import { makeRepo } from "../support/git-repo.js";
 import { SHARED } from "../support/shared.js";
 import { tempDir } from "../support/tmp.js";
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI as a user would (asynchronously, so an in-process fake server can answer). */
-function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the built CLI as a user would (test/support/cli.ts). */
+const cli = runPatchloop;
 
 let server: FakeLlmServer | undefined;
 afterEach(async () => {

@@ -2,17 +2,9 @@ import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pidAlive } from "../../util/process-alive.js";
 
 const PREFIX = "patchloop-batch-";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Removes the work-tree folders that batch processes killed before their cleanup (`kill -9`)
@@ -28,7 +20,7 @@ export async function sweepStaleRoots(parent = tmpdir()): Promise<string[]> {
   }
   for (const name of names) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     await rm(join(parent, name), { recursive: true, force: true }).catch(() => undefined);
     removed.push(join(parent, name));
   }
