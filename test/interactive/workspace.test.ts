@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { runPatchloop } from "../support/cli.js";
 import { git } from "../support/git-repo.js";
 import {
   bash,
@@ -14,25 +14,9 @@ import {
   type Task,
   treeState,
 } from "./fixture.js";
-import { BIN } from "./pty.js";
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The CLI without a terminal (stdin and stdout are pipes): a batch-style run, which never prompts. */
-function cli(args: string[], cwd: string): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], cwd: string) => runPatchloop(args, {}, cwd);
 
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
