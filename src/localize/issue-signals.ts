@@ -69,7 +69,12 @@ function splitCode(text: string): { code: string; inline: string[]; prose: strin
     if (/^\s*(>>>|\.\.\.|In \[\d+\]:|Out\[\d+\]:|Traceback|File ")|^ {4,}\S/.test(line)) code.push(line);
     else proseLines.push(line);
   }
-  return { code: code.join("\n"), inline, prose: proseLines.join("\n") };
+  // a comment in the code (`# the sum should be n`) is prose
+  const codeText = code.join("\n").replace(/(^|[ \t])#[ \t].*$/gm, (comment: string) => {
+    proseLines.push(comment);
+    return "";
+  });
+  return { code: codeText, inline, prose: proseLines.join("\n") };
 }
 
 function frames(text: string): Frame[] {
@@ -101,6 +106,18 @@ function frames(text: string): Frame[] {
 
 function uniq(items: Iterable<string>): string[] {
   return [...new Set(items)];
+}
+
+/** A line of a package list or a version report (`attrs 19.1.0`, `numpy==1.24.1`, `astroid 2.9.0`). */
+const VERSION_LINE = /^[ \t]*[A-Za-z][\w.\-[\]]*(?:[ \t]+|==|>=)v?\d+(?:\.\w+)+\S*(?:[ \t]+\S+)?[ \t]*$/gm;
+
+/**
+ * The issue text the ranking reads: line ends made `\n`, and the lines of package lists and
+ * version reports (`pip list`, `pip freeze`, "pylint 2.14.1") left out: a list of every installed
+ * package is hundreds of words that name no code of the repository.
+ */
+export function issueText(raw: string): string {
+  return raw.replace(/\r\n?/g, "\n").replace(VERSION_LINE, "");
 }
 
 /** Reads the signals out of an issue's text. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { issueSignals } from "../../src/localize/issue-signals.js";
 import { RepoIndex } from "../../src/localize/repo-index.js";
 import { py, ranked, snapshotOf } from "./support.js";
 
@@ -51,5 +52,22 @@ describe("test files the issue points at", () => {
       "tested by tests/test_loader.py, which the issue points at",
     );
     expect(t.files.find((f) => f.path === "pkg/other/__init__.py")).toBeUndefined();
+  });
+});
+
+describe("identifiers of the issue", () => {
+  it("count a comment inside the issue's code as prose, not as code", () => {
+    const s = issueSignals(
+      "Sum is zero\n\n```python\ne = compute_total(m)  # the identity should hold\n# elements summed\nprint('#not a comment')\n```\n>>> compute_total(m) # identity again",
+    );
+    expect(s.identifiers.get("compute_total")).toEqual({
+      count: 2,
+      title: false,
+      backticked: false,
+      code: true,
+    });
+    expect(s.identifiers.get("identity")).toEqual({ count: 2, title: false, backticked: false, code: false });
+    expect(s.identifiers.get("elements")?.code).toBe(false);
+    expect(s.identifiers.get("not")?.code).toBe(true);
   });
 });
