@@ -358,6 +358,11 @@ export function bm25Features(sig: IssueSignals, text: string, files: RepoFile[],
   const query = new Map<number, number>();
   const title = termCounts(sig.title);
   for (const [id, c] of termCounts(text)) query.set(id, 1 + Math.log(c) + (title.has(id) ? 1 : 0));
+  // an option's name as code spells it (`import_mode`, `importmode` for `--import-mode`)
+  for (const name of sig.optionNames) {
+    const id = knownTermId(identifierTerms(name)[0] ?? "");
+    if (id !== undefined && !query.has(id)) query.set(id, 1);
+  }
   const scores = bm25Scores(
     files.map((f) => f.doc.terms),
     query,

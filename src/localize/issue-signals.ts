@@ -38,6 +38,11 @@ export interface IssueSignals {
   messages: string[];
   /** The first line: the title on GitHub issues. */
   title: string;
+  /**
+   * Command-line options and settings written with hyphens (`--import-mode`, `ignore-paths`) as
+   * the names code gives them (`import_mode`, `ImportMode`): also in {@link identifiers}.
+   */
+  optionNames: string[];
 }
 
 const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g;
@@ -50,6 +55,12 @@ const DOTTED = /(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g;
 const IDENT = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*|(?<=\.)[A-Za-z_][A-Za-z0-9_]*/g;
 const EXCEPTION_LINE =
   /^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))(?:\s*:\s*(.+))?$/gm;
+/**
+ * A hyphenated name of words (`import-mode`, `--ignore-paths`; not `x-1`, `a-b` or a path's
+ * `site-packages/`); DASHED_OPTION only one written with `--`.
+ */
+const OPTION = /(?<![\w./\\-])(?:--?)?([A-Za-z][a-z]+(?:-[a-z]{2,})+)(?![\w/\\-])/g;
+const DASHED_OPTION = /(?<![\w./\\-])--([A-Za-z][a-z]+(?:-[a-z]{2,})+)(?![\w/\\-])/g;
 const RAISE_STRING = /raise\s+[\w.]+\(\s*[rfbu]?(["'])(.{8,}?)\1/g;
 
 /** Text inside fenced code blocks, `>>>` sessions and tracebacks, and the inline backtick spans. */
@@ -144,6 +155,21 @@ export function issueSignals(text: string): IssueSignals {
   for (const span of inline) note(span, "backticked");
   note(code, "code");
   note(prose, "prose");
+  const optionNames = new Set<string>();
+  const options = (source: string, where: "title" | "backticked" | "code", dashed: boolean) => {
+    for (const m of source.matchAll(dashed ? DASHED_OPTION : OPTION)) {
+      const parts = m[1].toLowerCase().split("-");
+      for (const name of [parts.join("_"), parts.map((p) => p[0].toUpperCase() + p.slice(1)).join("")]) {
+        optionNames.add(name);
+        note(name, where);
+      }
+    }
+  };
+  options(title, "title", true);
+  for (const span of inline) options(span, "backticked", false);
+  options(code, "code", false);
+  // in prose only an option written as one (`--import-mode`): `built-in` is a word
+  options(prose, "code", true);
 
   const messages: string[] = [];
   for (const m of text.matchAll(EXCEPTION_LINE))
@@ -156,5 +182,13 @@ export function issueSignals(text: string): IssueSignals {
       .flatMap((s) => [...s.matchAll(DOTTED)].map((m) => m[0]))
       .filter((d) => !/\.(py|rst|txt|cfg|toml|html|md)$/.test(d)),
   );
-  return { frames: frames(text), paths, dotted, identifiers, messages: uniq(messages), title };
+  return {
+    frames: frames(text),
+    paths,
+    dotted,
+    identifiers,
+    messages: uniq(messages),
+    title,
+    optionNames: [...optionNames],
+  };
 }

@@ -71,3 +71,44 @@ describe("identifiers of the issue", () => {
     expect(s.identifiers.get("not")?.code).toBe(true);
   });
 });
+
+describe("command-line options and settings", () => {
+  it("are read as the names code gives them; prose words with hyphens and paths are not", () => {
+    const s = issueSignals(
+      "Module imported twice under `import-mode=importlib`\n\nRunning `pytest --import-mode importlib` in a built-in way with --log-level debug; see /site-packages/pkg and `x-1`.\n```ini\nignore-paths = a\n```",
+    );
+    // the title's and backticks' first, then the code's, then the prose's
+    expect(s.optionNames).toEqual([
+      "import_mode",
+      "ImportMode",
+      "ignore_paths",
+      "IgnorePaths",
+      "log_level",
+      "LogLevel",
+    ]);
+    expect(s.identifiers.get("ImportMode")).toMatchObject({ backticked: true, code: false });
+    expect(s.identifiers.get("ignore_paths")).toMatchObject({ backticked: false, code: true });
+    expect(s.identifiers.has("built_in")).toBe(false);
+  });
+
+  it("find the code that defines the setting behind an option", async () => {
+    const files = {
+      "pkg/__init__.py": "",
+      "pkg/paths.py": py(
+        "class ImportMode:\n    prepend = 'prepend'\n    importlib = 'importlib'\n\n\ndef import_path(path, mode=ImportMode.prepend):\n    if mode == ImportMode.importlib:\n        return load_module(path)\n",
+        "paths",
+      ),
+      "pkg/loader.py": py(
+        "def load_module(path):\n    # modules are imported once: an imported module is kept, a module imported twice is the same module\n    import importlib\n    return importlib.import_module(path)\n",
+        "loader",
+      ),
+      "pkg/config.py": py("def parse(args):\n    return {a: True for a in args}\n", "config"),
+    };
+    const r = await ranked(
+      files,
+      "Module imported twice under `import-mode=importlib`\n\nWith `--import-mode=importlib` my module is imported twice.",
+    );
+    expect(r.files[0].path).toBe("pkg/paths.py");
+    expect(r.files[0].why).toContain("defines `ImportMode`, in backticks in the issue");
+  });
+});
