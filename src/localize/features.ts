@@ -43,6 +43,8 @@ export const FEATURES = [
   "folder_in_issue",
   /** The issue points at a test file (path, traceback) that is about this file (name or imports). */
   "tested_by_named_test",
+  /** One of the first files of the ranking imports this file (its share of the best score; rank.ts). */
+  "imported_by_top",
 ] as const;
 
 export type Feature = (typeof FEATURES)[number];

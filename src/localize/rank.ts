@@ -11,6 +11,7 @@ import {
   nameFeatures,
   tracebackFeatures,
 } from "./features.js";
+import { importedFiles } from "./imports.js";
 import { issueSignals } from "./issue-signals.js";
 import type { PyDef } from "./python-defs.js";
 import { CHUNK_LINES, type FileKind, type RepoFile, type RepoSnapshot } from "./repo-files.js";
@@ -50,6 +51,7 @@ const LABELS: Record<Feature, (detail: string) => string | null> = {
   name_in_issue: (d) => `file name ${d} is a word of the issue`,
   folder_in_issue: (d) => `folder ${d} is a word of the issue`,
   tested_by_named_test: (d) => `tested by ${d}, which the issue points at`,
+  imported_by_top: (d) => `imported by ${d}`,
 };
 
 /** Source files a test file is about: `test_mod.py` → `mod.py`, and the project modules it imports. */
@@ -62,21 +64,8 @@ async function testedFiles(test: RepoFile, files: RepoFile[], index: RepoIndex):
     files.forEach((f, i) => {
       if (f.kind === "source" && (f.path === stem || f.path.endsWith(`/${stem}`))) out.add(i);
     });
-  const outline = await test.doc.pythonOutline();
-  const pkg = test.path.split("/").slice(0, -1);
-  for (const imp of outline?.imports ?? []) {
-    const base =
-      imp.level > 0
-        ? [...pkg.slice(0, pkg.length - (imp.level - 1)), ...(imp.module ? imp.module.split(".") : [])].join(
-            ".",
-          )
-        : imp.module;
-    for (const name of [base, ...imp.names.map((n) => `${base}.${n}`)]) {
-      const hit = index.resolveDotted(name, false);
-      if (hit && files[hit.file].kind === "source" && !files[hit.file].path.endsWith("__init__.py"))
-        out.add(hit.file);
-    }
-  }
+  for (const i of await importedFiles(test, index))
+    if (files[i].kind === "source" && !files[i].path.endsWith("__init__.py")) out.add(i);
   return [...out];
 }
 
@@ -206,14 +195,42 @@ function whyOf(values: Float64Array, details: string[], kind: FileKind, w: RankW
   return why;
 }
 
+/** Files whose imports are followed: the first of the ranking by the other evidence. */
+const IMPORTERS = 3;
+/** Files larger than this are not parsed for their imports (the cost of the parse). */
+const MAX_IMPORTER_CHARS = 400_000;
+
+/**
+ * The module graph: a file that one of the first {@link IMPORTERS} files imports gets the share of
+ * the best score that the importer has (the bug is often in what the code the issue points at
+ * calls). Set after the other evidence is weighed, since it follows from the ranking.
+ */
+async function importFeatures(ranked: Array<{ file: number; score: number }>, g: Gathered): Promise<void> {
+  const best = ranked[0]?.score ?? 0;
+  if (!(best > 0)) return;
+  const index = new RepoIndex(g.files);
+  for (const [k, t] of ranked.slice(0, IMPORTERS).entries()) {
+    const f = g.files[t.file];
+    if (f.kind !== "source" || !f.path.endsWith(".py") || f.doc.bytes > MAX_IMPORTER_CHARS) continue;
+    for (const target of await importedFiles(f, index))
+      if (g.files[target].kind === "source")
+        g.table.of(target).max("imported_by_top", t.score / best, `${f.path} (ranked ${k + 1})`);
+  }
+}
+
 /** Ranks the files of `snapshot` for the issue `text`. */
 export async function rankFiles(text: string, snapshot: RepoSnapshot, opts: RankOptions): Promise<Ranking> {
   const w = opts.weights ?? DEFAULT_WEIGHTS;
   const g = await gatherEvidence(text, snapshot);
-  const ranked = [...g.table.byFile.entries()]
-    .map(([file, e]) => ({ file, e, score: weighed(e.values, g.files[file].kind, w) }))
-    .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || (g.files[a.file].path < g.files[b.file].path ? -1 : 1));
+  const order = () =>
+    [...g.table.byFile.entries()]
+      .map(([file, e]) => ({ file, e, score: weighed(e.values, g.files[file].kind, w) }))
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score || (g.files[a.file].path < g.files[b.file].path ? -1 : 1));
+  const t0 = performance.now();
+  await importFeatures(order(), g);
+  const ranked = order();
+  g.phases.imports = performance.now() - t0;
   const top = ranked.slice(0, Math.max(opts.topK, 1));
   const outlines = new Map<number, PyDef[]>();
   for (const t of top.slice(0, 5))

@@ -33,6 +33,7 @@ export const DEFAULT_WEIGHTS: RankWeights = {
     name_in_issue: 1,
     folder_in_issue: 0.5,
     tested_by_named_test: 2,
+    imported_by_top: 0.7,
   },
   kinds: { source: 1, test: 0.2, doc: 0.15, other: 0.2 },
 };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { importedFiles } from "../../src/localize/imports.js";
 import { issueSignals } from "../../src/localize/issue-signals.js";
 import { RepoIndex } from "../../src/localize/repo-index.js";
-import { py, ranked, snapshotOf } from "./support.js";
+import { paths, py, ranked, snapshotOf } from "./support.js";
 
 describe("paths written in the issue", () => {
   const FILES = {
@@ -110,5 +111,58 @@ describe("command-line options and settings", () => {
     );
     expect(r.files[0].path).toBe("pkg/paths.py");
     expect(r.files[0].why).toContain("defines `ImportMode`, in backticks in the issue");
+  });
+});
+
+describe("the module graph", () => {
+  const FILES = {
+    "pkg/__init__.py": "from .api import convert\n",
+    "pkg/api.py": py(
+      "from .core import engine\nfrom pkg import util\nimport pkg.extra.plugins\nimport json\n\n\ndef convert(rows):\n    return engine.run(rows)\n",
+      "api",
+    ),
+    "pkg/util.py": py("def tidy(x):\n    return x\n", "util"),
+    "pkg/extra/__init__.py": "",
+    "pkg/extra/plugins.py": py("PLUGINS = []\n", "plugins"),
+    "pkg/core/__init__.py": "",
+    // the engine and the cache say the issue's words alike: only the import tells them apart
+    "pkg/core/engine.py": py(
+      "def run(rows):\n    # rows dropped when empty\n    return [r for r in rows if r]\n",
+      "eng",
+    ),
+    "pkg/cache.py": py(
+      "def render(rows):\n    # rows dropped when empty\n    return [r for r in rows if r]\n",
+      "fmt",
+    ),
+  };
+
+  it("resolves a file's relative and absolute imports to the repository's files", async () => {
+    const { snapshot } = await snapshotOf(FILES);
+    const index = RepoIndex.of(snapshot);
+    const api = snapshot.files.find((f) => f.path === "pkg/api.py")!;
+    const imported = (await importedFiles(api, index)).map((i) => snapshot.files[i].path).sort();
+    // `from .core import engine` imports the package `pkg.core` and its module `engine`
+    expect(imported).toEqual([
+      "pkg/__init__.py",
+      "pkg/core/__init__.py",
+      "pkg/core/engine.py",
+      "pkg/extra/plugins.py",
+      "pkg/util.py",
+    ]);
+  });
+
+  it("lifts what the first files of the ranking import, and says so", async () => {
+    const r = await ranked(
+      FILES,
+      "`convert` drops rows\n\nCalling `convert` on my rows drops the empty ones.",
+    );
+    expect(r.files[0].path).toBe("pkg/api.py");
+    const order = paths(r.files);
+    expect(order.indexOf("pkg/core/engine.py")).toBeGreaterThan(0);
+    expect(order.indexOf("pkg/core/engine.py")).toBeLessThan(order.indexOf("pkg/cache.py"));
+    expect(r.files.find((f) => f.path === "pkg/core/engine.py")!.why).toContain(
+      "imported by pkg/api.py (ranked 1)",
+    );
+    expect(r.files.find((f) => f.path === "pkg/cache.py")!.why.join("\n")).not.toContain("imported by");
   });
 });
