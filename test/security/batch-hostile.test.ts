@@ -138,6 +138,7 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
   it("every instance ends Submitted, in preds.json exactly once; every file parses after every kill; nothing is left running", async () => {
     const out = join(tempDir(), "run");
     const args = [...localBatchArgs(f.datasetPath, server.url, f.reposDir), "-w", "4", "-o", out];
+    let kills = 0;
     for (let round = 0; round < 6; round++) {
       // A hostile reply goes to whichever instance asks next.
       const bad = HOSTILE[round % HOSTILE.length];
@@ -145,9 +146,18 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
       const child = start(args);
       await new Promise((r) => setTimeout(r, 700 + 300 * round));
       child.proc.kill("SIGKILL");
-      expect((await child.done).signal).toBe("SIGKILL");
+      const ended = await child.done;
       parseRunFolder(out); // throws naming a file that does not parse
+      if (ended.signal === "SIGKILL") {
+        kills++;
+        continue;
+      }
+      // On a fast machine the resumed batch can finish before the kill lands: then it must have
+      // finished cleanly, and there is nothing left to kill.
+      expect(ended).toEqual({ code: 0, signal: null });
+      break;
     }
+    expect(kills).toBeGreaterThanOrEqual(3);
     const last = await start(args).done;
     expect(last.code).toBe(0);
     const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
