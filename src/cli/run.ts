@@ -15,7 +15,6 @@ import { FINISH_CHOICES, type FinishChoice } from "../interactive/finish.js";
 import { Keyboard } from "../interactive/keyboard.js";
 import { modeNote, resolveMode } from "../interactive/modes.js";
 import { terminalAsk } from "../interactive/prompts.js";
-import { InteractiveSession } from "../interactive/session.js";
 import { toldFrom } from "../interactive/told.js";
 import {
   closeWorkspace,
@@ -165,8 +164,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const keyboard = terminal
     ? new Keyboard(run, (line) => write(`\n${pc.createColors(color).yellow(line)}\n`))
     : null;
+  // only a terminal run has a person to ask: the session (and the diff library its views use) is
+  // loaded then
   const session = keyboard
-    ? new InteractiveSession({
+    ? new (await import("../interactive/session.js")).InteractiveSession({
         mode,
         config,
         protocol: createProtocol(config, runner.specs),

@@ -10,6 +10,7 @@ import { createCoordinatorDispatcher } from "../distributed/coordinator-dispatch
 import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
+import { PredsFile } from "../swebench/batch/preds-file.js";
 import { batchPreflight } from "../swebench/batch/preflight.js";
 import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
 import { runBatch } from "../swebench/batch/run-batch.js";
@@ -183,9 +184,8 @@ async function evaluateAfter(
   workers: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const [{ evaluateRun }, { PredsFile }, { formatRunReport }] = await Promise.all([
+  const [{ evaluateRun }, { formatRunReport }] = await Promise.all([
     import("../swebench/batch/evaluate-run.js"),
-    import("../swebench/batch/preds-file.js"),
     import("../swebench/eval/report-text.js"),
   ]);
   io.err("evaluating the predictions...\n");

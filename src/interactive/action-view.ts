@@ -1,4 +1,3 @@
-import { createTwoFilesPatch } from "diff";
 import pc from "picocolors";
 import type { Action } from "../agent/protocols/types.js";
 import type { Environment } from "../environments/types.js";
@@ -52,6 +51,8 @@ async function fileText(env: Environment, path: string): Promise<string | null> 
 async function editorDiff(env: Environment, args: Record<string, unknown>): Promise<string | null> {
   const path = str(args.path);
   const command = str(args.command);
+  // loaded at the first edit shown (a run nobody watches never needs it)
+  const { createTwoFilesPatch } = await import("diff");
   const diffOf = (before: string, after: string) =>
     createTwoFilesPatch(path, path, before, after, undefined, undefined, { context: 3 });
   if (command === "create") return diffOf("", str(args.file_text));

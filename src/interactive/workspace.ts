@@ -62,13 +62,16 @@ async function headOf(repo: string): Promise<string> {
 
 /** Sets up the folder the agent works in; see {@link WorkspaceMode}. */
 export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
-  const top = (await git(o.repo, ["rev-parse", "--show-toplevel"])).trim();
+  // one git call for both folders; the two reads below are independent and run side by side
+  // (each git call is a process: they are most of `run`'s start-up, bench/startup.ts)
+  const [top, gitDir] = (await git(o.repo, ["rev-parse", "--show-toplevel", "--absolute-git-dir"]))
+    .trim()
+    .split("\n");
   if (realpathSync(top) !== realpathSync(o.repo))
     throw new ConfigError(
       `--repo ${o.repo} is a folder inside the repository ${top}; give the repository's top folder (--repo ${top})`,
     );
-  const base = await headOf(o.repo);
-  const changesAtStart = await uncommittedChanges(o.repo);
+  const [base, changesAtStart] = await Promise.all([headOf(o.repo), uncommittedChanges(o.repo)]);
   const common = { repo: o.repo, base, runId: o.runId, changesAtStart };
   if (o.mode === "in-place") {
     if (changesAtStart.length > 0 && !o.allowDirty)
@@ -77,7 +80,6 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
           "they would end up in the patch. Commit or stash them, leave out --in-place (the agent then works " +
           "in a worktree and your tree is not touched), or add --allow-dirty to work on them anyway.",
       );
-    const gitDir = (await git(o.repo, ["rev-parse", "--absolute-git-dir"])).trim();
     let savedIndex: string | null = null;
     if (existsSync(join(gitDir, "index"))) {
       savedIndex = join(await mkdtemp(join(tmpdir(), "patchloop-index-")), "index");
@@ -86,17 +88,19 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
     return { ...common, mode: "in-place", dir: o.repo, branch: null, savedIndex, gitDirs: null };
   }
   const branch = `patchloop/${o.runId}`;
-  const check = await runGit(o.repo, ["check-ref-format", "--branch", branch]);
-  if (check.code !== 0) throw new Error(`the run id ${o.runId} does not make a valid branch name ${branch}`);
+  // run ids are made by run.ts (a time stamp and hex digits): always a valid branch name
+  if (!/^[0-9A-Za-z][0-9A-Za-z-]*$/.test(o.runId))
+    throw new Error(`the run id ${o.runId} does not make a valid branch name ${branch}`);
   if (existsSync(o.worktreeDir))
     throw new Error(`${o.worktreeDir} exists already; it is the worktree's place`);
   await mkdir(dirname(o.worktreeDir), { recursive: true });
   await git(o.repo, ["worktree", "add", "--quiet", "-b", branch, o.worktreeDir, base]);
-  const admin = (await git(o.worktreeDir, ["rev-parse", "--absolute-git-dir"])).trim();
-  const commonDir = resolve(
-    o.worktreeDir,
-    (await git(o.worktreeDir, ["rev-parse", "--git-common-dir"])).trim(),
-  );
+  const [admin, commonRel] = (
+    await git(o.worktreeDir, ["rev-parse", "--absolute-git-dir", "--git-common-dir"])
+  )
+    .trim()
+    .split("\n");
+  const commonDir = resolve(o.worktreeDir, commonRel);
   return {
     ...common,
     mode: "worktree",

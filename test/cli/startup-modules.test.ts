@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
@@ -9,17 +9,31 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "bin", "patchloop.js");
 const HOOK = join(import.meta.dirname, "fixtures", "module-log.mjs");
 
-/** The modules a `patchloop ARGS` process loaded, as paths under the project (dist/..., node_modules/...). */
+/**
+ * The modules a `patchloop ARGS` process loaded, as paths under the project (dist/src/...,
+ * node_modules/...). bin/patchloop.js loads chunks of dist/bundle/ (rolldown.config.mjs): each chunk
+ * stands for the modules its source map lists.
+ */
 function modulesOf(args: string[]): string[] {
   const log = join(tempDir(), "modules.txt");
   spawnSync(process.execPath, ["--import", HOOK, BIN, ...args], {
     encoding: "utf8",
     env: { ...process.env, PATCHLOOP_MODULE_LOG: log },
   });
-  return readFileSync(log, "utf8")
+  const files = readFileSync(log, "utf8")
     .split("\n")
     .filter((u) => u.startsWith("file://"))
-    .map((u) => decodeURIComponent(new URL(u).pathname).slice(ROOT.length + 1));
+    .map((u) => decodeURIComponent(new URL(u).pathname));
+  const chunks = files.filter((f) => f.startsWith(join(ROOT, "dist", "bundle") + sep));
+  expect(chunks.length).toBeGreaterThan(0);
+  const modules = files.filter((f) => !chunks.includes(f));
+  for (const chunk of chunks) {
+    // the bundler's own helpers come from no module, and have no map
+    if (!existsSync(`${chunk}.map`) && basename(chunk).startsWith("rolldown-runtime-")) continue;
+    const map = JSON.parse(readFileSync(`${chunk}.map`, "utf8")) as { sources: string[] };
+    for (const source of map.sources) modules.push(resolve(dirname(chunk), source));
+  }
+  return modules.map((f) => f.slice(ROOT.length + 1));
 }
 
 describe("start-up loads only the command being run", () => {
