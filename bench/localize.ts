@@ -45,10 +45,14 @@ function metrics(list: Scored[]): Record<string, number> {
 }
 
 interface Result {
+  id: string;
   repo: string;
   ours: Scored;
   base: Scored;
   seconds: number;
+  /** Of `seconds`: reading the checkout's files (the snapshot), and the ranking's steps in ms. */
+  readSeconds: number;
+  phases: Record<string, number>;
   checkoutSeconds: number;
   cold: boolean;
   half: "A" | "B";
@@ -81,6 +85,7 @@ export async function benchLocalize(): Promise<Record<string, unknown>> {
     const seconds = c.snapshot.seconds + (performance.now() - t0) / 1000;
     const base = baselineRanking(c.row.problem_statement, c.snapshot, 10);
     const r: Result = {
+      id: c.row.instance_id,
       repo: c.row.repo,
       ours: score(
         ours.files.map((f) => f.path),
@@ -88,6 +93,8 @@ export async function benchLocalize(): Promise<Record<string, unknown>> {
       ),
       base: score(base, c.gold),
       seconds,
+      readSeconds: c.snapshot.seconds,
+      phases: ours.phases,
       checkoutSeconds: c.checkoutSeconds,
       cold: c.cold,
       half: c.half,
@@ -116,6 +123,22 @@ export async function benchLocalize(): Promise<Record<string, unknown>> {
       cold_first_instance_max: round(Math.max(0, ...cold.map((r) => r.seconds))),
       warm_mean: round(mean(warm.map((r) => r.seconds))),
       checkout_mean: round(mean(results.map((r) => r.checkoutSeconds))),
+      over_3_s: results.filter((r) => r.seconds > 3).length,
+      slowest: [...results]
+        .sort((a, b) => b.seconds - a.seconds)
+        .slice(0, 5)
+        .map((r) => ({
+          instance_id: r.id,
+          seconds: round(r.seconds),
+          read: round(r.readSeconds),
+          cold: r.cold,
+          phases_ms: Object.fromEntries(
+            Object.entries(r.phases)
+              .sort((a, b) => b[1] - a[1])
+              .slice(0, 4)
+              .map(([k, v]) => [k, Math.round(v)]),
+          ),
+        })),
     },
     missing: Object.fromEntries(
       Object.entries(missing).map(([why, ids]) => [
