@@ -119,18 +119,6 @@ function uniq(items: Iterable<string>): string[] {
   return [...new Set(items)];
 }
 
-/** A line of a package list or a version report (`attrs 19.1.0`, `numpy==1.24.1`, `astroid 2.9.0`). */
-const VERSION_LINE = /^[ \t]*[A-Za-z][\w.\-[\]]*(?:[ \t]+|==|>=)v?\d+(?:\.\w+)+\S*(?:[ \t]+\S+)?[ \t]*$/gm;
-
-/**
- * The issue text the ranking reads: line ends made `\n`, and the lines of package lists and
- * version reports (`pip list`, `pip freeze`, "pylint 2.14.1") left out: a list of every installed
- * package is hundreds of words that name no code of the repository.
- */
-export function issueText(raw: string): string {
-  return raw.replace(/\r\n?/g, "\n").replace(VERSION_LINE, "");
-}
-
 /** Reads the signals out of an issue's text. */
 export function issueSignals(text: string): IssueSignals {
   const title = text.split("\n", 1)[0].trim();
