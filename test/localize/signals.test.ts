@@ -151,6 +151,27 @@ describe("the module graph", () => {
     ]);
   });
 
+  it("follows a name a package re-exports to the module it comes from", async () => {
+    const { snapshot } = await snapshotOf({
+      "lib/__init__.py": "",
+      "lib/_code/__init__.py":
+        "from .code import ExceptionInfo  # noqa\nfrom .source import Source  # noqa\n",
+      "lib/_code/code.py": py("class ExceptionInfo:\n    pass\n", "code"),
+      "lib/_code/source.py": py("class Source:\n    pass\n", "src"),
+      "lib/_code/unused.py": py("X = 1\n", "unused"),
+      // `import lib._code` then `lib._code.ExceptionInfo`; and `from lib._code import Source`
+      "lib/api.py": py("import lib._code\n\n\ndef raises():\n    return lib._code.ExceptionInfo()\n", "api"),
+      "lib/other.py": py("from lib._code import Source\n", "other"),
+    });
+    const index = RepoIndex.of(snapshot);
+    const importsOf = async (path: string) =>
+      (await importedFiles(snapshot.files.find((f) => f.path === path)!, index))
+        .map((i) => snapshot.files[i].path)
+        .sort();
+    expect(await importsOf("lib/api.py")).toEqual(["lib/_code/__init__.py", "lib/_code/code.py"]);
+    expect(await importsOf("lib/other.py")).toEqual(["lib/_code/__init__.py", "lib/_code/source.py"]);
+  });
+
   it("lifts what the first files of the ranking import, and says so", async () => {
     const r = await ranked(
       FILES,
