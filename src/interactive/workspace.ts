@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, rmdir } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
@@ -60,6 +60,17 @@ async function headOf(repo: string): Promise<string> {
   return r.stdout.trim();
 }
 
+/**
+ * Copies an index file with its modification time. Git trusts an entry's stat data only when the
+ * file was modified before the index was written (racy-git): an index put back with a new time
+ * would hide a same-size edit the agent made within the second the entry was recorded in.
+ */
+async function copyKeepingTimes(from: string, to: string): Promise<void> {
+  const st = await stat(from);
+  await copyFile(from, to);
+  await utimes(to, st.atime, st.mtime);
+}
+
 /** Sets up the folder the agent works in; see {@link WorkspaceMode}. */
 export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
   // one git call for both folders; the two reads below are independent and run side by side
@@ -83,7 +94,7 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
     let savedIndex: string | null = null;
     if (existsSync(join(gitDir, "index"))) {
       savedIndex = join(await mkdtemp(join(tmpdir(), "patchloop-index-")), "index");
-      await copyFile(join(gitDir, "index"), savedIndex);
+      await copyKeepingTimes(join(gitDir, "index"), savedIndex);
     }
     return { ...common, mode: "in-place", dir: o.repo, branch: null, savedIndex, gitDirs: null };
   }
@@ -162,7 +173,7 @@ export async function closeWorkspace(ws: Workspace, keepBranch: boolean): Promis
   if (ws.mode === "in-place") {
     if (ws.savedIndex) {
       const gitDir = (await git(ws.repo, ["rev-parse", "--absolute-git-dir"])).trim();
-      await copyFile(ws.savedIndex, join(gitDir, "index"));
+      await copyKeepingTimes(ws.savedIndex, join(gitDir, "index"));
       await rm(dirname(ws.savedIndex), { recursive: true, force: true });
       // the saved index's stat data is older than the files: refresh it, so status is quick and exact
       await runGit(ws.repo, ["update-index", "-q", "--refresh"]);
