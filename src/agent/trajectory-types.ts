@@ -1,7 +1,7 @@
 import type { LocalizationRecord } from "../localize/types.js";
 import type { ChatMessage, ModelErrorKind } from "../models/types.js";
 
-/** Exit statuses (contract, DESIGN.md). */
+/** Exit statuses (contract: README.md "Outputs"). */
 export const EXIT_STATUSES = [
   "Submitted",
   "LimitsExceeded",

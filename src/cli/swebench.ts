@@ -22,7 +22,7 @@ import { selectInstances } from "../swebench/select.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
 
-/** The flags of `patchloop swebench` (DESIGN.md "CLI" plus the batch caps). */
+/** The flags of `patchloop swebench` (README.md "Commands", plus the batch caps). */
 export interface SwebenchFlags extends AgentFlags {
   subset: string;
   split: string;

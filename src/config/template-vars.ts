@@ -2,7 +2,7 @@ import { arch, type as osType, version as osVersion, release } from "node:os";
 import type { LocalizationVars } from "../localize/types.js";
 import type { Config } from "./schema.js";
 
-/** The command whose output's first line submits the task (contract: DESIGN.md). */
+/** The command whose output's first line submits the task (contract: docs/protocols.md, "Submission"). */
 export const SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
 
 /**

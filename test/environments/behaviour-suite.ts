@@ -34,7 +34,7 @@ function collector(proc: NonNullable<ReturnType<NonNullable<Environment["spawn"]
 }
 
 /**
- * The behaviour every environment shares (DESIGN.md "Environments"). Call inside a describe block;
+ * The behaviour every environment shares (docs/sandbox.md, docs/architecture.md "environment"). Call inside a describe block;
  * one environment serves all tests of the block.
  */
 export function environmentBehaviourSuite(target: SuiteTarget): void {

@@ -21,7 +21,7 @@ export interface FixtureInstances {
 /** Fixes the bug of any fixture instance (run in its repository root). */
 export const FIX_COMMAND = "sed -i 's/ - b  # BUG$/ + b/' $(git grep -l -e '# BUG$')";
 
-/** The submit command of DESIGN.md. */
+/** The submit command (docs/protocols.md, "Submission"). */
 export const SUBMIT_COMMAND = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached";
 
 /**

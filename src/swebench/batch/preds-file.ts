@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { CoalescingWriter } from "./coalescing-writer.js";
 import { BatchInputError } from "./errors.js";
 
-/** One entry of preds.json (contract: DESIGN.md "Output layout"). */
+/** One entry of preds.json (contract: README.md "Outputs"). */
 export interface PredEntry {
   instance_id: string;
   model_name_or_path: string;

@@ -21,7 +21,7 @@ export function mustRunAgain(status: ExitStatus, modelError?: ModelErrorInfo): b
   );
 }
 
-/** `DIR/<id>/<id>.traj.json` (contract: DESIGN.md "Output layout"). */
+/** `DIR/<id>/<id>.traj.json` (contract: README.md "Outputs"). */
 export function trajectoryPathFor(outputDir: string, instanceId: string): string {
   return join(outputDir, instanceId, `${instanceId}.traj.json`);
 }

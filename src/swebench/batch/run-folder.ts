@@ -102,7 +102,7 @@ const isOutage = (o: Pick<InstanceOutcome, "exit_status" | "model_error">) =>
 const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
 
 /**
- * The run folder of `patchloop swebench` (README.md here, DESIGN.md "Output layout"), and the
+ * The run folder of `patchloop swebench` (README.md here, and the project README's "Outputs"), and the
  * only code that writes it: preds.json, run.json, exit_statuses.yaml and run.log, the paths of the
  * trajectories, what earlier runs left (prior state, earlier spend) and the policies built on it
  * (which instances run again, in which order, when a server outage makes a ModelError final, when

@@ -25,7 +25,7 @@ export interface BatchOptions {
   config: Config;
   /** The selected rows, in the order they are started. */
   instances: SwebenchInstance[];
-  /** The run folder (DESIGN.md "Output layout"). */
+  /** The run folder (README.md "Outputs", src/swebench/batch/README.md). */
   outputDir: string;
   /** Instances run at once (default 1). */
   workers?: number;
