@@ -44,7 +44,7 @@ function commands(files: string[], steps: number): string[] {
 }
 
 /** Records `runs` trajectories of `steps` real commands each into `dir` (a scripted model, a real shell). */
-export async function recordLongTrajectories(dir: string, runs: number, steps: number): Promise<string[]> {
+async function recordLongTrajectories(dir: string, runs: number, steps: number): Promise<string[]> {
   const repo = join(dir, "repo");
   makeBenchRepo(repo, { "README.md": "bench\n" });
   cpSync(SRC, join(repo, "src"), { recursive: true });

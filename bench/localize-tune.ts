@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { FEATURES } from "../src/localize/features.js";
-import { gatherEvidence } from "../src/localize/rank.js";
+import { gatherEvidence, weighed } from "../src/localize/rank.js";
 import type { FileKind } from "../src/localize/repo-files.js";
 import { DEFAULT_WEIGHTS, type RankWeights } from "../src/localize/weights.js";
 import { arg, forEachCheckout, type Missing, selectedRows } from "./localize-data.js";
@@ -15,7 +15,9 @@ import { arg, forEachCheckout, type Missing, selectedRows } from "./localize-dat
  * rows are split in two halves (A: the 1st, 3rd, ... row; B: the others): weights fitted on one half
  * are scored on the other, to show how much of the gain holds on rows they were not fitted on;
  * then the weights are fitted on all rows and printed. Only the evidence and the gold files'
- * ranks are used: no instance id, no per-repository weight.
+ * ranks are used: no instance id, no per-repository weight. The module graph's evidence
+ * (`imported_by_top`) follows from the ranking itself (rank.ts, importFeatures), so it is not in the
+ * gathered evidence and its weight is not fitted here.
  */
 
 interface Candidate {
@@ -40,12 +42,12 @@ function toParams(w: RankWeights): Params {
   return [...FEATURES.map((f) => w.features[f]), ...KINDS.map((k) => w.kinds[k])];
 }
 
-function toWeights(p: Params): RankWeights {
+function toWeights(p: Params, r: (x: number) => number = round): RankWeights {
   return {
-    features: Object.fromEntries(FEATURES.map((f, i) => [f, round(p[i])])) as RankWeights["features"],
+    features: Object.fromEntries(FEATURES.map((f, i) => [f, r(p[i])])) as RankWeights["features"],
     kinds: {
       source: 1,
-      ...Object.fromEntries(KINDS.map((k, i) => [k, round(p[FEATURES.length + i])])),
+      ...Object.fromEntries(KINDS.map((k, i) => [k, r(p[FEATURES.length + i])])),
     } as RankWeights["kinds"],
   };
 }
@@ -54,12 +56,10 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Rank of the first gold file (Infinity when none has evidence). */
 function firstGoldRank(inst: Instance, p: Params): number {
-  const prior = (k: FileKind) => (k === "source" ? 1 : p[FEATURES.length + KINDS.indexOf(k)]);
+  const w = toWeights(p, (x) => x);
   let goldBest = -Infinity;
   const scores = inst.candidates.map((c) => {
-    let s = 0;
-    for (let i = 0; i < c.values.length; i++) s += c.values[i] * p[i];
-    s *= prior(c.kind);
+    const s = weighed(c.values, c.kind, w);
     if (c.gold) goldBest = Math.max(goldBest, s);
     return s;
   });

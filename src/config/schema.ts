@@ -274,5 +274,4 @@ export type HistoryConfig = z.infer<typeof HistorySchema>;
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
-export type QueueConfig = z.infer<typeof QueueSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

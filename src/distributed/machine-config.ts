@@ -1,6 +1,6 @@
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
-import { mergeInto, type Plain } from "../config/merge.js";
+import { isPlain, mergeInto, type Plain } from "../config/merge.js";
 import { isSecretKey } from "../config/redact.js";
 import { type Config, ConfigSchema } from "../config/schema.js";
 
@@ -27,12 +27,10 @@ export const MACHINE_KEYS = [
   "run.queue",
 ];
 
-const isMap = (v: unknown): v is Plain => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** The value at a dotted key, or undefined. */
 function at(data: unknown, key: string): unknown {
   let v = data;
-  for (const part of key.split(".")) v = isMap(v) ? v[part] : undefined;
+  for (const part of key.split(".")) v = isPlain(v) ? v[part] : undefined;
   return v;
 }
 
@@ -53,7 +51,7 @@ export function ignoredKeys(explicit: Plain, prefix = ""): string[] {
   for (const [k, v] of Object.entries(explicit)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (MACHINE_KEYS.some((m) => key === m || key.startsWith(`${m}.`)) || isSecretKey(k)) continue;
-    if (isMap(v)) out.push(...ignoredKeys(v, key));
+    if (isPlain(v)) out.push(...ignoredKeys(v, key));
     else out.push(key);
   }
   return out;
@@ -62,7 +60,7 @@ export function ignoredKeys(explicit: Plain, prefix = ""): string[] {
 /** Dotted keys of the strings under secret-looking keys (`all`: every string below `key`). */
 function secretPaths(v: unknown, key: string, all = false): string[] {
   if (typeof v === "string") return all ? [key] : [];
-  if (!isMap(v)) return [];
+  if (!isPlain(v)) return [];
   return Object.entries(v).flatMap(([k, x]) => secretPaths(x, `${key}.${k}`, all || isSecretKey(k)));
 }
 
@@ -71,7 +69,7 @@ function put(data: Plain, key: string, value: unknown): void {
   const parts = key.split(".");
   let m = data;
   for (const p of parts.slice(0, -1)) {
-    if (!isMap(m[p])) m[p] = {};
+    if (!isPlain(m[p])) m[p] = {};
     m = m[p] as Plain;
   }
   m[parts[parts.length - 1]] = structuredClone(value);
@@ -81,7 +79,7 @@ function put(data: Plain, key: string, value: unknown): void {
 function masked(v: unknown, key = "", secret = false): string[] {
   if (typeof v === "string") return (secret && v === "***") || v.includes("://***@") ? [key] : [];
   if (Array.isArray(v)) return v.flatMap((x, i) => masked(x, `${key}[${i}]`, secret));
-  if (!isMap(v)) return [];
+  if (!isPlain(v)) return [];
   return Object.entries(v).flatMap(([k, x]) => masked(x, key ? `${key}.${k}` : k, secret || isSecretKey(k)));
 }
 
@@ -92,13 +90,13 @@ function masked(v: unknown, key = "", secret = false): string[] {
  * never go through Redis) or a config this worker's patchloop cannot read.
  */
 export function jobConfig(jobConfigData: unknown, explicit: Plain): Config {
-  if (!isMap(jobConfigData)) throw new ConfigError("the job carries no config (not an object)");
+  if (!isPlain(jobConfigData)) throw new ConfigError("the job carries no config (not an object)");
   const data = structuredClone(jobConfigData) as Plain;
   for (const key of MACHINE_KEYS) {
     const mine = at(explicit, key);
     if (mine === undefined) continue;
     const theirs = at(data, key);
-    if (isMap(mine) && isMap(theirs)) {
+    if (isPlain(mine) && isPlain(theirs)) {
       const merged = structuredClone(theirs);
       mergeInto(merged, mine, "worker", new Map());
       put(data, key, merged);

@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
 import type { Model } from "../models/types.js";
-import { localizationText } from "./format.js";
+import { localizationVars } from "./format.js";
 import { localize } from "./localize.js";
 import { readThroughEnvironment } from "./read-environment.js";
 import { sharedDocStore } from "./repo-files.js";
@@ -16,15 +16,6 @@ export interface AgentLocalization {
   vars: LocalizationVars;
   record: LocalizationRecord;
 }
-
-/** The `localization` variable when `agent.localize.enabled` is off. */
-export const NO_LOCALIZATION: LocalizationVars = {
-  enabled: false,
-  text: "",
-  files: [],
-  symbols: [],
-  error: "",
-};
 
 /**
  * Localizes the task in the environment's repository (read through the environment, in one pass).
@@ -86,13 +77,7 @@ export async function localizeForAgent(
   record.seconds = round((performance.now() - t0) / 1000);
   return {
     record,
-    vars: {
-      enabled: true,
-      text: localizationText(record.files, record.symbols),
-      files: record.files,
-      symbols: record.symbols,
-      error: record.error ?? "",
-    },
+    vars: localizationVars(record.files, record.symbols, record.error),
   };
 }
 

@@ -1,7 +1,7 @@
 import { bm25Scores, PYSERINI_BM25 } from "./bm25.js";
 import { luceneTermCounts } from "./lucene-analyzer.js";
 import type { RepoSnapshot } from "./repo-files.js";
-import { type TermVector, vectorOf } from "./tokenize.js";
+import { mergeVectors, type TermVector, vectorOf } from "./tokenize.js";
 
 /**
  * The retrieval baseline of SWE-bench's own "BM25 retrieval" setting, re-created for comparison in
@@ -23,10 +23,7 @@ const MAX_CLAUSES = 1024;
 
 /** Merges the path's terms into a document's (the path is the first line of each document). */
 function withPath(path: string, terms: TermVector): TermVector {
-  const counts = luceneTermCounts(path);
-  for (let i = 0; i < terms.ids.length; i++)
-    counts.set(terms.ids[i], (counts.get(terms.ids[i]) ?? 0) + terms.tfs[i]);
-  return vectorOf(counts);
+  return mergeVectors(vectorOf(luceneTermCounts(path)), terms);
 }
 
 /** The baseline's ranking: paths, best first (documents without a query term left out). */

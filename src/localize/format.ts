@@ -1,4 +1,4 @@
-import type { LocalizedFile, LocalizedSymbol } from "./types.js";
+import type { LocalizationVars, LocalizedFile, LocalizedSymbol } from "./types.js";
 
 /**
  * The ranking as text for a prompt (`{{ localization.text }}`): the files with their strongest
@@ -14,4 +14,13 @@ export function localizationText(files: LocalizedFile[], symbols: LocalizedSymbo
     for (const s of symbols) lines.push(`- ${s.path}:${s.line} ${s.name}`);
   }
   return lines.join("\n");
+}
+
+/** The templates' `localization` for a ranking that was made (`error` when it failed). */
+export function localizationVars(
+  files: LocalizedFile[],
+  symbols: LocalizedSymbol[],
+  error: string | undefined,
+): LocalizationVars {
+  return { enabled: true, text: localizationText(files, symbols), files, symbols, error: error ?? "" };
 }

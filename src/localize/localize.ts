@@ -1,4 +1,3 @@
-import { baselineRanking } from "./baseline.js";
 import { rankFiles } from "./rank.js";
 import type { RepoSnapshot } from "./repo-files.js";
 import type { LocalizedFile, LocalizedSymbol } from "./types.js";
@@ -38,5 +37,3 @@ export async function localize(
   });
   return { ...r, rankSeconds: (performance.now() - t0) / 1000 };
 }
-
-export { baselineRanking };

@@ -72,6 +72,7 @@ async function testedFiles(test: RepoFile, files: RepoFile[], index: RepoIndex):
 /** The evidence of every file for an issue (before weighing). */
 export interface Gathered {
   files: RepoFile[];
+  index: RepoIndex;
   table: EvidenceTable;
   defHits: DefHit[];
   frameHits: FrameHits;
@@ -116,12 +117,12 @@ export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Prom
     for (const target of await testedFiles(files[t], files, index))
       table.of(target).max("tested_by_named_test", 1, files[t].path);
   lap("tests");
-  return { files, table, defHits, frameHits, phases };
+  return { files, index, table, defHits, frameHits, phases };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-export function weighed(values: Float64Array, kind: FileKind, w: RankWeights): number {
+export function weighed(values: ArrayLike<number>, kind: FileKind, w: RankWeights): number {
   let s = 0;
   for (let i = 0; i < values.length; i++) s += values[i] * w.features[FEATURES[i]];
   return s * w.kinds[kind];
@@ -208,7 +209,7 @@ const MAX_IMPORTER_CHARS = 400_000;
 async function importFeatures(ranked: Array<{ file: number; score: number }>, g: Gathered): Promise<void> {
   const best = ranked[0]?.score ?? 0;
   if (!(best > 0)) return;
-  const index = new RepoIndex(g.files);
+  const index = g.index;
   for (const [k, t] of ranked.slice(0, IMPORTERS).entries()) {
     const f = g.files[t.file];
     if (f.kind !== "source" || !f.path.endsWith(".py") || f.doc.bytes > MAX_IMPORTER_CHARS) continue;

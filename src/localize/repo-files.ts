@@ -65,13 +65,17 @@ export class Doc {
   private names?: Set<string>;
   private chunkVecs?: TermVector[];
   private chunkDf?: { n: number; length: number; df: TermVector };
-  readonly lower: string;
+  private lowered?: string;
 
   constructor(
     readonly blob: string,
     readonly text: string,
-  ) {
-    this.lower = text.toLowerCase();
+  ) {}
+
+  /** The text in lower case (the message search), made when first asked for. */
+  get lower(): string {
+    this.lowered ??= this.text.toLowerCase();
+    return this.lowered;
   }
 
   /**
@@ -170,10 +174,6 @@ export class DocStore {
       this.chars -= old.bytes;
     }
     return doc;
-  }
-
-  get size(): number {
-    return this.docs.size;
   }
 }
 

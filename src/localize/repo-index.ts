@@ -1,5 +1,4 @@
 import type { RepoFile, RepoSnapshot } from "./repo-files.js";
-import { identifierTerms } from "./tokenize.js";
 
 /**
  * Lookups over a snapshot's paths: a path or a traceback's file as written in an issue → the
@@ -25,8 +24,6 @@ export class RepoIndex {
   readonly byModule = new Map<string, number>();
   /** Module names, for matching a dotted name against the end of one (`ascii.qdp`). */
   private readonly modules: Array<{ name: string; file: number }> = [];
-  /** The words of each file's path (tokenize.ts terms of its folders and file stem). */
-  readonly pathTerms: string[][];
 
   constructor(readonly files: RepoFile[]) {
     files.forEach((f, i) => {
@@ -41,14 +38,6 @@ export class RepoIndex {
         this.modules.push({ name: m, file: i });
       }
     });
-    this.pathTerms = files.map((f) => [
-      ...new Set(
-        f.path
-          .replace(/\.[^./]+$/, "")
-          .split(/[/.-]/)
-          .flatMap(identifierTerms),
-      ),
-    ]);
   }
 
   static of(snapshot: RepoSnapshot): RepoIndex {

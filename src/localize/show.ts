@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import type { Config } from "../config/schema.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { localizationText } from "./format.js";
+import { localizationVars } from "./format.js";
 import { environmentReader, localizeRow, reposDirReader } from "./instance.js";
 import type { LocalizationVars } from "./types.js";
 
@@ -32,13 +32,7 @@ export async function localizationForShow(
     const limits = { maxFileBytes: lc.max_file_bytes };
     const read = reposDir ? reposDirReader(reposDir, root, limits) : environmentReader(config, root, limits);
     const r = await localizeRow(row, read, { topK: lc.top_k, topSymbols: lc.top_symbols });
-    return {
-      enabled: true,
-      text: localizationText(r.line.files, r.line.symbols),
-      files: r.line.files,
-      symbols: r.line.symbols,
-      error: r.line.error ?? "",
-    };
+    return localizationVars(r.line.files, r.line.symbols, r.line.error);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@ import {
   SUBMIT_COMMAND,
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs, parseRunFolder, readJson, trajectory } from "../swebench/batch/helpers.js";
+import { expectAllSubmitted, localBatchArgs, parseRunFolder, readJson } from "../swebench/batch/helpers.js";
 
 const RECORDER = join(import.meta.dirname, "fixtures", "recorder-child.mjs");
 const BATCH = join(import.meta.dirname, "..", "swebench", "batch", "fixtures", "swebench-child.mjs");
@@ -142,15 +142,9 @@ describe("kill -9 of a batch whose trajectories are journaled, then resume", () 
     again.stderr?.on("data", (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => again.on("close", (c) => resolve(c)));
     expect([code, stderr.includes("Error")]).toEqual([0, false]);
-    const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
+    const trajectories = expectAllSubmitted(out, f.rows, STEPS);
     for (const row of f.rows) {
-      const t = trajectory(out, row.instance_id);
-      expect([row.instance_id, t.info.exit_status, t.info.model_stats.api_calls]).toEqual([
-        row.instance_id,
-        "Submitted",
-        STEPS,
-      ]);
-      expect(preds[row.instance_id].model_patch).toBe(row.patch);
+      const t = trajectories.get(row.instance_id)!;
       // the finished file is the whole record: the journal is gone
       expect(existsSync(journalPathOf(join(out, row.instance_id, `${row.instance_id}.traj.json`)))).toBe(
         false,

@@ -73,38 +73,8 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     started.push(p);
     return p;
   };
-  const coordinator = (out: string, extra: string[] = []) => {
-    const p = patchloop([
-      "swebench",
-      "--subset",
-      f.datasetPath,
-      "-m",
-      "openai/fake",
-      "--base-url",
-      `${server.url}/v1`,
-      "--environment",
-      "local",
-      "-o",
-      out,
-      "--queue",
-      redis.url,
-      ...extra,
-    ]);
-    started.push(p);
-    return p;
-  };
-  const queueEmpty = async () => {
-    const s = patchloop(["queue", "status", "--queue", redis.url]);
-    await s.done;
-    return s.out();
-  };
-
-  it("secrets never go into Redis: the job's config has them masked, the worker brings its own", async () => {
-    const key = "sk-queue-SECRET-4f9a2b7c";
-    const hostToken = "tok-host-SECRET-8d3e1f60";
-    const w = worker(f.reposDir, ["-c", `model.model_kwargs.api_key=${key}`]);
-    const out = join(root, "secrets");
-    const boss = patchloop(
+  const coordinator = (out: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) => {
+    const p = patchloop(
       [
         "swebench",
         "--subset",
@@ -119,12 +89,28 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
         out,
         "--queue",
         redis.url,
-        "-c",
-        `model.model_kwargs.api_key=${key}`,
+        ...extra,
       ],
-      { ...process.env, PLTEST_SERVICE_TOKEN: hostToken },
+      env,
     );
-    started.push(boss);
+    started.push(p);
+    return p;
+  };
+  const queueEmpty = async () => {
+    const s = patchloop(["queue", "status", "--queue", redis.url]);
+    await s.done;
+    return s.out();
+  };
+
+  it("secrets never go into Redis: the job's config has them masked, the worker brings its own", async () => {
+    const key = "sk-queue-SECRET-4f9a2b7c";
+    const hostToken = "tok-host-SECRET-8d3e1f60";
+    const w = worker(f.reposDir, ["-c", `model.model_kwargs.api_key=${key}`]);
+    const out = join(root, "secrets");
+    const boss = coordinator(out, ["-c", `model.model_kwargs.api_key=${key}`], {
+      ...process.env,
+      PLTEST_SERVICE_TOKEN: hostToken,
+    });
     expect((await boss.done).code).toBe(0);
     for (const row of f.rows) expect(traj(out, row.instance_id).info.exit_status).toBe("Submitted");
     // Every command Redis was given is in its append-only file (fsync always).

@@ -176,37 +176,27 @@ describe("agent.localize in the agent's run", () => {
     const rows = dataset([
       { repo: "acme/shop", instance_id: "acme__shop-1", base_commit: commit, problem_statement: ISSUE },
     ]);
-    const r = await runPatchloop([
-      "config",
-      "show",
-      "-c",
-      "swebench_edittool_budget_localize",
-      "--environment",
-      "local",
-      "--instance",
-      "acme__shop-1",
-      "--subset",
-      rows,
-      "--repos-dir",
-      dir,
-    ]);
+    const show = (...more: string[]) =>
+      runPatchloop([
+        "config",
+        "show",
+        "-c",
+        "swebench_edittool_budget_localize",
+        "--environment",
+        "local",
+        "--instance",
+        "acme__shop-1",
+        "--subset",
+        rows,
+        ...more,
+      ]);
+    const r = await show("--repos-dir", dir);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const first = r.stdout.slice(r.stdout.indexOf("# --- first user message (acme__shop-1)"));
     expect(first).toContain("\n1. shop/invoice.py (defines `invoice_total`, named in the title; ");
     // without the clones the message says nothing of a ranking (the error goes into localization.error)
-    const bare = await runPatchloop([
-      "config",
-      "show",
-      "-c",
-      "swebench_edittool_budget_localize",
-      "--environment",
-      "local",
-      "--instance",
-      "acme__shop-1",
-      "--subset",
-      rows,
-    ]);
+    const bare = await show();
     expect(bare.code).toBe(0);
     const bareFirst = bare.stdout.slice(bare.stdout.indexOf("# --- first user message (acme__shop-1)"));
     expect(bareFirst).toContain("hidden tests will grade the result.\n\nPlan: (1) locate the code");

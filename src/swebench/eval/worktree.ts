@@ -3,12 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createLocalEnvironment } from "../../environments/local.js";
 import type { Environment } from "../../environments/types.js";
-import { cloneDirFor, createWorkspace } from "../batch/workspace.js";
+import { createWorkspace } from "../batch/workspace.js";
 import type { SwebenchInstance } from "../types.js";
 import type { EnvironmentProvider } from "./eval-environment.js";
-
-/** `owner/repo` -> `DIR/owner__repo`, the layout `--repos-dir` expects (one clone per repository). */
-export const repoClonePath = cloneDirFor;
 
 /** Options of `worktreeProvider`. */
 export interface WorktreeProviderOptions {

@@ -11,7 +11,14 @@ import {
   STEPWISE_COMMAND,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
-import { localBatchArgs, parseRunFolder, readJson, trajectory, workRootsOf } from "./helpers.js";
+import {
+  expectAllSubmitted,
+  localBatchArgs,
+  parseRunFolder,
+  readJson,
+  trajectory,
+  workRootsOf,
+} from "./helpers.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "swebench-child.mjs");
 
@@ -108,16 +115,8 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
       .map((r) => /Instance (acme__lib\d-\d):/.exec(JSON.stringify(r.body))?.[1] ?? "?");
 
   function expectAllDone(out: string) {
+    expectAllSubmitted(out, f.rows, STEPWISE_CALLS);
     const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
-    for (const row of f.rows) {
-      const t = trajectory(out, row.instance_id);
-      expect([row.instance_id, t.info.exit_status, t.info.model_stats.api_calls]).toEqual([
-        row.instance_id,
-        "Submitted",
-        STEPWISE_CALLS,
-      ]);
-      expect(preds[row.instance_id].model_patch).toBe(row.patch);
-    }
     expect(Object.keys(preds)).toHaveLength(f.rows.length);
     expect(readFileSync(join(out, "exit_statuses.yaml"), "utf8")).toBe(
       `Submitted:\n${f.rows

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Trajectory } from "../../../src/agent/trajectory-types.js";
 import { loadConfig } from "../../../src/config/load.js";
@@ -52,6 +53,30 @@ export function trajectory(out: string, id: string): Trajectory {
  * Parses every file a run folder holds (throws naming the first that does not parse) and returns
  * the exit status of every trajectory (null: still running).
  */
+/**
+ * Asserts that every row of a batch run in `out` ended Submitted after `calls` model calls, with its
+ * gold patch in preds.json; returns the trajectories by instance id.
+ */
+export function expectAllSubmitted(
+  out: string,
+  rows: Array<{ instance_id: string; patch: string }>,
+  calls: number,
+): Map<string, Trajectory> {
+  const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
+  const seen = new Map<string, Trajectory>();
+  for (const row of rows) {
+    const t = trajectory(out, row.instance_id);
+    expect([row.instance_id, t.info.exit_status, t.info.model_stats.api_calls]).toEqual([
+      row.instance_id,
+      "Submitted",
+      calls,
+    ]);
+    expect(preds[row.instance_id].model_patch).toBe(row.patch);
+    seen.set(row.instance_id, t);
+  }
+  return seen;
+}
+
 export function parseRunFolder(out: string): Record<string, string | null> {
   const statuses: Record<string, string | null> = {};
   if (!existsSync(out)) return statuses;
