@@ -15,7 +15,7 @@ import {
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
-import { selectRows } from "./swebench.js";
+import { selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop localize` (docs/localize.md). */
 export interface LocalizeFlags extends AgentFlags {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -6,7 +5,6 @@ import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
-import { createCoordinatorDispatcher } from "../distributed/coordinator-dispatch.js";
 import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
@@ -17,10 +15,9 @@ import { runBatch } from "../swebench/batch/run-batch.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
 import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { selectInstances } from "../swebench/select.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
+import { type DatasetInfo, selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop swebench` (README.md "Commands", plus the batch caps). */
 export interface SwebenchFlags extends AgentFlags {
@@ -104,47 +101,6 @@ function checkReposDir(config: Config, reposDir: string | undefined): void {
   }
   if (!existsSync(reposDir) || !statSync(reposDir).isDirectory())
     throw new ConfigError(`--repos-dir ${reposDir}: not a directory`);
-}
-
-/** What identifies the dataset a run used (run.json `info.dataset`). */
-interface DatasetInfo {
-  subset: string;
-  split: string;
-  /** Rows in the dataset (before the selection). */
-  rows: number;
-  /** sha256 of the loaded rows as JSON: the same rows give the same hash, whatever the source. */
-  sha256: string;
-}
-
-/** The rows the selection flags pick (also `patchloop localize`'s); a bad selection is a ConfigError. */
-export async function selectRows(
-  flags: Pick<SwebenchFlags, "subset" | "split" | "slice" | "filter" | "shuffle" | "instanceIds">,
-): Promise<{ rows: SwebenchInstance[]; dataset: DatasetInfo }> {
-  try {
-    const rows = await loadDataset({ subset: flags.subset, split: flags.split });
-    const dataset = {
-      subset: flags.subset,
-      split: flags.split,
-      rows: rows.length,
-      sha256: createHash("sha256").update(JSON.stringify(rows)).digest("hex"),
-    };
-    const ids = flags.instanceIds.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
-    const selected = selectInstances(rows, {
-      slice: flags.slice,
-      filter: flags.filter,
-      shuffle: flags.shuffle,
-      instanceIds: ids,
-    });
-    if (selected.length === 0) {
-      throw new ConfigError(
-        `the selection matched none of the ${rows.length} instances of ${flags.subset} (${flags.split}); check --slice, --filter and --instance-ids`,
-      );
-    }
-    return { rows: selected, dataset };
-  } catch (err) {
-    if (err instanceof DatasetError) throw new ConfigError(err.message);
-    throw err;
-  }
 }
 
 /**
@@ -314,19 +270,22 @@ async function runWithProgress(
 
 /** The dispatcher of a run through a queue (`--queue`): workers run the instances. */
 function coordinator(queue: QueueAddress, config: Config, display: ProgressDisplay) {
-  return (folder: RunFolder) =>
-    createCoordinatorDispatcher(
-      {
-        queue,
-        config,
-        modelName: config.model.model_name,
-        say: (line) => display.print(line),
-        onWorkers: (workers) => display.onEvent({ type: "workers", workers }),
-      },
-      folder,
-    ).catch((err: Error) => {
-      throw new BatchInputError(err.message);
-    });
+  // the queue's libraries (BullMQ, ioredis) load only for a run with --queue
+  return async (folder: RunFolder) =>
+    (await import("../distributed/coordinator-dispatch.js"))
+      .createCoordinatorDispatcher(
+        {
+          queue,
+          config,
+          modelName: config.model.model_name,
+          say: (line) => display.print(line),
+          onWorkers: (workers) => display.onEvent({ type: "workers", workers }),
+        },
+        folder,
+      )
+      .catch((err: Error) => {
+        throw new BatchInputError(err.message);
+      });
 }
 
 /** Adds `swebench` to the program; `io` (default: the process's stdout/stderr) is for tests. */

@@ -73,6 +73,20 @@ describe("start-up loads only the command being run", () => {
     expect(unwanted).toEqual([]);
   });
 
+  it("swebench and localize without --queue: not the queue's libraries", () => {
+    const missing = join(tempDir(), "none.jsonl");
+    for (const command of ["swebench", "localize"]) {
+      const mods = modulesOf([command, "--subset", missing, "-o", join(tempDir(), "out")]);
+      expect(mods).toContain(`dist/src/cli/${command}.js`);
+      expect(
+        mods.filter(
+          (m) =>
+            /^node_modules\/(bullmq|ioredis)\//.test(m) || m.startsWith("dist/src/distributed/coordinator"),
+        ),
+      ).toEqual([]);
+    }
+  });
+
   it("tokens loads its command and not the agent loop's model clients", () => {
     const mods = modulesOf([
       "tokens",
