@@ -13,7 +13,7 @@ import {
   recordRequest,
   requestRecord,
 } from "./history/index.js";
-import { type LimitHit, limitsFor, type StopCondition } from "./limits.js";
+import { type LimitHit, limitsFor, type Progress, type StopCondition } from "./limits.js";
 import { observationMessages } from "./observe.js";
 import { createProtocol } from "./protocols/create.js";
 import type { Action, Protocol } from "./protocols/types.js";
@@ -64,7 +64,7 @@ export interface AgentHooks {
    * When a stop condition is reached (limits): return true to go on anyway (the person raised the
    * limit), false to end the task with that status. Default: end it.
    */
-  onLimit?(hit: LimitHit): Promise<boolean> | boolean;
+  onLimit?(hit: LimitHit, progress: Progress): Promise<boolean> | boolean;
 }
 
 export interface AgentOptions {
@@ -231,7 +231,7 @@ class AgentRun {
     };
     for (const limit of this.limits) {
       const hit = limit(progress);
-      if (hit && !(await this.o.hooks?.onLimit?.(hit))) return hit;
+      if (hit && !(await this.o.hooks?.onLimit?.(hit, progress))) return hit;
     }
     return null;
   }

@@ -14,6 +14,8 @@ export interface Progress {
 export interface LimitHit {
   status: ExitStatus;
   message: string;
+  /** Which limit of the config was reached (set by the stop conditions below). */
+  limit?: "steps" | "cost" | "time" | "context";
   /** Set when the model client failed (ModelError): what kind of failure, and the HTTP status if any. */
   modelError?: ModelErrorInfo;
 }
@@ -24,14 +26,22 @@ export type StopCondition = (p: Progress) => LimitHit | null;
 export function stepLimit(limit: number): StopCondition {
   return (p) =>
     limit > 0 && p.steps >= limit
-      ? { status: "LimitsExceeded", message: `step limit reached: ${p.steps} of ${limit} model calls used` }
+      ? {
+          status: "LimitsExceeded",
+          limit: "steps",
+          message: `step limit reached: ${p.steps} of ${limit} model calls used`,
+        }
       : null;
 }
 
 export function costLimit(limit: number): StopCondition {
   return (p) =>
     limit > 0 && p.cost >= limit
-      ? { status: "LimitsExceeded", message: `cost limit reached: $${p.cost.toFixed(4)} of $${limit}` }
+      ? {
+          status: "LimitsExceeded",
+          limit: "cost",
+          message: `cost limit reached: $${p.cost.toFixed(4)} of $${limit}`,
+        }
       : null;
 }
 
@@ -40,6 +50,7 @@ export function timeLimit(seconds: number): StopCondition {
     seconds > 0 && p.elapsedSeconds >= seconds
       ? {
           status: "TimeExceeded",
+          limit: "time",
           message: `time limit reached: ${Math.round(p.elapsedSeconds)} s of ${seconds} s`,
         }
       : null;
@@ -50,6 +61,7 @@ export function contextLimit(tokens: number): StopCondition {
     tokens > 0 && p.lastPromptTokens >= tokens
       ? {
           status: "ContextExceeded",
+          limit: "context",
           message: `context limit reached: the last prompt had ${p.lastPromptTokens} tokens, the limit is ${tokens}`,
         }
       : null;

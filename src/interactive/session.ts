@@ -1,7 +1,7 @@
 import pc from "picocolors";
 import type { ActionRunner } from "../agent/action-runner.js";
 import type { ActionDecision, AgentHooks } from "../agent/agent.js";
-import type { LimitHit } from "../agent/limits.js";
+import type { LimitHit, Progress } from "../agent/limits.js";
 import type { Action, Protocol } from "../agent/protocols/types.js";
 import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
@@ -66,9 +66,6 @@ export class InteractiveSession {
   private personTurns = 0;
   /** Actions the person edited, with the command text the model is told about. */
   private readonly edited = new WeakMap<Action, string>();
-  private steps = 0;
-  private cost = 0;
-  private readonly started = Date.now();
   /** What the person allowed beyond the config's limits (steps, USD, seconds); starts at the config's. */
   private readonly allowed: Record<Limit, number>;
 
@@ -118,7 +115,7 @@ export class InteractiveSession {
   hooks(): AgentHooks {
     return {
       beforeAction: (action) => this.beforeAction(action),
-      onLimit: (hit) => this.onLimit(hit),
+      onLimit: (hit, progress) => this.onLimit(hit, progress),
     };
   }
 
@@ -197,17 +194,11 @@ export class InteractiveSession {
     }
   }
 
-  private async onLimit(hit: LimitHit): Promise<boolean> {
+  private async onLimit(hit: LimitHit, progress: Progress): Promise<boolean> {
     const { config } = this.o;
-    if (hit.status === "ContextExceeded" || this.o.run.signal.aborted) return false;
-    const elapsed = (Date.now() - this.started) / 1000;
-    const kind: Limit =
-      hit.status === "TimeExceeded"
-        ? "time"
-        : config.agent.step_limit > 0 && this.steps >= config.agent.step_limit
-          ? "steps"
-          : "cost";
-    const now = { steps: this.steps, cost: this.cost, time: elapsed }[kind];
+    const kind = hit.limit;
+    if (kind === undefined || kind === "context" || this.o.run.signal.aborted) return false;
+    const now = { steps: progress.steps, cost: progress.cost, time: progress.elapsedSeconds }[kind];
     if (now < this.allowed[kind]) return true;
     const unit = { steps: "steps", cost: "US dollars", time: "minutes" }[kind];
     const suggestion = { steps: "10", cost: String(config.agent.cost_limit || 1), time: "10" }[kind];
@@ -234,14 +225,7 @@ export class InteractiveSession {
     return {
       name: model.name,
       vision: model.vision,
-      query: async (request) => {
-        const res = await this.query(model, request);
-        if (res.ok) {
-          this.steps++;
-          this.cost += res.cost;
-        }
-        return res;
-      },
+      query: (request) => this.query(model, request),
     };
   }
 

@@ -157,4 +157,35 @@ describe("Ctrl-C in an interactive run", () => {
     expect(await pty.exited).toBe(1);
     expect(server.pending()).toBe(1);
   });
+
+  it("after the person raises the step limit, the cost limit still asks", async () => {
+    const t = calcTask();
+    server = await startFakeLlmServer();
+    // $0.10 a call: 100 prompt tokens at $1000 per million
+    const paid = (command: string) => ({ ...bash(command), usage: { promptTokens: 100 } });
+    server.enqueue(paid("echo first"), paid("echo second"), paid("echo third"), paid("echo fourth"));
+    pty = cliInPty(
+      runArgs(
+        t,
+        server,
+        "--mode",
+        "yolo",
+        "-c",
+        "agent.step_limit=1",
+        "-c",
+        "agent.cost_limit=0.25",
+        "-c",
+        "model.price={input_per_mtok: 1000, output_per_mtok: 0}",
+      ),
+      { cwd: t.dir },
+    );
+    await pty.waitFor("? step limit reached: 1 of 1 model calls used. Go on for how many more steps?");
+    pty.send(`${KEY.ctrlU}5${KEY.enter}`);
+    await pty.waitFor("third");
+    await pty.waitFor("? cost limit reached: $0.3000 of $0.25. Go on for how many more US dollars?");
+    pty.send(`${KEY.ctrlU}0${KEY.enter}`);
+    await pty.waitFor("exit status: LimitsExceeded (cost limit reached: $0.3000 of $0.25)");
+    expect(await pty.exited).toBe(1);
+    expect(server.pending()).toBe(1);
+  });
 });
