@@ -1,8 +1,6 @@
-import { PATCH_EXCLUDES } from "../config/template-vars.js";
+import { PATCH_PATHSPECS } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
-
-/** A shell word in single quotes. */
-const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+import { shellQuote } from "../tools/shell-quote.js";
 
 /**
  * The script behind {@link workTreeDiff}, for a shell whose working directory is in the work tree.
@@ -12,17 +10,16 @@ const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * `git diff --cached --binary` against `base`.
  */
 export function workTreeDiffScript(base: string): string {
-  const excludes = PATCH_EXCLUDES.map((p) => quoted(`:/!${p}`)).join(" ");
   return [
     "set -e",
     "tmp=$(mktemp)",
     `trap 'rm -f "$tmp" "$tmp.log"' EXIT`,
     // the index as of `base`, keeping the stat data of unchanged entries (so unchanged files are not read)
     `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
-    `GIT_INDEX_FILE="$tmp" git read-tree -m ${quoted(base)} 2>/dev/null || GIT_INDEX_FILE="$tmp" git read-tree ${quoted(base)} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git read-tree -m ${shellQuote(base)} 2>/dev/null || GIT_INDEX_FILE="$tmp" git read-tree ${shellQuote(base)} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
     `GIT_INDEX_FILE="$tmp" git add -u >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git add -A -- :/ ${excludes} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${quoted(base)} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git add -A -- :/ ${PATCH_PATHSPECS} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
+    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${shellQuote(base)} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
   ].join("\n");
 }
 

@@ -1,5 +1,6 @@
 import { arch, type as osType, version as osVersion, release } from "node:os";
 import type { LocalizationVars } from "../localize/types.js";
+import { shellQuote } from "../tools/shell-quote.js";
 import type { Config } from "./schema.js";
 
 /** The command whose output's first line submits the task (contract: docs/protocols.md, "Submission"). */
@@ -21,13 +22,16 @@ export const PATCH_EXCLUDES = [
   "dist/*",
 ] as const;
 
+/** PATCH_EXCLUDES as git pathspecs that leave them out, each quoted for the shell. */
+export const PATCH_PATHSPECS = PATCH_EXCLUDES.map((p) => shellQuote(`:/!${p}`)).join(" ");
+
 /**
  * The submit command: unstages whatever the agent staged, stages every change (tracked files, then
  * new files that are neither ignored nor in PATCH_EXCLUDES), prints the staged diff against HEAD
  * (plain `git diff` output, the patch the SWE-bench harness applies) and unstages it all again, so
  * nothing is left staged.
  */
-export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git reset -q && git add -u && git add -A -- :/ ${PATCH_EXCLUDES.map((p) => `':/!${p}'`).join(" ")} && git diff --cached && git reset -q`;
+export const SUBMIT_COMMAND = `echo ${SUBMIT_MARKER} && git reset -q && git add -u && git add -A -- :/ ${PATCH_PATHSPECS} && git diff --cached && git reset -q`;
 
 /** Where the agent is in its budget; given to every template. */
 export interface StepVars {

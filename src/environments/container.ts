@@ -288,10 +288,10 @@ function containerCgroups(initPid: number): string[] {
   return dirs.filter((d) => existsSync(join(d, "cgroup.procs")));
 }
 
-/** The host pids of a container's processes, from its cgroup (the engine runs on this host). */
-function containerPids(initPid: number): number[] {
+/** The host pids of a container's processes, from its cgroup folders (the engine runs on this host). */
+function containerPids(dirs: string[]): number[] {
   const pids = new Set<number>();
-  for (const dir of containerCgroups(initPid)) {
+  for (const dir of dirs) {
     try {
       for (const p of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n"))
         if (Number(p) > 0) pids.add(Number(p));
@@ -303,8 +303,8 @@ function containerPids(initPid: number): number[] {
 }
 
 /** Tasks the pids limit still counts (exited ones too, until they are reaped); 0 when unknown. */
-function pidsCurrent(initPid: number): number {
-  for (const dir of containerCgroups(initPid)) {
+function pidsCurrent(dirs: string[]): number {
+  for (const dir of dirs) {
     try {
       return Number(readFileSync(join(dir, "pids.current"), "utf8").trim()) || 0;
     } catch {
@@ -321,11 +321,13 @@ function pidsCurrent(initPid: number): number {
 async function killThroughCgroup(exe: string, name: string): Promise<boolean> {
   const inspect = await runCli(exe, ["inspect", "--format", "{{.State.Pid}}", name], { timeout: 30 });
   const initPid = Number(inspect.stdout.toString("utf8").trim());
-  if (!(initPid > 0) || containerPids(initPid).length === 0) return false;
+  // a container's cgroup does not change while it runs: read it once
+  const dirs = initPid > 0 ? containerCgroups(initPid) : [];
+  if (containerPids(dirs).length === 0) return false;
   const paused = (await runCli(exe, ["pause", name], { timeout: 30 })).code === 0;
   try {
     for (let round = 0; round < 20; round++) {
-      const others = containerPids(initPid).filter((p) => p !== initPid);
+      const others = containerPids(dirs).filter((p) => p !== initPid);
       if (others.length === 0) break;
       for (const pid of others) {
         try {
@@ -344,9 +346,9 @@ async function killThroughCgroup(exe: string, name: string): Promise<boolean> {
   // Killed processes take a moment to be reaped, and hold their place under the pids limit until then.
   const deadline = Date.now() + 10_000;
   const settled = () => {
-    const live = containerPids(initPid).length;
+    const live = containerPids(dirs).length;
     // init and the sleep it restarts are left; exited tasks count until init has reaped them.
-    return live <= 2 && pidsCurrent(initPid) <= live;
+    return live <= 2 && pidsCurrent(dirs) <= live;
   };
   while (!settled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return true;

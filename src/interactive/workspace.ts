@@ -29,8 +29,8 @@ export interface Workspace {
   branch: string | null;
   /** `git status --porcelain` of the repository when the run started (uncommitted changes). */
   changesAtStart: string[];
-  /** in-place: a copy of the repository's index, put back at the end. */
-  savedIndex: string | null;
+  /** in-place: a copy of the repository's index (`copy`), put back at the end to `index`. */
+  savedIndex: { copy: string; index: string } | null;
   /** worktree: the worktree's own git folder and the repository's, for sandboxed environments. */
   gitDirs: { admin: string; common: string } | null;
 }
@@ -91,10 +91,11 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
           "they would end up in the patch. Commit or stash them, leave out --in-place (the agent then works " +
           "in a worktree and your tree is not touched), or add --allow-dirty to work on them anyway.",
       );
-    let savedIndex: string | null = null;
-    if (existsSync(join(gitDir, "index"))) {
-      savedIndex = join(await mkdtemp(join(tmpdir(), "patchloop-index-")), "index");
-      await copyKeepingTimes(join(gitDir, "index"), savedIndex);
+    let savedIndex: Workspace["savedIndex"] = null;
+    const index = join(gitDir, "index");
+    if (existsSync(index)) {
+      savedIndex = { copy: join(await mkdtemp(join(tmpdir(), "patchloop-index-")), "index"), index };
+      await copyKeepingTimes(index, savedIndex.copy);
     }
     return { ...common, mode: "in-place", dir: o.repo, branch: null, savedIndex, gitDirs: null };
   }
@@ -172,9 +173,8 @@ export async function environmentFor(ws: Workspace, config: EnvironmentConfig): 
 export async function closeWorkspace(ws: Workspace, keepBranch: boolean): Promise<void> {
   if (ws.mode === "in-place") {
     if (ws.savedIndex) {
-      const gitDir = (await git(ws.repo, ["rev-parse", "--absolute-git-dir"])).trim();
-      await copyKeepingTimes(ws.savedIndex, join(gitDir, "index"));
-      await rm(dirname(ws.savedIndex), { recursive: true, force: true });
+      await copyKeepingTimes(ws.savedIndex.copy, ws.savedIndex.index);
+      await rm(dirname(ws.savedIndex.copy), { recursive: true, force: true });
       // the saved index's stat data is older than the files: refresh it, so status is quick and exact
       await runGit(ws.repo, ["update-index", "-q", "--refresh"]);
     }
