@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
-import { applyJournal, journalPathOf } from "../agent/trajectory-journal.js";
-import type { Trajectory } from "../agent/trajectory-types.js";
+import { readTrajectoryFile } from "../agent/trajectory-journal.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
@@ -63,22 +62,11 @@ function trajectoryFiles(path: string): string[] {
 }
 
 /** A trajectory file with a running or killed patchloop task's journal applied (trajectory-journal.ts). */
-function loadView(path: string): TrajectoryView {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(path, "utf8"));
-  } catch (err) {
-    throw new TrajectoryFormatError(`cannot read ${path} as JSON: ${(err as Error).message}`);
-  }
-  const t = doc as Partial<Trajectory>;
-  if (t && t.trajectory_format === "patchloop-1" && Array.isArray(t.messages)) {
-    let journal: string | null = null;
-    try {
-      journal = readFileSync(journalPathOf(path), "utf8");
-    } catch {}
-    if (journal !== null) applyJournal(t as Trajectory, journal);
-  }
-  return normalizeTrajectory(doc, path);
+async function loadView(path: string): Promise<TrajectoryView> {
+  const { trajectory } = await readTrajectoryFile(path).catch((err: Error) => {
+    throw new TrajectoryFormatError(err.message);
+  });
+  return normalizeTrajectory(trajectory, path);
 }
 
 const sum = (rows: ReplayFigures[]): ReplayFigures => ({
@@ -101,7 +89,7 @@ export async function tokensReport(
   const rows: TokensRow[] = [];
   const files = paths.flatMap(trajectoryFiles);
   for (const file of files) {
-    const view = loadView(file);
+    const view = await loadView(file);
     const name = tokenizer ?? familyOf(view.model ?? config.model.model_name);
     const figures = replay(view, {
       history: config.agent.history,
