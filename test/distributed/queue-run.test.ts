@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
+import { GONE_MS } from "../../src/distributed/workers.js";
 import {
   type FakeBehaviour,
   type FakeLlmServer,
@@ -199,11 +200,19 @@ describe.skipIf(!REDIS_SERVER)(
       expect(run.replicas[`${a.url}/v1`].failures).toBeGreaterThan(0);
       expect(run.replicas[`${b.url}/v1`].requests).toBeGreaterThan(run.replicas[`${a.url}/v1`].requests);
 
-      // No job is left in the queue.
-      const status = patchloop(["queue", "status", "--queue", redis.url]);
-      expect((await status.done).code).toBe(0);
-      expect(status.out()).toContain("runs: none");
-      expect(status.out()).toContain("workers: 2");
+      // No job is left in the queue. The killed worker is listed until its last heartbeat is older
+      // than GONE_MS (src/distributed/workers.ts), which a fast run can finish within.
+      const queueStatus = async () => {
+        const status = patchloop(["queue", "status", "--queue", redis.url]);
+        expect((await status.done).code).toBe(0);
+        return status.out();
+      };
+      expect(await queueStatus()).toContain("runs: none");
+      await until(
+        "the killed worker's heartbeat is gone",
+        async () => (await queueStatus()).includes("workers: 2"),
+        GONE_MS + 10_000,
+      );
       expect(redis.cli("--scan", "--pattern", "patchloop:instances:*:*").trim()).toBe("");
 
       // The workers stop on SIGTERM; no process is left.
