@@ -94,12 +94,21 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const BOUNDED_CACHE_TOKENS = 16_384;
 
 /**
+ * Cache shares the prefill is also measured at, from a GPU shared by many runs to one run alone on
+ * it. A cache that never evicts (the last) is the best case for `full`: there it prefills each token
+ * once, and no policy can prefill less.
+ */
+const CACHE_SWEEP = [BOUNDED_CACHE_TOKENS, 32_768, 65_536, 131_072, Number.POSITIVE_INFINITY];
+const sweepKey = (c: number) => (Number.isFinite(c) ? `${c / 1024}k` : "unbounded");
+
+/**
  * `agent.history` on long recorded trajectories (`patchloop tokens` with the Qwen tokenizer):
  * `full` against `mask_observations` in blocks, every 10 or 25 steps and at a context threshold.
  * Per policy: prompt tokens (what a server without a prefix cache prefills and what APIs bill), the
  * tokens a block prefix cache still prefills (16-token blocks) with no bound on the cache (the best
- * case for `full`) and with BOUNDED_CACHE_TOKENS per run, the largest prompt, and the share of
- * requests that begin with the whole previous request.
+ * case for `full`) and with BOUNDED_CACHE_TOKENS per run, the ratio to `full` at each size of
+ * CACHE_SWEEP, the largest prompt, and the share of requests that begin with the whole previous
+ * request.
  */
 export async function benchHistory(
   o: { runs?: number; steps?: number } = {},
@@ -135,23 +144,39 @@ export async function benchHistory(
       tokenizer: "qwen",
       bounded_cache_tokens: BOUNDED_CACHE_TOKENS,
     };
-    let full: { prompt: number; prefill: number; bounded: number } | null = null;
+    let full: { prompt: number; prefill: Map<number, number> } | null = null;
     for (const [name, args] of Object.entries(policies)) {
       const { config } = loadConfig({ configArgs: ["default", ...args], defaultConfig: "default" });
-      const t = (await tokensReport(paths, config, { tokenizer: "qwen" })).total;
-      const b = (await tokensReport(paths, config, { tokenizer: "qwen", cacheTokens: BOUNDED_CACHE_TOKENS }))
-        .total;
-      full ??= { prompt: t.prompt_tokens, prefill: t.prefill_tokens, bounded: b.prefill_tokens };
+      const prefill = new Map<number, number>();
+      let t: Awaited<ReturnType<typeof tokensReport>>["total"] | null = null;
+      for (const cache of CACHE_SWEEP) {
+        const total = (
+          await tokensReport(paths, config, {
+            tokenizer: "qwen",
+            ...(Number.isFinite(cache) ? { cacheTokens: cache } : {}),
+          })
+        ).total;
+        prefill.set(cache, total.prefill_tokens);
+        if (!Number.isFinite(cache)) t = total;
+      }
+      if (t === null) throw new Error("bench history: the sweep has no unbounded cache");
+      full ??= { prompt: t.prompt_tokens, prefill };
+      const unbounded = Number.POSITIVE_INFINITY;
       out[name] = {
         prompt_tokens: t.prompt_tokens,
         prefill_tokens: t.prefill_tokens,
-        prefill_tokens_bounded_cache: b.prefill_tokens,
+        prefill_tokens_bounded_cache: prefill.get(BOUNDED_CACHE_TOKENS),
         largest_prompt: t.largest_prompt,
         append_only_share: round(t.append_only_requests / t.later_requests),
         block_steps: t.block_steps,
         prompt_over_full: round(t.prompt_tokens / full.prompt),
-        prefill_over_full: round(t.prefill_tokens / full.prefill),
-        prefill_bounded_over_full: round(b.prefill_tokens / full.bounded),
+        prefill_over_full: round(t.prefill_tokens / (full.prefill.get(unbounded) ?? 1)),
+        prefill_bounded_over_full: round(
+          (prefill.get(BOUNDED_CACHE_TOKENS) ?? 0) / (full.prefill.get(BOUNDED_CACHE_TOKENS) ?? 1),
+        ),
+        prefill_over_full_by_cache: Object.fromEntries(
+          CACHE_SWEEP.map((c) => [sweepKey(c), round((prefill.get(c) ?? 0) / (full?.prefill.get(c) ?? 1))]),
+        ),
       };
     }
     return out;

@@ -1,6 +1,9 @@
 import { z } from "zod";
-z.config({ jitless: true });
 import { imageTemplateProblem } from "../swebench/images.js";
+
+// The config is checked once per process: compiling zod's fast paths (new Function) would cost more
+// start-up time and memory than it saves (npm run bench -- --only startup).
+z.config({ jitless: true });
 
 /**
  * The whole configuration, four sections as in mini-swe-agent v2. Every object is `.strict()`:
