@@ -284,9 +284,11 @@ export class Launcher {
       }
     }
     this.child = child;
+    // The command whose output is still read after its helper ended (see `gone`).
+    let draining: Running | null = null;
     child.stdin?.on("error", () => {});
     child.stdout?.on("data", (c: Buffer) => {
-      if (this.child === child) this.output(c);
+      if (this.child === child || (draining !== null && this.current === draining)) this.output(c);
     });
     child.stderr?.on("data", (c: Buffer) => {
       if (this.child === child) this.stderr(c);
@@ -311,9 +313,11 @@ export class Launcher {
           );
         cur.finish(failure ? 127 : -1);
       };
-      // What the helper wrote before it ended may still be on its way: wait for the end of its output.
+      // What the helper wrote before it ended may still be on its way: wait for the end of its output,
+      // and keep giving it to this command until then (the exit event can come before the data).
       if (failure || child.stdout?.readableEnded) end();
       else {
+        draining = cur;
         child.stdout?.once("end", end);
         setTimeout(end, 200).unref();
       }

@@ -147,6 +147,35 @@ describe("launcher (local commands started by a helper shell)", () => {
     await env.close();
   });
 
+  it("keeps what a dying helper's command printed when the helper's exit is seen before its output", async () => {
+    // The helper runs under a wrapper that exits as soon as the helper dies, while a grandchild
+    // still holds the output and hands it on 0.1 s later: the exit event comes first, every time.
+    const late = new Launcher(
+      {},
+      {
+        // (fd 3: a job started with & would get /dev/null as its input)
+        wrap: (argv) => ["bash", "-c", 'exec 3<&0; "$@" <&3 3<&- > >(sleep 0.1; cat) & wait $!', "w", ...argv],
+        spawnEnv: process.env as Record<string, string>,
+        kill: () => {},
+      },
+    );
+    const r = await late.run({
+      command: "echo before; kill -KILL $PPID; sleep 1",
+      cwd: dir,
+      env: {},
+      captureLimit: 1000,
+    });
+    expect(r).toEqual({
+      output:
+        "before\n\n[patchloop: the helper process that starts commands ended unexpectedly (exit status 137), " +
+        "so this command's result is unknown; the next command starts a new one]",
+      returncode: -1,
+      timedOut: false,
+      truncated: false,
+    });
+    late.close();
+  });
+
   it("does not keep the process alive with the helper of an environment nobody closed", () => {
     const script = join(dir, "exit-check.mjs");
     const local = resolve("dist/src/environments/local.js");
