@@ -154,7 +154,13 @@ describe("launcher (local commands started by a helper shell)", () => {
       {},
       {
         // (fd 3: a job started with & would get /dev/null as its input)
-        wrap: (argv) => ["bash", "-c", 'exec 3<&0; "$@" <&3 3<&- > >(sleep 0.1; cat) & wait $!', "w", ...argv],
+        wrap: (argv) => [
+          "bash",
+          "-c",
+          'exec 3<&0; "$@" <&3 3<&- > >(sleep 0.1; cat) & wait $!',
+          "w",
+          ...argv,
+        ],
         spawnEnv: process.env as Record<string, string>,
         kill: () => {},
       },
