@@ -15,16 +15,10 @@ import {
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
-import { selectRows } from "./select-rows.js";
+import { type SelectionFlags, selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop localize` (docs/localize.md). */
-export interface LocalizeFlags extends AgentFlags {
-  subset: string;
-  split: string;
-  slice?: string;
-  filter?: string;
-  shuffle?: boolean;
-  instanceIds: string[];
+export interface LocalizeFlags extends AgentFlags, SelectionFlags {
   reposDir?: string;
   top: string;
   symbols?: string;

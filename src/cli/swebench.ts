@@ -17,16 +17,10 @@ import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
-import { type DatasetInfo, selectRows } from "./select-rows.js";
+import { type DatasetInfo, type SelectionFlags, selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop swebench` (README.md "Commands", plus the batch caps). */
-export interface SwebenchFlags extends AgentFlags {
-  subset: string;
-  split: string;
-  slice?: string;
-  filter?: string;
-  shuffle?: boolean;
-  instanceIds: string[];
+export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   workers: string;
   output: string;
   reposDir?: string;
