@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAgent } from "../src/agent/agent.js";
 import { createActionRunner } from "../src/agent/create-runner.js";
-import { tokensReport } from "../src/cli/tokens.js";
+import { type TokensReport, tokensReports } from "../src/cli/tokens.js";
 import { loadConfig } from "../src/config/load.js";
 import { createLocalEnvironment } from "../src/environments/local.js";
 import { ScriptedModel, type ScriptedResponse } from "../src/models/scripted.js";
@@ -100,6 +100,8 @@ const BOUNDED_CACHE_TOKENS = 16_384;
  */
 const CACHE_SWEEP = [BOUNDED_CACHE_TOKENS, 32_768, 65_536, 131_072, Number.POSITIVE_INFINITY];
 const sweepKey = (c: number) => (Number.isFinite(c) ? `${c / 1024}k` : "unbounded");
+const BOUNDED = CACHE_SWEEP.indexOf(BOUNDED_CACHE_TOKENS);
+const UNBOUNDED = CACHE_SWEEP.length - 1;
 
 /**
  * `agent.history` on long recorded trajectories (`patchloop tokens` with the Qwen tokenizer):
@@ -144,39 +146,28 @@ export async function benchHistory(
       tokenizer: "qwen",
       bounded_cache_tokens: BOUNDED_CACHE_TOKENS,
     };
-    let full: { prompt: number; prefill: Map<number, number> } | null = null;
+    let full: TokensReport[] | null = null;
     for (const [name, args] of Object.entries(policies)) {
       const { config } = loadConfig({ configArgs: ["default", ...args], defaultConfig: "default" });
-      const prefill = new Map<number, number>();
-      let t: Awaited<ReturnType<typeof tokensReport>>["total"] | null = null;
-      for (const cache of CACHE_SWEEP) {
-        const total = (
-          await tokensReport(paths, config, {
-            tokenizer: "qwen",
-            ...(Number.isFinite(cache) ? { cacheTokens: cache } : {}),
-          })
-        ).total;
-        prefill.set(cache, total.prefill_tokens);
-        if (!Number.isFinite(cache)) t = total;
-      }
-      if (t === null) throw new Error("bench history: the sweep has no unbounded cache");
-      full ??= { prompt: t.prompt_tokens, prefill };
-      const unbounded = Number.POSITIVE_INFINITY;
+      const reports = await tokensReports(paths, config, {
+        tokenizer: "qwen",
+        caches: CACHE_SWEEP.map((c) => (Number.isFinite(c) ? c : undefined)),
+      });
+      full ??= reports;
+      const ratio = (c: number) =>
+        round(reports[c].total.prefill_tokens / (full?.[c].total.prefill_tokens ?? 1));
+      const t = reports[UNBOUNDED].total;
       out[name] = {
         prompt_tokens: t.prompt_tokens,
         prefill_tokens: t.prefill_tokens,
-        prefill_tokens_bounded_cache: prefill.get(BOUNDED_CACHE_TOKENS),
+        prefill_tokens_bounded_cache: reports[BOUNDED].total.prefill_tokens,
         largest_prompt: t.largest_prompt,
         append_only_share: round(t.append_only_requests / t.later_requests),
         block_steps: t.block_steps,
-        prompt_over_full: round(t.prompt_tokens / full.prompt),
-        prefill_over_full: round(t.prefill_tokens / (full.prefill.get(unbounded) ?? 1)),
-        prefill_bounded_over_full: round(
-          (prefill.get(BOUNDED_CACHE_TOKENS) ?? 0) / (full.prefill.get(BOUNDED_CACHE_TOKENS) ?? 1),
-        ),
-        prefill_over_full_by_cache: Object.fromEntries(
-          CACHE_SWEEP.map((c) => [sweepKey(c), round((prefill.get(c) ?? 0) / (full?.prefill.get(c) ?? 1))]),
-        ),
+        prompt_over_full: round(t.prompt_tokens / full[UNBOUNDED].total.prompt_tokens),
+        prefill_over_full: ratio(UNBOUNDED),
+        prefill_bounded_over_full: ratio(BOUNDED),
+        prefill_over_full_by_cache: Object.fromEntries(CACHE_SWEEP.map((c, i) => [sweepKey(c), ratio(i)])),
       };
     }
     return out;

@@ -85,27 +85,43 @@ export async function tokensReport(
   config: Config,
   opts: { tokenizer?: TokenizerName; cacheTokens?: number } = {},
 ): Promise<TokensReport> {
-  const { tokenizer, cacheTokens } = opts;
-  const rows: TokensRow[] = [];
+  return (await tokensReports(paths, config, { tokenizer: opts.tokenizer, caches: [opts.cacheTokens] }))[0];
+}
+
+/**
+ * {@link tokensReport} for several cache sizes (`undefined`: no bound), one report each, reading and
+ * replaying each trajectory once (npm run bench's history section).
+ */
+export async function tokensReports(
+  paths: string[],
+  config: Config,
+  opts: { tokenizer?: TokenizerName; caches: Array<number | undefined> },
+): Promise<TokensReport[]> {
+  const { tokenizer, caches } = opts;
+  const rows: TokensRow[][] = caches.map(() => []);
   const files = paths.flatMap(trajectoryFiles);
   for (const file of files) {
     const view = await loadView(file);
     const name = tokenizer ?? familyOf(view.model ?? config.model.model_name);
-    const figures = replay(view, {
-      history: config.agent.history,
-      contextLimit: config.agent.context_limit,
-      tokenizer: await loadTokenizer(name),
-      ...(cacheTokens !== undefined ? { cacheTokens } : {}),
-    });
-    rows.push({ file, source: view.source, model: view.model, tokenizer: name, ...figures });
+    const figures = replay(
+      view,
+      {
+        history: config.agent.history,
+        contextLimit: config.agent.context_limit,
+        tokenizer: await loadTokenizer(name),
+      },
+      caches,
+    );
+    for (const [c, f] of figures.entries())
+      rows[c].push({ file, source: view.source, model: view.model, tokenizer: name, ...f });
   }
-  return {
+  return caches.map((cacheTokens, c) => ({
     policy: config.agent.history,
     context_limit: config.agent.context_limit,
     cache_tokens: cacheTokens ?? null,
-    trajectories: rows,
-    total: sum(rows),
-  };
+    trajectories: rows[c],
+    total: sum(rows[c]),
+  }));
 }
 
 const n = (x: number) => x.toLocaleString("en-US");

@@ -60,21 +60,24 @@ export interface ReplayOptions {
   /** `agent.context_limit` (the policy's threshold is a fraction of it). */
   contextLimit: number;
   tokenizer: Tokenizer;
-  /** Tokens the prefix cache holds for this trajectory (default: no bound). */
-  cacheTokens?: number;
 }
 
 /**
  * Replays a trajectory's requests under a history policy without a model: request k holds the
  * messages recorded before the k-th reply, laid out by the policy as the loop would (its threshold
  * sees the previous request's count here), counted with the tokenizer and fed to a block prefix
- * cache (block-cache.ts).
+ * cache (block-cache.ts) of each size in `caches` (tokens it holds; `undefined`: no bound). One
+ * figure set per cache: the requests are laid out and counted once.
  */
-export function replay(view: TrajectoryView, o: ReplayOptions): ReplayFigures {
+export function replay(
+  view: TrajectoryView,
+  o: ReplayOptions,
+  caches: Array<number | undefined>,
+): ReplayFigures[] {
   const { tokenizer } = o;
   const chat = chatOf(view);
   const policy = createHistoryPolicy(o.history, o.contextLimit);
-  const cache = new BlockCache(o.cacheTokens);
+  const blockCaches = caches.map((c) => new BlockCache(c));
   const tokens = new WeakMap<ChatMessage, number[]>();
   const tokensOf = (m: ChatMessage) => {
     let t = tokens.get(m);
@@ -93,19 +96,24 @@ export function replay(view: TrajectoryView, o: ReplayOptions): ReplayFigures {
     later_requests: 0,
     block_steps: 0,
   };
+  const prefill = caches.map(() => 0);
   let last = 0;
   for (let i = 0; i < chat.length; i++) {
     if (chat[i].role !== "assistant" || chat[i].extra?.step === undefined) continue;
     const view = policy.view(chat.slice(0, i), { step: f.requests + 1, lastPromptTokens: last });
-    const r = cache.prompt(view.messages, tokensOf);
+    let tokensNow = 0;
+    blockCaches.forEach((cache, c) => {
+      const r = cache.prompt(view.messages, tokensOf);
+      tokensNow = r.tokens;
+      prefill[c] += r.prefill;
+    });
     f.requests++;
-    f.prompt_tokens += r.tokens;
-    f.prefill_tokens += r.prefill;
-    f.largest_prompt = Math.max(f.largest_prompt, r.tokens);
+    f.prompt_tokens += tokensNow;
+    f.largest_prompt = Math.max(f.largest_prompt, tokensNow);
     if (f.requests > 1) f.later_requests++;
     if (view.previousMessages > 0 && view.sharedMessages === view.previousMessages) f.append_only_requests++;
     if (view.maskedNow) f.block_steps++;
-    last = r.tokens;
+    last = tokensNow;
   }
-  return f;
+  return prefill.map((p) => ({ ...f, prefill_tokens: p }));
 }
