@@ -59,14 +59,11 @@ export async function importedFiles(file: RepoFile, index: RepoIndex): Promise<n
     for (const name of [base, ...names.map((n) => `${base}.${n}`)]) {
       const hit = index.resolveDotted(name, false);
       if (!hit || hit.file === self) continue;
-      if (name === base || hit.rest === "") {
-        out.add(hit.file);
-        continue;
-      }
-      // `pkg.Name` where pkg is a module: the module itself, and where its __init__ got Name from
       out.add(hit.file);
+      // `pkg.Name` where pkg is a package: also where its __init__ got Name from
+      if (name === base || hit.rest === "" || hit.rest.includes(".")) continue;
       const target = index.files[hit.file];
-      if (!hit.rest.includes(".") && target.path.endsWith("__init__.py")) {
+      if (target.path.endsWith("__init__.py")) {
         const from = await reExported(target, hit.rest, index);
         if (from !== undefined && from !== self) out.add(from);
       }
