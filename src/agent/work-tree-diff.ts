@@ -30,9 +30,19 @@ export function workTreeDiffScript(base: string): string {
  */
 export async function workTreeDiff(env: Environment, base: string, timeout = 120): Promise<string> {
   const r = await env.exec(workTreeDiffScript(base), { timeout });
+  if (r.timedOut)
+    throw new Error(
+      `git diff of the work tree did not finish within ${timeout} s (a very large or endless file in the tree?)`,
+    );
   if (r.returncode !== 0) {
     throw new Error(`git diff of the work tree failed (exit ${r.returncode}): ${r.output.slice(0, 500)}`);
   }
+  // a patch with its middle cut out would apply wrongly, or not at all
+  if (r.truncated)
+    throw new Error(
+      `the work tree's diff is longer than the environment keeps of a command's output (environment.capture_limit); ` +
+        "it was not taken. Raise environment.capture_limit to keep a patch this large.",
+    );
   return r.output;
 }
 

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { type AgentResult, runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
 import { createProtocol } from "../agent/protocols/create.js";
+import { workTreeDiff } from "../agent/work-tree-diff.js";
 import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
@@ -62,8 +63,10 @@ function readTask(flags: RunFlags): string {
  * the current folder is inside it. An existing folder is never reused: a new one is made beside it.
  */
 export function runOutputDir(repo: string, flag: string | undefined, notice: (m: string) => void): string {
+  const realRepo = realPath(repo);
+  // compared by real paths: a link to the repository, or a link inside it, is the repository
   const inside = (dir: string) => {
-    const rel = relative(repo, dir);
+    const rel = relative(realRepo, realPath(dir));
     return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
   };
   let dir: string;
@@ -77,7 +80,7 @@ export function runOutputDir(repo: string, flag: string | undefined, notice: (m:
     }
   } else {
     const here = resolve("patchloop-runs");
-    dir = join(inside(here) ? join(dirname(repo), "patchloop-runs") : here, `run-${stamp()}`);
+    dir = join(inside(here) ? join(dirname(realRepo), "patchloop-runs") : here, `run-${stamp()}`);
   }
   if (!existsSync(dir)) return dir;
   for (let n = 2; ; n++) {
@@ -87,6 +90,19 @@ export function runOutputDir(repo: string, flag: string | undefined, notice: (m:
       return next;
     }
   }
+}
+
+/** `path` with every symbolic link resolved, also when its last parts do not exist yet. */
+function realPath(path: string, depth = 0): string {
+  const abs = resolve(path);
+  if (existsSync(abs)) return realpathSync(abs);
+  const parent = dirname(abs);
+  if (parent === abs) return abs;
+  const here = join(realPath(parent, depth), basename(abs));
+  // a link whose target does not exist (yet): where writing through it would go
+  if (depth < 40 && lstatSync(here, { throwIfNoEntry: false })?.isSymbolicLink())
+    return realPath(resolve(dirname(here), readlinkSync(here)), depth + 1);
+  return here;
 }
 
 /** `YYYYMMDD-HHMMSS-xxxx`: the run's id (the worktree's branch is `patchloop/<id>`). */
@@ -103,9 +119,11 @@ function finishFlag(flag: string | undefined): FinishChoice | undefined {
 
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
 export async function runCommand(flags: RunFlags): Promise<number> {
-  const repo = resolve(flags.repo);
-  if (!existsSync(repo) || !statSync(repo).isDirectory())
+  if (!existsSync(flags.repo) || !statSync(flags.repo).isDirectory())
     throw new ConfigError(`--repo ${flags.repo}: not a directory`);
+  // the real path: everything below (the run folder's place, the sandbox's binds) compares and
+  // shows the folder itself, never a link to it
+  const repo = realpathSync(flags.repo);
   if (!existsSync(join(repo, ".git")))
     throw new ConfigError(
       `--repo ${flags.repo}: not a git repository (no .git); patchloop needs git to record the patch`,
@@ -157,7 +175,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       ws.dir,
     );
   } catch (err) {
-    await closeWorkspace(ws, false).catch(() => {});
+    await closeWorkspace(ws).catch(() => {});
     throw err;
   }
   const runner = createActionRunner(config);
@@ -198,6 +216,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       });
   if (session) write(`${modeNote(mode)}\n\n`);
   let result: AgentResult;
+  let changes: { patch: string } | { error: string };
   try {
     const localization = config.agent.localize.enabled
       ? await (await import("../localize/agent-hook.js")).localizeForAgent(config, env, task, {
@@ -220,6 +239,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       signal: run.signal,
       baseCommit: ws.base,
     });
+    // the changes are read where the agent worked, with its time limit: git here never runs in a
+    // tree the agent wrote (it could plant a repository, a monitor or a filter for it to run)
+    changes = await workTreeDiff(env, ws.base, config.environment.timeout).then(
+      (patch) => ({ patch }),
+      (err: Error) => ({ error: err.message }),
+    );
   } catch (err) {
     write(`the agent's work is left as it is in ${ws.dir}\n`);
     throw err;
@@ -248,6 +273,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     choice: finish ?? (session ? null : ws.mode === "worktree" ? "discard" : "apply"),
     ask: terminalAsk(new AbortController().signal),
     submission: result.submission,
+    changes,
     patchPath,
     message: `patchloop run ${ws.runId} (${result.exitStatus})\n\n${task.split("\n")[0].slice(0, 200)}\n`,
     write,

@@ -1,8 +1,8 @@
 import pc from "picocolors";
 import { coloredDiff } from "./action-view.js";
-import { canUndoInPlace, carryOut, type FinishChoice, workspacePatch } from "./finish.js";
+import { canUndoInPlace, carryOut, type FinishChoice } from "./finish.js";
 import { type Ask, type Choice, EndRun } from "./prompts.js";
-import type { Workspace } from "./workspace.js";
+import { branchOf, type Workspace } from "./workspace.js";
 
 /** Lines of the patch shown before the question; the whole patch is in the run folder. */
 export const SHOWN_PATCH_LINES = 200;
@@ -14,6 +14,11 @@ export interface EndOfRunOptions {
   ask: Ask;
   /** What the run recorded as its patch (the submission). */
   submission: string;
+  /**
+   * The work folder's changes, taken inside the environment before it closed (run.ts), or why they
+   * could not be taken.
+   */
+  changes: { patch: string } | { error: string };
   patchPath: string;
   /** The commit message, should the patch go on a branch. */
   message: string;
@@ -23,7 +28,7 @@ export interface EndOfRunOptions {
 }
 
 function choicesFor(ws: Workspace): Choice<FinishChoice>[] {
-  const branch = ws.branch ?? `patchloop/${ws.runId}`;
+  const branch = branchOf(ws);
   if (ws.mode === "worktree")
     return [
       { value: "apply", name: `Apply it to your tree (${ws.repo}; nothing is staged)` },
@@ -43,7 +48,7 @@ function choicesFor(ws: Workspace): Choice<FinishChoice>[] {
 }
 
 /**
- * The end of `patchloop run`: the agent's changes (taken from the work folder) are shown, the
+ * The end of `patchloop run`: the agent's changes (the work folder's diff) are shown, the
  * person chooses what becomes of them (or `choice` was made beforehand), and it is carried out
  * (finish.ts). Ctrl-C at the question keeps the tree as it is: discard in a worktree, keep in place.
  * When the changes cannot be read, the worktree is left where it is and the console says so.
@@ -51,14 +56,12 @@ function choicesFor(ws: Workspace): Choice<FinishChoice>[] {
 export async function endOfRun(o: EndOfRunOptions): Promise<void> {
   const c = pc.createColors(o.color);
   const { ws } = o;
-  let patch: string;
-  try {
-    patch = await workspacePatch(ws);
-  } catch (err) {
-    o.write(`${c.red("the work folder's changes could not be read")}: ${(err as Error).message}\n`);
+  if ("error" in o.changes) {
+    o.write(`${c.red("the work folder's changes could not be read")}: ${o.changes.error}\n`);
     o.write(`it is left as it is: ${ws.dir}\n`);
     return;
   }
+  const { patch } = o.changes;
   if (patch !== "" && o.submission !== "" && o.submission.trimEnd() !== patch.trimEnd())
     o.write(
       `note: the submitted patch (${o.patchPath}) is not the same as the changes in ${ws.dir}; ` +

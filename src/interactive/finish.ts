@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workTreeDiffScript } from "../agent/work-tree-diff.js";
 import { git, runGit } from "./git.js";
-import { closeWorkspace, type Workspace } from "./workspace.js";
+import { branchOf, closeWorkspace, type Workspace } from "./workspace.js";
 
 /**
  * What becomes of the patch when the run ends (asked on a terminal, `--finish` otherwise):
@@ -13,29 +12,14 @@ import { closeWorkspace, type Workspace } from "./workspace.js";
  *   the tree stays as it was (in place: the changes are taken out of it again);
  * - `discard`: the tree stays as it was (in place: the changes are taken out). The patch file in
  *   the run folder is kept either way.
+ *
+ * The patch is the work folder's diff, taken inside the task's environment (run.ts); git here only
+ * applies it to the person's repository, pinned by path (git.ts), and never reads the agent's tree
+ * to find a repository.
  */
 export type FinishChoice = "apply" | "branch" | "discard";
 
 export const FINISH_CHOICES: readonly FinishChoice[] = ["apply", "branch", "discard"];
-
-/** The objects a sandboxed agent wrote go to the worktree's git folder (workspace.ts): git here reads them too. */
-function gitEnv(ws: Workspace): Record<string, string> {
-  return ws.gitDirs ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: join(ws.gitDirs.admin, "objects") } : {};
-}
-
-/**
- * The agent's changes as a patch against the start commit, taken here from the work folder (the
- * same rules as the diff on exit: ignored files and PATCH_EXCLUDES left out, binary files whole).
- * This is what `apply` and `branch` carry out, whatever text the model submitted.
- */
-export async function workspacePatch(ws: Workspace): Promise<string> {
-  const r = await runGit(ws.dir, [workTreeDiffScript(ws.base)], { bash: true, env: gitEnv(ws) });
-  if (r.code !== 0)
-    throw new Error(
-      `the diff of ${ws.dir} could not be taken: ${(r.stdout + r.stderr).trim().slice(0, 500)}`,
-    );
-  return r.stdout;
-}
 
 /** Whether in-place changes can be taken out again (only when the tree was clean at the start). */
 export function canUndoInPlace(ws: Workspace): boolean {
@@ -44,14 +28,14 @@ export function canUndoInPlace(ws: Workspace): boolean {
 
 async function commitOf(ws: Workspace, patch: string, message: string): Promise<string> {
   const tmp = await mkdtemp(join(tmpdir(), "patchloop-commit-"));
-  // without the worktree's objects as alternates: every object of the commit must be written to the
-  // repository's own store, since the worktree's git folder goes away with it
+  // without the worktree's objects as alternates: every object of the commit is written to the
+  // repository's own store from the patch text (binary hunks are whole), nothing read from the agent's
   const env: Record<string, string> = { GIT_INDEX_FILE: join(tmp, "index") };
   try {
-    await git(ws.repo, ["read-tree", ws.base], { env });
-    await git(ws.repo, ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"], { env, input: patch });
-    const tree = (await git(ws.repo, ["write-tree"], { env })).trim();
-    const named = (await runGit(ws.repo, ["config", "user.email"])).stdout.trim() !== "";
+    await git(ws.git, ["read-tree", ws.base], { env });
+    await git(ws.git, ["apply", "--cached", "--binary", "--whitespace=nowarn", "-"], { env, input: patch });
+    const tree = (await git(ws.git, ["write-tree"], { env })).trim();
+    const named = (await runGit(ws.git, ["config", "user.email"])).stdout.trim() !== "";
     const who: Record<string, string> = named
       ? {}
       : {
@@ -61,7 +45,7 @@ async function commitOf(ws: Workspace, patch: string, message: string): Promise<
           GIT_COMMITTER_EMAIL: "patchloop@localhost",
         };
     return (
-      await git(ws.repo, ["commit-tree", tree, "-p", ws.base, "-F", "-"], {
+      await git(ws.git, ["commit-tree", tree, "-p", ws.base, "-F", "-"], {
         env: { ...env, ...who },
         input: message,
       })
@@ -73,7 +57,7 @@ async function commitOf(ws: Workspace, patch: string, message: string): Promise<
 
 /** Takes in-place changes out of the tree again (the patch reversed). */
 async function undoInPlace(ws: Workspace, patch: string): Promise<void> {
-  await git(ws.repo, ["apply", "-R", "--binary", "--whitespace=nowarn", "-"], { input: patch });
+  await git(ws.git, ["apply", "-R", "--binary", "--whitespace=nowarn", "-"], { input: patch });
 }
 
 /**
@@ -89,7 +73,7 @@ export async function carryOut(
 ): Promise<string[]> {
   const said: string[] = [];
   if (patch === "") {
-    await closeWorkspace(ws, false);
+    await closeWorkspace(ws);
     return ["the agent changed nothing: there is no patch"];
   }
   let effective = choice;
@@ -100,7 +84,7 @@ export async function carryOut(
     effective = "apply";
   }
   if (effective === "apply" && ws.mode === "worktree") {
-    const r = await runGit(ws.repo, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: patch });
+    const r = await runGit(ws.git, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: patch });
     if (r.code === 0) said.push(`applied to ${ws.repo} (the files are changed; nothing is staged)`);
     else {
       said.push(`the patch does not apply to ${ws.repo} as it is now: ${r.stderr.trim().split("\n")[0]}`);
@@ -112,10 +96,10 @@ export async function carryOut(
   let commit: string | null = null;
   if (effective === "branch") commit = await commitOf(ws, patch, message);
   if (ws.mode === "in-place" && effective !== "apply") await undoInPlace(ws, patch);
-  await closeWorkspace(ws, commit !== null);
+  await closeWorkspace(ws);
   if (commit !== null) {
-    const branch = ws.branch ?? `patchloop/${ws.runId}`;
-    await git(ws.repo, ["branch", "--force", branch, commit]);
+    const branch = branchOf(ws);
+    await git(ws.git, ["branch", "--force", branch, commit]);
     said.push(
       `committed on the branch ${branch} (${commit.slice(0, 12)}, on top of ${ws.base.slice(0, 12)}); your tree is as it was. ` +
         `See it with: git -C ${ws.repo} show ${branch}`,

@@ -7,26 +7,59 @@ export interface GitResult {
 }
 
 /**
- * Runs git (or, with `bash: true`, a bash script) on this machine in `cwd`, for the person's
- * repository: never inside the task's environment. Never rejects; the caller reads `code`.
+ * The person's repository as git on this machine must see it: its git folder and its work tree
+ * given by path (GIT_DIR, GIT_WORK_TREE), never found by looking at `.git` in a folder, since the
+ * agent may have rewritten that file (or planted a repository of its own) in a tree it could write.
+ */
+export interface HostRepo {
+  gitDir: string;
+  workTree: string;
+}
+
+/**
+ * Settings laid over every config git reads here, so nothing a repository's config names is run:
+ * no file-system monitor, no hooks, no submodule recursion (a submodule's own config would be read
+ * and its monitor run), no status of submodules, no transport (a partial clone's lazy fetch).
+ */
+export const HOST_GIT_CONFIG: readonly string[] = [
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "core.untrackedCache=false",
+  "submodule.recurse=false",
+  "diff.ignoreSubmodules=all",
+  "status.submoduleSummary=false",
+  "protocol.allow=never",
+].flatMap((kv) => ["-c", kv]);
+
+/** Seconds any git call here may take before it is killed (a huge file must not hang the run). */
+export const HOST_GIT_TIMEOUT = 120;
+
+/**
+ * Runs git on this machine for the person's repository, never inside the task's environment:
+ * the repository pinned (see {@link HostRepo}), the settings of {@link HOST_GIT_CONFIG}, and a
+ * time limit. Never rejects; the caller reads `code`.
  */
 export function runGit(
-  cwd: string,
+  repo: HostRepo,
   args: string[],
-  opts: { input?: string; env?: Record<string, string>; bash?: boolean } = {},
+  opts: { input?: string; env?: Record<string, string>; timeout?: number } = {},
 ): Promise<GitResult> {
+  const timeout = opts.timeout ?? HOST_GIT_TIMEOUT;
   return new Promise((resolve) => {
-    const [file, argv] = opts.bash ? ["bash", ["-c", args.join(" ")]] : ["git", args];
     const child = execFile(
-      file,
-      argv,
+      "git",
+      [...HOST_GIT_CONFIG, ...args],
       {
-        cwd,
-        env: { ...process.env, ...opts.env },
+        cwd: repo.workTree,
+        env: { ...process.env, ...opts.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree },
         maxBuffer: 512 * 1024 * 1024,
         encoding: "utf8",
+        timeout: timeout * 1000,
+        killSignal: "SIGKILL",
       },
       (err, stdout, stderr) => {
+        if (err?.killed && err.signal === "SIGKILL")
+          return resolve({ code: 124, stdout, stderr: `git ${args[0]} did not finish within ${timeout} s` });
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
         resolve({ code, stdout, stderr: stderr || (err && code !== 0 && !stderr ? err.message : "") });
       },
@@ -36,14 +69,34 @@ export function runGit(
   });
 }
 
-/** git that must succeed: rejects with the command, the folder and git's own words. */
+/** git that must succeed: rejects with the command, the repository and git's own words. */
 export async function git(
-  cwd: string,
+  repo: HostRepo,
   args: string[],
-  opts: { input?: string; env?: Record<string, string> } = {},
+  opts: { input?: string; env?: Record<string, string>; timeout?: number } = {},
 ): Promise<string> {
-  const r = await runGit(cwd, args, opts);
+  const r = await runGit(repo, args, opts);
   if (r.code !== 0)
-    throw new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${(r.stderr || `exit ${r.code}`).trim()}`);
+    throw new Error(
+      `git ${args.join(" ")} (in ${repo.workTree}) failed: ${(r.stderr || `exit ${r.code}`).trim()}`,
+    );
   return r.stdout;
+}
+
+/**
+ * git in a folder before any agent ran (finding the repository from `--repo`): the same settings
+ * and time limit, the repository found the usual way.
+ */
+export function discoverGit(cwd: string, args: string[]): Promise<GitResult> {
+  return new Promise((resolve) => {
+    execFile(
+      "git",
+      [...HOST_GIT_CONFIG, ...args],
+      { cwd, encoding: "utf8", timeout: HOST_GIT_TIMEOUT * 1000, killSignal: "SIGKILL" },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr: stderr || (err && code !== 0 ? err.message : "") });
+      },
+    );
+  });
 }

@@ -1,18 +1,22 @@
-import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes } from "node:fs/promises";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { EnvironmentConfig } from "../config/schema.js";
-import { git, runGit } from "./git.js";
+import { discoverGit, git, type HostRepo, runGit } from "./git.js";
 
 /**
  * Where the agent works on the person's repository (docs/interactive.md):
- * - `worktree` (default): a git worktree of the repository at HEAD, on the branch
- *   `patchloop/<run-id>`, in a folder of the run; the person's own tree and index are never touched
- *   until they choose what to do with the patch (finish.ts);
+ * - `worktree` (default): a git worktree of the repository at HEAD (detached), in a folder of the
+ *   run; the person's own tree and index are never touched until they choose what to do with the
+ *   patch (finish.ts);
  * - `in-place` (`--in-place`): the repository itself, refused when it has uncommitted changes unless
  *   `--allow-dirty`; the index is put back as it was when the run ends, so nothing is left staged.
+ *
+ * Git on this machine never looks at what the agent could write to find a repository: the person's
+ * repository is pinned by path (HostRepo) from before the agent starts, and the agent's changes are
+ * read inside its environment (run.ts), not here.
  */
 export type WorkspaceMode = "worktree" | "in-place";
 
@@ -20,19 +24,28 @@ export interface Workspace {
   mode: WorkspaceMode;
   /** The person's repository (its top folder). */
   repo: string;
+  /** The person's repository for host git: its git folder and work tree, found before the agent started. */
+  git: HostRepo;
+  /** The repository's common git folder (the main one when `repo` is itself a linked worktree). */
+  commonDir: string;
   /** Where the agent works: the worktree, or `repo` in place. */
   dir: string;
   /** The commit the work starts from (HEAD of the repository). */
   base: string;
   runId: string;
-  /** worktree: the branch the worktree is on (`patchloop/<run-id>`); in-place: null. */
-  branch: string | null;
   /** `git status --porcelain` of the repository when the run started (uncommitted changes). */
   changesAtStart: string[];
   /** in-place: a copy of the repository's index (`copy`), put back at the end to `index`. */
   savedIndex: { copy: string; index: string } | null;
-  /** worktree: the worktree's own git folder and the repository's, for sandboxed environments. */
-  gitDirs: { admin: string; common: string } | null;
+  /**
+   * The git folder of the agent's own (its HEAD, index and new objects), beside the repository's
+   * common git folder, which a sandbox shows read-only: worktree: the worktree's admin folder under
+   * `commonDir/worktrees/`; in place: a folder made like one in `scratch` (HEAD detached at `base`,
+   * a copy of the index), used only by sandboxed environments.
+   */
+  admin: string;
+  /** in-place: the run's scratch folder (the saved index, the agent's git folder). Removed at the end. */
+  scratch: string | null;
 }
 
 export interface WorkspaceOptions {
@@ -44,17 +57,22 @@ export interface WorkspaceOptions {
   worktreeDir: string;
 }
 
+/** The branch a patch is committed on when the person chooses `branch`. */
+export function branchOf(ws: Workspace): string {
+  return `patchloop/${ws.runId}`;
+}
+
 /** `git status --porcelain` lines: tracked changes and untracked files that are not ignored. */
-export async function uncommittedChanges(repo: string): Promise<string[]> {
+export async function uncommittedChanges(repo: HostRepo): Promise<string[]> {
   const out = await git(repo, ["status", "--porcelain", "--untracked-files=all"]);
   return out.split("\n").filter((l) => l !== "");
 }
 
-async function headOf(repo: string): Promise<string> {
+async function headOf(repo: HostRepo, shown: string): Promise<string> {
   const r = await runGit(repo, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
   if (r.code !== 0)
     throw new ConfigError(
-      `--repo ${repo}: the repository has no commit yet (HEAD is unborn); patchloop works from a commit. ` +
+      `--repo ${shown}: the repository has no commit yet (HEAD is unborn); patchloop works from a commit. ` +
         "Commit something first (git commit), then run again.",
     );
   return r.stdout.trim();
@@ -71,19 +89,31 @@ async function copyKeepingTimes(from: string, to: string): Promise<void> {
   await utimes(to, st.atime, st.mtime);
 }
 
+/** The repository's top folder, git folder and common git folder, read before any agent ran. */
+async function locate(repo: string): Promise<{ top: string; gitDir: string; commonDir: string }> {
+  const r = await discoverGit(repo, [
+    "rev-parse",
+    "--show-toplevel",
+    "--absolute-git-dir",
+    "--git-common-dir",
+  ]);
+  if (r.code !== 0) throw new ConfigError(`--repo ${repo}: git cannot read it: ${r.stderr.trim()}`);
+  const [top, gitDir, common] = r.stdout.trim().split("\n");
+  return { top, gitDir, commonDir: resolve(repo, common) };
+}
+
 /** Sets up the folder the agent works in; see {@link WorkspaceMode}. */
 export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
-  // one git call for both folders; the two reads below are independent and run side by side
-  // (each git call is a process: they are most of `run`'s start-up, bench/startup.ts)
-  const [top, gitDir] = (await git(o.repo, ["rev-parse", "--show-toplevel", "--absolute-git-dir"]))
-    .trim()
-    .split("\n");
+  const { top, gitDir, commonDir } = await locate(o.repo);
   if (realpathSync(top) !== realpathSync(o.repo))
     throw new ConfigError(
       `--repo ${o.repo} is a folder inside the repository ${top}; give the repository's top folder (--repo ${top})`,
     );
-  const [base, changesAtStart] = await Promise.all([headOf(o.repo), uncommittedChanges(o.repo)]);
-  const common = { repo: o.repo, base, runId: o.runId, changesAtStart };
+  const pinned: HostRepo = { gitDir, workTree: o.repo };
+  // the two reads are independent and run side by side (each git call is a process: they are most
+  // of `run`'s start-up, bench/startup.ts)
+  const [base, changesAtStart] = await Promise.all([headOf(pinned, o.repo), uncommittedChanges(pinned)]);
+  const common = { repo: o.repo, git: pinned, commonDir, base, runId: o.runId, changesAtStart };
   if (o.mode === "in-place") {
     if (changesAtStart.length > 0 && !o.allowDirty)
       throw new ConfigError(
@@ -91,99 +121,105 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
           "they would end up in the patch. Commit or stash them, leave out --in-place (the agent then works " +
           "in a worktree and your tree is not touched), or add --allow-dirty to work on them anyway.",
       );
+    const scratch = await mkdtemp(join(tmpdir(), "patchloop-inplace-"));
+    const admin = join(scratch, "git");
+    await mkdir(join(admin, "objects"), { recursive: true });
+    // a git folder like a linked worktree's: its own HEAD (detached) and index, the rest in commonDir
+    await writeFile(join(admin, "HEAD"), `${base}\n`);
+    await writeFile(join(admin, "commondir"), `${commonDir}\n`);
     let savedIndex: Workspace["savedIndex"] = null;
     const index = join(gitDir, "index");
     if (existsSync(index)) {
-      savedIndex = { copy: join(await mkdtemp(join(tmpdir(), "patchloop-index-")), "index"), index };
+      savedIndex = { copy: join(scratch, "index.saved"), index };
       await copyKeepingTimes(index, savedIndex.copy);
+      await copyKeepingTimes(index, join(admin, "index"));
     }
-    return { ...common, mode: "in-place", dir: o.repo, branch: null, savedIndex, gitDirs: null };
+    return { ...common, mode: "in-place", dir: o.repo, savedIndex, admin, scratch };
   }
-  const branch = `patchloop/${o.runId}`;
   // run ids are made by run.ts (a time stamp and hex digits): always a valid branch name
   if (!/^[0-9A-Za-z][0-9A-Za-z-]*$/.test(o.runId))
-    throw new Error(`the run id ${o.runId} does not make a valid branch name ${branch}`);
+    throw new Error(`the run id ${o.runId} does not make a valid branch name patchloop/${o.runId}`);
   if (existsSync(o.worktreeDir))
     throw new Error(`${o.worktreeDir} exists already; it is the worktree's place`);
   await mkdir(dirname(o.worktreeDir), { recursive: true });
-  await git(o.repo, ["worktree", "add", "--quiet", "-b", branch, o.worktreeDir, base]);
-  const [admin, commonRel] = (
-    await git(o.worktreeDir, ["rev-parse", "--absolute-git-dir", "--git-common-dir"])
-  )
-    .trim()
-    .split("\n");
-  const commonDir = resolve(o.worktreeDir, commonRel);
-  return {
-    ...common,
-    mode: "worktree",
-    dir: o.worktreeDir,
-    branch,
-    savedIndex: null,
-    gitDirs: { admin, common: commonDir },
-  };
+  // detached: the worktree has no branch the agent could move; `branch` at the end makes one
+  await git(pinned, ["worktree", "add", "--quiet", "--detach", o.worktreeDir, base]);
+  // read from the worktree's .git file while only patchloop has written it
+  const made = await discoverGit(o.worktreeDir, ["rev-parse", "--absolute-git-dir"]);
+  if (made.code !== 0)
+    throw new Error(`the new worktree ${o.worktreeDir} cannot be read: ${made.stderr.trim()}`);
+  const admin = made.stdout.trim();
+  return { ...common, mode: "worktree", dir: o.worktreeDir, savedIndex: null, admin, scratch: null };
 }
 
 /**
- * The environment config for a worktree in a sandbox (bwrap, docker, podman), which shows only the
- * worktree: its `.git` file points into the repository's git folder. That folder is shown read-only
- * (the agent cannot change the person's refs, hooks or config), the worktree's own git folder and
- * its branch's ref read-write, and new objects go to the worktree's git folder (GIT_OBJECT_DIRECTORY,
- * borrowing the repository's objects). Local environments and in-place runs are returned unchanged.
+ * The environment config for a sandbox (bwrap, docker, podman). It shows the repository's git
+ * folders read-only, so the agent can change none of the person's config, hooks, refs or index,
+ * and gives the agent's git a folder of its own for what it writes (Workspace.admin: HEAD, index,
+ * and new objects, which borrow the repository's):
+ * - worktree: the worktree read-write, its admin folder read-write;
+ * - in place: the tree read-write but its `.git` and git folders read-only; the agent's git is
+ *   pointed at the scratch git folder (GIT_DIR, GIT_WORK_TREE).
+ * Local environments are returned unchanged: there the agent can reach everything anyway.
  */
 export async function environmentFor(ws: Workspace, config: EnvironmentConfig): Promise<EnvironmentConfig> {
   const kind = config.environment_class;
-  if (!ws.gitDirs || kind === "local") return config;
-  const { admin, common } = ws.gitDirs;
-  const objects = join(admin, "objects");
+  if (kind === "local") return config;
+  const objects = join(ws.admin, "objects");
   await mkdir(objects, { recursive: true });
-  const writable = [admin];
-  for (const d of [
-    join(common, "refs", "heads", "patchloop"),
-    join(common, "logs", "refs", "heads", "patchloop"),
-  ])
-    if (existsSync(d)) writable.push(d);
-  const env = {
-    ...config.env,
+  const env: Record<string, string> = {
     GIT_OBJECT_DIRECTORY: objects,
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: join(common, "objects"),
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: join(ws.commonDir, "objects"),
   };
+  const readOnly = [ws.commonDir];
+  if (ws.mode === "in-place") {
+    const dotGit = join(ws.repo, ".git");
+    if (lstatSync(dotGit, { throwIfNoEntry: false })?.isSymbolicLink())
+      throw new ConfigError(
+        `--in-place with ${kind}: ${dotGit} is a symbolic link, which the sandbox cannot show read-only; run without --in-place`,
+      );
+    // a .git file (the repository is itself a linked worktree) is shown read-only like a folder
+    readOnly.push(...[dotGit, ws.git.gitDir].filter((p) => p !== ws.commonDir && existsSync(p)));
+    Object.assign(env, { GIT_DIR: ws.admin, GIT_WORK_TREE: ws.repo });
+  }
+  const shown = [...readOnly.map((d) => ({ d, rw: false })), { d: ws.admin, rw: true }];
+  const merged = { ...config.env, ...env };
   if (kind === "bwrap")
     return {
       ...config,
-      env,
-      binds: [...config.binds, `${common}:${common}:ro`, ...writable.map((d) => `${d}:${d}:rw`)],
+      env: merged,
+      binds: [...config.binds, ...shown.map((m) => `${m.d}:${m.d}:${m.rw ? "rw" : "ro"}`)],
     };
   return {
     ...config,
-    env,
+    env: merged,
     run_args: [
       ...config.run_args,
-      "--volume",
-      `${common}:${common}:ro`,
-      ...writable.flatMap((d) => ["--volume", `${d}:${d}`]),
+      ...shown.flatMap((m) => ["--volume", m.rw ? `${m.d}:${m.d}` : `${m.d}:${m.d}:ro`]),
     ],
   };
 }
 
 /**
- * Ends the workspace after the person's choice was carried out: in-place, the index is put back
- * (nothing left staged); a worktree is removed with everything in it, and its branch deleted unless
- * `keepBranch` (the branch then holds the patch as a commit, finish.ts).
+ * Ends the workspace after the person's choice was carried out: in place, the index is put back
+ * (nothing left staged) and the scratch folder goes; a worktree is removed with everything in it.
+ * The worktree's folders are removed here as files (links not followed), not by `git worktree
+ * remove`, which would read the worktree's `.git` file and git folder: both the agent could write.
  */
-export async function closeWorkspace(ws: Workspace, keepBranch: boolean): Promise<void> {
+export async function closeWorkspace(ws: Workspace): Promise<void> {
   if (ws.mode === "in-place") {
     if (ws.savedIndex) {
       await copyKeepingTimes(ws.savedIndex.copy, ws.savedIndex.index);
-      await rm(dirname(ws.savedIndex.copy), { recursive: true, force: true });
       // the saved index's stat data is older than the files: refresh it, so status is quick and exact
-      await runGit(ws.repo, ["update-index", "-q", "--refresh"]);
+      await runGit(ws.git, ["update-index", "-q", "--refresh"]);
     }
+    if (ws.scratch) await rm(ws.scratch, { recursive: true, force: true });
     return;
   }
-  await git(ws.repo, ["worktree", "remove", "--force", "--force", ws.dir]);
+  await rm(ws.dir, { recursive: true, force: true });
+  await rm(ws.admin, { recursive: true, force: true });
   // the folder that held it (the run folder's worktree/), when nothing else is in it
   await rmdir(dirname(ws.dir)).catch(() => {});
-  if (!keepBranch && ws.branch) await git(ws.repo, ["branch", "-D", "--quiet", ws.branch]);
 }
 
 /** Says where the agent works, before it starts. */
@@ -200,7 +236,7 @@ export function describeWorkspace(ws: Workspace): string[] {
     return lines;
   }
   say(
-    `the agent works in a worktree of ${ws.repo} at ${ws.base.slice(0, 12)} (HEAD), on the branch ${ws.branch}: ${ws.dir}; ` +
+    `the agent works in a worktree of ${ws.repo} at ${ws.base.slice(0, 12)} (HEAD): ${ws.dir}; ` +
       "your tree does not change until you choose at the end",
   );
   if (ws.changesAtStart.length > 0)

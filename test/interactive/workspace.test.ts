@@ -51,7 +51,7 @@ describe("patchloop run in the default worktree mode", () => {
     const r = await cli(runArgs(t, server), t.dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      `the agent works in a worktree of ${t.repo} at ${git(t.repo, "rev-parse", "HEAD").slice(0, 12)} (HEAD), on the branch patchloop/`,
+      `the agent works in a worktree of ${t.repo} at ${git(t.repo, "rev-parse", "HEAD").slice(0, 12)} (HEAD): ${t.worktree}; your tree does not change until you choose at the end`,
     );
     expect(r.stdout).toContain(
       "your 3 uncommitted change(s) are not in the worktree (it starts from HEAD) and stay as they are\n",
