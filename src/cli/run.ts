@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { mkdir, rmdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import pc from "picocolors";
@@ -9,6 +10,7 @@ import { createProtocol } from "../agent/protocols/create.js";
 import { workTreeDiff } from "../agent/work-tree-diff.js";
 import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
+import type { Config } from "../config/schema.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
 import type { Environment } from "../environments/types.js";
 import { endOfRun } from "../interactive/end-of-run.js";
@@ -117,6 +119,36 @@ function finishFlag(flag: string | undefined): FinishChoice | undefined {
   return flag as FinishChoice;
 }
 
+/**
+ * A container environment needs an image, which the swebench configs take from each row: on a host
+ * repository there is none, so the person is told what to add before anything is made.
+ */
+function checkHostEnvironment(config: Config): void {
+  const kind = config.environment.environment_class;
+  if ((kind === "docker" || kind === "podman") && !config.environment.image)
+    throw new ConfigError(
+      `the config runs commands in a ${kind} container (environment.environment_class: ${kind}, as the swebench ` +
+        "configs do, where each SWE-bench row names its image), but gives no image for your repository. Add " +
+        "--environment bwrap (a sandbox on this machine) or --environment local (no isolation), or --image IMAGE " +
+        `to run it in a ${kind} container of that image with the repository mounted.`,
+    );
+}
+
+/** Removes `dir` and the folders above it up to `top` (what mkdir made), each only if empty. */
+async function removeEmpty(dir: string, top: string | undefined): Promise<void> {
+  if (!top) return;
+  for (let d = dir; d.startsWith(top); d = dirname(d)) {
+    if (
+      !(await rmdir(d).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    if (d === top) return;
+  }
+}
+
 /** `patchloop run`: one task on a local git repository. Exit 0 when submitted, 1 otherwise. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   if (!existsSync(flags.repo) || !statSync(flags.repo).isDirectory())
@@ -153,15 +185,21 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   // checked on every run, so a broken template is found before a terminal run needs it
   const told = toldFrom(config.run.interactive);
   const note = (m: string) => process.stderr.write(`note: ${m}\n`);
+  checkHostEnvironment(config);
   const outDir = runOutputDir(repo, flags.output, note);
   const trajPath = join(outDir, name, `${name}.traj.json`);
   const patchPath = join(outDir, name, `${name}.patch`);
+  // the first folder this run makes: removed again (when still empty) if the environment cannot start
+  const madeDir = await mkdir(outDir, { recursive: true });
   const ws = await openWorkspace({
     repo,
     mode: flags.inPlace ? "in-place" : "worktree",
     allowDirty: flags.allowDirty === true,
     runId: newRunId(),
     worktreeDir: join(outDir, "worktree", name),
+  }).catch(async (err: Error) => {
+    await removeEmpty(outDir, madeDir);
+    throw err;
   });
   const color = process.stdout.isTTY === true;
   const scrub = createScrubber(secretsOf({ config }));
@@ -176,6 +214,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     );
   } catch (err) {
     await closeWorkspace(ws).catch(() => {});
+    await removeEmpty(outDir, madeDir);
     throw err;
   }
   const runner = createActionRunner(config);

@@ -157,3 +157,40 @@ describe("run.interactive templates", () => {
     expect(existsSync(t.out)).toBe(false);
   });
 });
+
+describe("patchloop run with a config made for SWE-bench containers", () => {
+  it("says to add --environment (or --image) and leaves no run folder behind", async () => {
+    const t = calcTask();
+    server = await startFakeLlmServer();
+    const args = runArgs(t, server, "-c", "swebench_backticks");
+    // runArgs names --environment local: take it out, as a person who copies a swebench command would
+    args.splice(args.indexOf("--environment"), 2);
+    const r = await cli(args, t.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: the config runs commands in a docker container (environment.environment_class: docker, as the " +
+        "swebench configs do, where each SWE-bench row names its image), but gives no image for your repository. " +
+        "Add --environment bwrap (a sandbox on this machine) or --environment local (no isolation), or --image IMAGE " +
+        "to run it in a docker container of that image with the repository mounted.\n",
+    );
+    expect(existsSync(t.out)).toBe(false);
+    expect(server.requests).toHaveLength(0);
+    // an image that cannot start: the error is the engine's, and the empty run folder goes too
+    const bad = await cli(
+      [
+        ...args,
+        "--environment",
+        "docker",
+        "--image",
+        "patchloop-test/none:never",
+        "-c",
+        "environment.executable=/nonexistent/docker",
+      ],
+      t.dir,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("error: cannot start the docker environment:");
+    expect(existsSync(t.out)).toBe(false);
+    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+  });
+});
