@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
@@ -92,4 +94,20 @@ export async function guarded(body: () => Promise<number>): Promise<void> {
     }
     throw err;
   }
+}
+
+/**
+ * `--python` of eval and `swebench --evaluate`: a path with a slash is made absolute here (the
+ * tests run in the instance's work tree, where a relative path means something else) and must
+ * exist; a bare name (`python3`) is looked up on the environment's PATH when the tests run.
+ * Throws ConfigError before any instance runs.
+ */
+export function pythonFlag(value: string | undefined): string | undefined {
+  if (value === undefined || !value.includes("/")) return value;
+  const abs = resolve(value);
+  if (!existsSync(abs))
+    throw new ConfigError(
+      `--python ${value}: no such file (${abs}); give the interpreter's path (e.g. /usr/bin/python3 or venv/bin/python) or a name on PATH`,
+    );
+  return abs;
 }

@@ -12,7 +12,7 @@ import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/
 import { formatRunReport } from "../swebench/eval/report-text.js";
 import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
 import { isV5Row, loadSpecOverrides } from "../swebench/eval/test-spec.js";
-import { collect } from "./common.js";
+import { collect, pythonFlag } from "./common.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
 export interface EvalFlags {
@@ -92,6 +92,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
         `--python applies to --environment local or bwrap (the tests run on the host), not ${kind}`,
       );
     }
+    const python = pythonFlag(flags.python);
     const folder = flags.predictions === "gold" ? undefined : runFolderOf(flags.predictions);
     if (folder && !existsSync(folder.preds)) {
       throw new UsageError(
@@ -182,7 +183,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       install: flags.install,
       specs,
       redo: flags.redoExisting,
-      python: flags.python,
+      python,
       checkEnv,
       checkEnvOff:
         flags.checkEnv === false ? "--no-check-env" : `off by default in ${kind} images; --check-env runs it`,

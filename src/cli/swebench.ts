@@ -15,8 +15,16 @@ import { runBatch } from "../swebench/batch/run-batch.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
 import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
+import type { SpecOverrides } from "../swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
+import {
+  type AgentFlags,
+  addAgentOptions,
+  addSelectionOptions,
+  guarded,
+  loadAgentConfig,
+  pythonFlag,
+} from "./common.js";
 import { type DatasetInfo, type SelectionFlags, selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop swebench` (README.md "Commands", plus the batch caps). */
@@ -29,6 +37,9 @@ export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   costLimit?: string;
   callLimit?: string;
   evaluate?: boolean;
+  /** With `--evaluate`: eval's `--specs` and `--python`. */
+  specs?: string;
+  python?: string;
   /** `redis://HOST:PORT[/DB]`: enqueue for `patchloop worker` processes instead of running here. */
   queue?: string;
 }
@@ -128,6 +139,7 @@ function trapSignals(abort: AbortController, say: (text: string) => void): () =>
 
 async function evaluateAfter(
   flags: SwebenchFlags,
+  eval_: EvalFlags,
   config: Config,
   rows: SwebenchInstance[],
   io: CommandIo,
@@ -140,6 +152,8 @@ async function evaluateAfter(
   ]);
   io.err("evaluating the predictions...\n");
   const run = await evaluateRun({
+    specs: eval_.specs,
+    python: eval_.python,
     config,
     rows,
     outputDir: flags.output,
@@ -150,6 +164,29 @@ async function evaluateAfter(
     onResult: (r, done, total) => io.err(`[eval ${done}/${total}] ${r.instance_id} ${r.outcome}\n`),
   });
   io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
+}
+
+/** What `--evaluate` passes on to the grading, read and checked before anything runs. */
+interface EvalFlags {
+  specs?: SpecOverrides;
+  python?: string;
+}
+
+async function evaluateFlags(flags: SwebenchFlags): Promise<EvalFlags> {
+  for (const [name, v] of [
+    ["--specs", flags.specs],
+    ["--python", flags.python],
+  ] as const)
+    if (v !== undefined && !flags.evaluate)
+      throw new ConfigError(
+        `${name} goes with --evaluate (it is how the predictions are graded); add --evaluate or leave it out`,
+      );
+  const specs = flags.specs
+    ? await (await import("../swebench/eval/test-spec.js"))
+        .loadSpecOverrides(flags.specs)
+        .catch((e: Error) => Promise.reject(new ConfigError(e.message)))
+    : undefined;
+  return { specs, python: pythonFlag(flags.python) };
 }
 
 /**
@@ -165,6 +202,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   const callLimit = number("--call-limit", flags.callLimit, { integer: true, min: 1 });
   // The templates are checked against the selected rows (each has its own fields), not a sample.
   const queue = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
+  const evalFlags = await evaluateFlags(flags);
   const loaded = loadAgentConfig(flags, "swebench", null);
   const config = loaded.config;
   checkModel(config);
@@ -201,7 +239,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
     if (flags.evaluate && !abort.signal.aborted)
-      await evaluateAfter(flags, config, rows, io, workers, abort.signal);
+      await evaluateAfter(flags, evalFlags, config, rows, io, workers, abort.signal);
     return result.stoppedBy === null && result.pending.length === 0 ? 0 : 1;
   } finally {
     display.stop();
@@ -304,6 +342,8 @@ export function register(program: Command, io?: CommandIo): void {
         "stop starting instances once all instances together made this many model calls",
       )
       .option("--evaluate", "grade the predictions after the batch (patchloop eval on this folder)")
+      .option("--specs <FILE>", "with --evaluate: eval's --specs (test commands and parser per repository)")
+      .option("--python <PATH>", "with --evaluate, local/bwrap: the interpreter the tests run with")
       .option(
         "--queue <URL>",
         "redis://HOST:PORT[/DB]: enqueue the instances for patchloop worker processes (on any machine) and collect their results into -o",

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { Command } from "commander";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type EvalFlags, register, runEval } from "../../src/cli/eval.js";
@@ -155,6 +155,23 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     expect(summary.submitted_instances).toBe(3);
   }, 60_000);
 
+  it("a relative --python is the interpreter at that path from here, not from the work tree", async () => {
+    symlinkSync("/usr/bin/python3", join(root, "py"));
+    const rel = relative(process.cwd(), join(root, "py"));
+    expect(rel.startsWith("/")).toBe(false);
+    const c = capture();
+    const code = await runEval(
+      flags({ predictions: "gold", runId: "relpy", python: rel, instanceIds: ["acme__calc-1"] }),
+      c.io,
+    );
+    expect(code, c.out.join("") + c.err.join("")).toBe(0);
+    expect(c.out.join("")).toContain("Resolved 1/1 (100.0%)");
+    const report = JSON.parse(
+      readFileSync(join(root, "out", "relpy", "acme__calc-1", "report.json"), "utf8"),
+    );
+    expect(JSON.stringify(report)).toContain(join(root, "py"));
+  }, 60_000);
+
   it("exits 1 when an instance could not be graded (timeout)", async () => {
     const preds = join(root, "hang.json");
     writeFileSync(
@@ -206,6 +223,12 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
       "unknown instance id (not in the dataset): acme__calc-5",
     ],
     ["-w 0", () => [], { workers: "0" }, "-w needs a positive whole number"],
+    [
+      "a --python path that is not there",
+      () => [],
+      { python: "./no-such-venv/bin/python" },
+      `--python ./no-such-venv/bin/python: no such file (${join(process.cwd(), "no-such-venv/bin/python")})`,
+    ],
   ])("exits 2 with a clear message for %s", async (_what, preds, over, message) => {
     const path = join(root, `bad-${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(path, JSON.stringify(preds()));

@@ -6,6 +6,7 @@ import { makeEvalProvider } from "../eval/make-provider.js";
 import type { Prediction } from "../eval/predictions.js";
 import type { InstanceResult } from "../eval/run-instance.js";
 import { readRunSelection, runScope } from "../eval/scope.js";
+import type { SpecOverrides } from "../eval/test-spec.js";
 import type { SwebenchInstance } from "../types.js";
 import type { PredsFile } from "./preds-file.js";
 
@@ -18,6 +19,9 @@ export interface EvaluateRunOptions {
   preds: PredsFile;
   reposDir?: string;
   workers?: number;
+  /** eval's `--specs` and `--python` (swebench --evaluate passes them on). */
+  specs?: SpecOverrides;
+  python?: string;
   signal?: AbortSignal;
   onResult?: (result: InstanceResult, done: number, total: number) => void;
 }
@@ -62,6 +66,8 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
       ? runScope(selection, o.rows.length)
       : { kind: "selection", description: `the ${o.rows.length} selected instances` },
     workers: o.workers,
+    specs: o.specs,
+    python: o.python,
     signal: o.signal,
     onResult: o.onResult,
   });
