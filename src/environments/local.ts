@@ -167,9 +167,9 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     cwd: options.cwd,
     exec,
     spawn: spawnProcess,
-    async readFile(path) {
+    async readFile(path, opts) {
       requireAbsolute(path);
-      return readHostFile(path, path);
+      return readHostFile(path, path, opts?.maxBytes);
     },
     async writeFile(path, data) {
       requireAbsolute(path);
