@@ -1,9 +1,11 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../agent/agent.js";
 import { textOf } from "../agent/protocols/types.js";
+import { neutralize } from "../util/terminal-text.js";
 
+/** Shortened to `max` characters, then made safe for the terminal (no control sequence gets through). */
 const clip = (s: string, max: number) =>
-  s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s;
+  neutralize(s.length > max ? `${s.slice(0, max)}\n[... ${s.length - max} more characters]` : s);
 
 export interface PrinterOptions {
   /** Steps left after a step, for its STEP line (null or absent: no step limit, nothing shown). */
@@ -15,7 +17,8 @@ export interface PrinterOptions {
 /**
  * Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). Every
  * text goes through `scrub` first (the CLI passes the config's secret scrubber: an API key the
- * model printed from a file is shown as ***). Each thing is printed once: the tool message that
+ * model printed from a file is shown as ***), and what the model, a tool or a server wrote is
+ * neutralised as `show` does (control characters in caret notation), so it cannot drive the terminal. Each thing is printed once: the tool message that
  * repeats a format error for its call id is left out, since the FORMAT ERROR message that follows
  * says the same.
  */
@@ -36,13 +39,13 @@ export function createPrinter(
     if (e.type === "model_retry") {
       const wait = e.waitSeconds < 10 ? e.waitSeconds.toFixed(1) : String(Math.round(e.waitSeconds));
       out(
-        `${c.yellow("RETRY")} model call ${e.step}, attempt ${e.attempt} of ${e.maxAttempts} failed: ${e.reason}; next try in ${wait} s\n`,
+        `${c.yellow("RETRY")} model call ${e.step}, attempt ${e.attempt} of ${e.maxAttempts} failed: ${neutralize(e.reason)}; next try in ${wait} s\n`,
       );
       return;
     }
     if (e.type === "exit") {
       out(
-        `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${e.message}\n`,
+        `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${neutralize(e.message)}\n`,
       );
       return;
     }
@@ -66,7 +69,9 @@ export function createPrinter(
       if (options.actions === false && m.extra?.actions !== undefined) return;
       for (const a of commands) out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
       for (const call of m.tool_calls ?? [])
-        out(`${c.bold(c.cyan("ACTION"))} ${call.function.name} ${clip(call.function.arguments, 3000)}\n`);
+        out(
+          `${c.bold(c.cyan("ACTION"))} ${neutralize(call.function.name)} ${clip(call.function.arguments, 3000)}\n`,
+        );
       return;
     }
     if (m.role === "tool" && m.extra?.format_error) return;

@@ -147,6 +147,12 @@ export const ModelSchema = z
     retry: RetrySchema,
     /** Seconds one HTTP request may take. */
     request_timeout: z.number().positive(),
+    /** Bytes a reply may have, on the wire and decoded; a larger one ends the call (fatal). At most 256 MiB: a reply is held as one string. */
+    max_response_bytes: z
+      .number()
+      .int()
+      .positive()
+      .max(256 * 1024 ** 2),
     /** Template of the message that reports an action's result. */
     observation_template: z.string(),
     /** Template of the message sent when a reply cannot be parsed into actions. */

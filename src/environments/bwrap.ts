@@ -290,9 +290,9 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
   }
 
   /** Runs a small program in a sandbox of the same view (file calls), bytes in and out. */
-  function inSandbox(argv: string[], input?: Buffer | string) {
+  function inSandbox(argv: string[], input?: Buffer | string, maxStdout?: number) {
     const [exe, ...args] = sandboxArgv("/", argv);
-    return runCli(exe, args, { input, timeout: 300 });
+    return runCli(exe, args, { input, timeout: 300, maxStdout });
   }
 
   return {
@@ -300,10 +300,12 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     cwd,
     exec,
     spawn: spawnProcess,
-    async readFile(path) {
+    async readFile(path, opts) {
       requireAbsolute(path);
       if (closed) throw new Error(`cannot read ${path}: the bwrap environment is closed`);
-      const r = await inSandbox(["cat", "--", path]);
+      const cap = opts?.maxBytes;
+      const r = await inSandbox(["cat", "--", path], undefined, cap === undefined ? undefined : cap + 1);
+      if (r.overflowed) return r.stdout;
       if (r.code !== 0) throw new Error(`cannot read ${path}: ${readFailure(r.stderr)}`);
       return r.stdout;
     },

@@ -8,6 +8,8 @@ export interface CliResult {
   stdout: Buffer;
   stderr: string;
   timedOut: boolean;
+  /** True when stdout passed `maxStdout`: the CLI was killed and `stdout` holds the first `maxStdout` bytes. */
+  overflowed?: boolean;
 }
 
 /** Options of {@link runCli}. */
@@ -16,6 +18,8 @@ export interface CliOptions {
   input?: Buffer | string;
   /** Seconds before the CLI process is killed. */
   timeout?: number;
+  /** Bytes of stdout kept; when more arrive the CLI is killed (nothing past them is buffered). */
+  maxStdout?: number;
 }
 
 /** True when `executable` is podman (by its file name), which needs qualified names and explicit ulimits. */
@@ -34,7 +38,20 @@ export function runCli(executable: string, args: string[], options: CliOptions =
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on("data", (c: Buffer) => out.push(c));
+    let kept = 0;
+    let overflowed = false;
+    child.stdout?.on("data", (c: Buffer) => {
+      if (overflowed) return;
+      const room = (options.maxStdout ?? Number.POSITIVE_INFINITY) - kept;
+      if (c.length > room) {
+        overflowed = true;
+        out.push(c.subarray(0, room));
+        child.kill("SIGKILL");
+        return;
+      }
+      kept += c.length;
+      out.push(c);
+    });
     child.stderr?.on("data", (c: Buffer) => err.push(c));
     if (options.input !== undefined && child.stdin) {
       child.stdin.on("error", () => {});
@@ -68,6 +85,7 @@ export function runCli(executable: string, args: string[], options: CliOptions =
         stdout: Buffer.concat(out),
         stderr: Buffer.concat(err).toString("utf8"),
         timedOut,
+        ...(overflowed ? { overflowed } : {}),
       });
     });
   });

@@ -248,9 +248,15 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
     cwd: workdir,
     exec,
     spawn: spawnProcess,
-    async readFile(path) {
+    async readFile(path, opts) {
       requireAbsolute(path);
-      const r = await runCli(exe, ["exec", name, "cat", "--", path], { timeout: 300 });
+      const cap = opts?.maxBytes;
+      const r = await runCli(exe, ["exec", name, "cat", "--", path], {
+        timeout: 300,
+        maxStdout: cap === undefined ? undefined : cap + 1,
+      });
+      // the image's own cat may be the model's: the cap holds here, on the host side of the pipe
+      if (r.overflowed) return r.stdout;
       if (r.code !== 0) throw new Error(`cannot read ${path} in the container: ${stderrTail(r.stderr, 2)}`);
       return r.stdout;
     },

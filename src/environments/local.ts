@@ -45,8 +45,10 @@ export const HIDDEN_HOST_ENV = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN
 /** The text handed to `warn` by the local environment. */
 export const LOCAL_NOT_ISOLATED_WARNING =
   "environment 'local': commands run directly on this machine with your user's rights. Nothing is " +
-  "isolated: the agent can read, change or delete any file you can and reach any network you can. " +
-  "Use environment_class bwrap, docker or podman to contain it.";
+  "isolated: the agent can read, change or delete any file you can and reach any network you can, and " +
+  "a process it starts can outlive the task (local ends those in its control group or carrying its " +
+  "environment id; not one run as root that leaves the group and clears its environment, nor one that " +
+  "clears it where no group can be made). Use environment_class bwrap, docker or podman to contain it.";
 
 /**
  * Runs commands directly on the host, each in its own process group (a timeout kills the whole
@@ -54,9 +56,12 @@ export const LOCAL_NOT_ISOLATED_WARNING =
  *
  * Where this machine allows (cgroup.ts), the environment's processes run in a control group that
  * enforces `pidsLimit` and `memory` and lists every one of them; otherwise a warning says the limits
- * do not hold. Either way `close` ends every process the commands started, also those that left
- * the process group or the session (`setsid`, double forks): the group's members, else every
- * process carrying this environment's {@link ENVIRONMENT_ID_VAR}.
+ * do not hold. Either way `close` ends the processes the commands started, also those that left
+ * the process group or the session (`setsid`, double forks): the group's members, and every
+ * process carrying this environment's {@link ENVIRONMENT_ID_VAR}. What it cannot end (said in the
+ * warning and docs/sandbox.md): a root process that writes itself into another group and clears its
+ * environment, or, with no group, one that clears its environment; nothing marks those once they
+ * are reparented, and root can undo any mark, so only a pid namespace (bwrap) or a container holds.
  */
 export function createLocalEnvironment(options: LocalEnvironmentOptions): Environment {
   warnOnce(options.warn, LOCAL_NOT_ISOLATED_WARNING);
@@ -167,9 +172,9 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
     cwd: options.cwd,
     exec,
     spawn: spawnProcess,
-    async readFile(path) {
+    async readFile(path, opts) {
       requireAbsolute(path);
-      return readHostFile(path, path);
+      return readHostFile(path, path, opts?.maxBytes);
     },
     async writeFile(path, data) {
       requireAbsolute(path);

@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 
 /** Throws a readable error unless `path` is absolute (environment file paths always are). */
@@ -17,21 +18,53 @@ export function isWithin(dir: string, path: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-/** Reads a host file; a failure names the path as the environment sees it (`shown`). */
-export async function readHostFile(hostPath: string, shown: string): Promise<Buffer> {
+function readProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "ENOENT"
+    ? "no such file"
+    : code === "EISDIR"
+      ? "it is a directory"
+      : code === "EACCES"
+        ? "permission denied"
+        : (err as Error).message;
+}
+
+/** At most `limit` bytes from the handle's current position. */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < limit) {
+    const chunk = Buffer.allocUnsafe(Math.min(256 * 1024, limit - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * Reads a host file through one open handle, so what is checked is what is read: it must be a
+ * regular file (opened without waiting on a pipe's writer), and with `maxBytes` at most that many
+ * bytes and one more are read, however large the file became since anyone looked at it. A failure
+ * names the path as the environment sees it (`shown`).
+ */
+export async function readHostFile(hostPath: string, shown: string, maxBytes?: number): Promise<Buffer> {
+  let handle: FileHandle;
   try {
-    return await readFile(hostPath);
+    handle = await open(hostPath, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? "it is a directory"
-          : code === "EACCES"
-            ? "permission denied"
-            : (err as Error).message;
-    throw new Error(`cannot read ${shown}: ${reason}`);
+    throw new Error(`cannot read ${shown}: ${readProblem(err)}`);
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new Error("it is a directory");
+    if (!stat.isFile()) throw new Error("it is not a regular file (a device, a socket or a pipe)");
+    return maxBytes === undefined ? await handle.readFile() : await readAtMost(handle, maxBytes + 1);
+  } catch (err) {
+    throw new Error(`cannot read ${shown}: ${readProblem(err)}`);
+  } finally {
+    await handle.close();
   }
 }
 

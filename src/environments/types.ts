@@ -43,6 +43,15 @@ export interface InteractiveProcess {
   readonly exited: boolean;
 }
 
+/** Options of {@link Environment.readFile}. */
+export interface ReadFileOptions {
+  /**
+   * Reads at most this many bytes and one more: a result longer than `maxBytes` means the file is
+   * larger (the rest is never read nor buffered). Without it the whole file is read.
+   */
+  maxBytes?: number;
+}
+
 export interface Environment {
   /** `local`, `bwrap`, `docker`, `podman`. */
   readonly kind: string;
@@ -50,7 +59,7 @@ export interface Environment {
   readonly cwd: string;
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Reads a file by absolute path inside the environment. Rejects with a readable Error if missing. */
-  readFile(path: string): Promise<Buffer>;
+  readFile(path: string, options?: ReadFileOptions): Promise<Buffer>;
   /** Writes a file by absolute path inside the environment, creating parent directories. */
   writeFile(path: string, data: Buffer | string): Promise<void>;
   /** Starts `bash` (or the given argv) as a long-lived process in the environment. */

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { neutralize } from "../util/terminal-text.js";
 import type { ObservationView, PromptView, StepView, TrajectoryView } from "./view-model.js";
 
 export interface TerminalOptions {
@@ -34,18 +35,6 @@ export function clipText(text: string, full: boolean): { text: string; note: str
     };
   }
   return { text, note: null };
-}
-
-/**
- * Makes model and tool output safe to print: CRLF becomes LF, and other control characters (ESC
- * included, so no escape sequence from a trajectory reaches the terminal) become caret notation (`^[`).
- */
-export function neutralize(text: string): string {
-  return text
-    .replace(/\r\n/g, "\n")
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (ch) =>
-      ch === "\x7f" ? "^?" : `^${String.fromCharCode(ch.charCodeAt(0) + 64)}`,
-    );
 }
 
 const num = (n: number | null) => (n === null ? "?" : n.toLocaleString("en-US"));

@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import type { Action } from "../agent/protocols/types.js";
 import type { Environment } from "../environments/types.js";
+import { neutralize } from "../util/terminal-text.js";
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -19,11 +20,15 @@ export function withCommand(action: Action, command: string): Action {
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
-/** A unified diff's lines coloured, without the `Index:` / `===` header of the diff package. */
+/**
+ * A unified diff's lines coloured, without the `Index:` / `===` header of the diff package; the
+ * file's and the model's text neutralised (control characters shown, never sent to the terminal).
+ */
 export function coloredDiff(c: Colors, patch: string): string {
   return patch
     .split("\n")
     .filter((l) => !l.startsWith("Index: ") && !/^={10,}$/.test(l))
+    .map(neutralize)
     .map((l) =>
       l.startsWith("+++") || l.startsWith("---")
         ? c.bold(l)
@@ -39,9 +44,13 @@ export function coloredDiff(c: Colors, patch: string): string {
     .replace(/\n+$/, "");
 }
 
+/** Files over the editor's default limit are not read for a diff (the editor refuses them anyway). */
+const DIFF_MAX_BYTES = 1_000_000;
+
 async function fileText(env: Environment, path: string): Promise<string | null> {
   try {
-    return (await env.readFile(path)).toString("utf8");
+    const bytes = await env.readFile(path, { maxBytes: DIFF_MAX_BYTES });
+    return bytes.length > DIFF_MAX_BYTES ? null : bytes.toString("utf8");
   } catch {
     return null;
   }
@@ -82,20 +91,23 @@ async function editorDiff(env: Environment, args: Record<string, unknown>): Prom
 /**
  * An action as the person sees it before deciding: the command for a shell action; for the
  * editor, the edit as a diff of the file (view and undo in words); other tools: name and arguments.
+ * What the model wrote is neutralised as `show` does: its control characters are shown, not obeyed.
  */
 export async function renderAction(action: Action, env: Environment, color: boolean): Promise<string> {
   const c = pc.createColors(color);
   const head = c.bold(c.cyan("ACTION"));
   const command = commandOf(action);
-  if (command !== null) return `${head}\n${command}`;
+  if (command !== null) return `${head}\n${neutralize(command)}`;
   if (action.kind !== "tool") return head;
   const args = action.args;
+  const name = neutralize(action.name);
   if (action.name === "str_replace_editor") {
-    const what = str(args.command);
+    const what = neutralize(str(args.command));
+    const path = neutralize(str(args.path));
     const diff = await editorDiff(env, args);
-    if (diff) return `${head} ${action.name} ${what} ${str(args.path)}\n${coloredDiff(c, diff)}`;
-    if (what === "view") return `${head} ${action.name} view ${str(args.path)}`;
-    if (what === "undo_edit") return `${head} ${action.name} undo the last edit of ${str(args.path)}`;
+    if (diff) return `${head} ${name} ${what} ${path}\n${coloredDiff(c, diff)}`;
+    if (what === "view") return `${head} ${name} view ${path}`;
+    if (what === "undo_edit") return `${head} ${name} undo the last edit of ${path}`;
   }
-  return `${head} ${action.name} ${JSON.stringify(args, null, 2)}`;
+  return `${head} ${name} ${neutralize(JSON.stringify(args, null, 2))}`;
 }

@@ -7,6 +7,7 @@ import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
 import type { Model, ModelRequest, ModelResult } from "../models/types.js";
 import type { ToolContext, ToolResult } from "../tools/types.js";
+import { neutralize } from "../util/terminal-text.js";
 import { commandOf, renderAction, withCommand } from "./action-view.js";
 import type { Keyboard } from "./keyboard.js";
 import { type Mode, modeNote } from "./modes.js";
@@ -169,8 +170,10 @@ export class InteractiveSession {
   private async edit(action: Action): Promise<{ action: Action; text: string } | null | EndRun> {
     const command = commandOf(action);
     if (command !== null) {
+      // A one-line prompt would draw the command on the terminal as it is: one with several lines,
+      // or with control characters the terminal would obey, is edited in the person's editor.
       const text = await this.asking(() =>
-        command.includes("\n")
+        command.includes("\n") || neutralize(command) !== command
           ? this.o.ask.editor(command, ".sh")
           : this.o.ask.line("Edit the command:", { prefill: command }),
       );

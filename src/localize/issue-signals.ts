@@ -63,14 +63,36 @@ const OPTION = /(?<![\w./\\-])(?:--?)?([A-Za-z][a-z]+(?:-[a-z]{2,})+)(?![\w/\\-]
 const DASHED_OPTION = /(?<![\w./\\-])--([A-Za-z][a-z]+(?:-[a-z]{2,})+)(?![\w/\\-])/g;
 const RAISE_STRING = /raise\s+[\w.]+\(\s*[rfbu]?(["'])(.{8,}?)\1/g;
 
+/**
+ * Fenced blocks out of `text`: each from a line's ``` (its info string and the line break after it
+ * skipped) to the next ``` or the end, the bodies into `code`, a line break in their place. One
+ * pass with indexOf, so linear in the text however many backticks it holds (the regular
+ * expression this replaces backtracked for minutes on a line of backticks without a line break).
+ */
+function cutFences(text: string, code: string[]): string {
+  const kept: string[] = [];
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf("```", at);
+    if (open < 0) break;
+    const bodyStart = text.indexOf("\n", open + 3) + 1;
+    // no line break after it: neither this fence nor any later one opens a block
+    if (bodyStart === 0) break;
+    const close = text.indexOf("```", bodyStart);
+    const bodyEnd = close < 0 ? text.length : close;
+    code.push(text.slice(bodyStart, bodyEnd));
+    kept.push(text.slice(at, open), "\n");
+    at = close < 0 ? text.length : close + 3;
+  }
+  kept.push(text.slice(at));
+  return kept.join("");
+}
+
 /** Text inside fenced code blocks, `>>>` sessions and tracebacks, and the inline backtick spans. */
 function splitCode(text: string): { code: string; inline: string[]; prose: string } {
   const code: string[] = [];
   const inline: string[] = [];
-  let prose = text.replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (_, body: string) => {
-    code.push(body);
-    return "\n";
-  });
+  let prose = cutFences(text, code);
   prose = prose.replace(/`([^`\n]+)`/g, (_, span: string) => {
     inline.push(span);
     return " ";
@@ -119,8 +141,15 @@ function uniq(items: Iterable<string>): string[] {
   return [...new Set(items)];
 }
 
-/** Reads the signals out of an issue's text. */
-export function issueSignals(text: string): IssueSignals {
+/**
+ * Characters of an issue read for signals: four times the longest SWE-bench issue (about 25,000),
+ * so that a text of megabytes (pasted logs, or one made to be slow) costs milliseconds, not minutes.
+ */
+export const MAX_ISSUE_CHARS = 100_000;
+
+/** Reads the signals out of an issue's text (its first {@link MAX_ISSUE_CHARS} characters). */
+export function issueSignals(issue: string): IssueSignals {
+  const text = issue.length > MAX_ISSUE_CHARS ? issue.slice(0, MAX_ISSUE_CHARS) : issue;
   const title = text.split("\n", 1)[0].trim();
   const { code, inline, prose } = splitCode(text);
   const identifiers = new Map<string, IdentifierUse>();

@@ -37,13 +37,13 @@ export class InvalidJsonBodyError extends Error {
 
 /**
  * The fetch handed to the SDKs: sends through http-transport.ts (node:http, no 300 s cap, kept-alive
- * connections per client), throws the typed errors above, and returns 2xx JSON bodies as a
- * Response the SDK can parse.
+ * connections per client, bodies over `maxBytes` refused), throws the typed errors above, and returns
+ * 2xx JSON bodies as a Response the SDK can parse.
  */
-export function createCheckedFetch(): typeof fetch {
+export function createCheckedFetch(maxBytes: number): typeof fetch {
   const agents = createAgents();
   return async (input, init) => {
-    const res = await sendRequest(input, init, agents);
+    const res = await sendRequest(input, init, agents, maxBytes);
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     if (res.status < 200 || res.status > 299)
       throw new HttpStatusError(res.status, res.headers, res.bodyText, url);

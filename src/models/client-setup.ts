@@ -30,7 +30,7 @@ export function clientSetup(
       baseURL: endpoint.baseURL,
       maxRetries: 0,
       timeout: timeoutMs(config.request_timeout),
-      fetch: createCheckedFetch(),
+      fetch: createCheckedFetch(config.max_response_bytes),
     },
     cost: createCostFunction({
       qualifiedName: name,

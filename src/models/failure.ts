@@ -2,6 +2,7 @@
 import * as AnthropicErrors from "@anthropic-ai/sdk/error";
 import OpenAI from "openai";
 import { HttpStatusError, InvalidJsonBodyError } from "./checked-fetch.js";
+import { ResponseTooLargeError } from "./http-transport.js";
 import { retryAfterMs } from "./retry-after.js";
 import { sizeVerdict } from "./server-errors.js";
 
@@ -111,6 +112,22 @@ function statusFailure(err: HttpStatusError): Failure {
   return { kind: "fatal", status, message: `HTTP ${status}: ${text}${hint}` };
 }
 
+/**
+ * A reply over `model.max_response_bytes`: not tried again (the same request would likely bring the
+ * same flood, and each try costs that many bytes), so the call ends and the instance with it.
+ */
+function tooLargeFailure(err: ResponseTooLargeError): Failure {
+  const mib = (err.limit / 1024 ** 2).toFixed(err.limit % 1024 ** 2 === 0 ? 0 : 1);
+  const what = err.measured === "decoded" ? "once decompressed" : "as sent";
+  return {
+    kind: "fatal",
+    message:
+      `the reply from ${err.url} was larger than model.max_response_bytes (${err.limit} bytes, ${mib} MiB) ` +
+      `${what}, so it was dropped unread; a real reply is far smaller. Check the server and ` +
+      "model.model_kwargs (max_tokens, logprobs), or raise model.max_response_bytes",
+  };
+}
+
 function causeChain(err: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = err;
@@ -142,6 +159,8 @@ export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: A
   const chain = causeChain(err);
   const httpError = chain.find((e): e is HttpStatusError => e instanceof HttpStatusError);
   if (httpError) return statusFailure(httpError);
+  const tooLarge = chain.find((e): e is ResponseTooLargeError => e instanceof ResponseTooLargeError);
+  if (tooLarge) return tooLargeFailure(tooLarge);
   const badBody = chain.find((e): e is InvalidJsonBodyError => e instanceof InvalidJsonBodyError);
   if (badBody) {
     const snippet = oneLine(badBody.bodyText, 200);

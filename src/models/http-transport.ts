@@ -31,6 +31,29 @@ function toHeaders(res: IncomingMessage): Headers {
   return headers;
 }
 
+/**
+ * The most bytes a probe (a model list, `/props`) may answer with; model calls pass
+ * `model.max_response_bytes` instead.
+ */
+export const PROBE_MAX_BYTES = 16 * 1024 ** 2;
+
+/**
+ * A response larger than the cap: `sent` counts the bytes on the wire (what Content-Length says,
+ * or what arrived), `decoded` the bytes after Content-Encoding was undone. Reading stopped at the
+ * cap and the connection was dropped, so nothing past it was kept.
+ */
+export class ResponseTooLargeError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly measured: "sent" | "decoded",
+    readonly url: string,
+  ) {
+    // neutral on purpose (no URL either): the SDKs take any fetch error whose text speaks of time as a timeout
+    super(`the response passed ${limit} bytes (${measured}); reading stopped there`);
+    this.name = "ResponseTooLargeError";
+  }
+}
+
 function abortError(): Error {
   const err = new Error("The request was aborted");
   err.name = "AbortError";
@@ -43,11 +66,16 @@ function abortError(): Error {
  * local model generating a long non-streamed reply can take longer; here the only time limit is
  * the SDK's own (`model.request_timeout`, delivered through `init.signal`). Connections are kept
  * alive through `agents`. An abort rejects with an error named `AbortError`, as fetch does.
+ *
+ * A body over `maxBytes`, on the wire or decoded (a small gzip body can decode to gigabytes), rejects
+ * with {@link ResponseTooLargeError} as soon as it passes the cap: at most one chunk past it is
+ * ever read, and what was read is dropped.
  */
 export function sendRequest(
   input: FetchInput,
   init: RequestInit | undefined,
   agents: { http: HttpAgent; https: HttpsAgent },
+  maxBytes: number = PROBE_MAX_BYTES,
 ): Promise<RawResponse> {
   const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
   const headers = Object.fromEntries(new Headers(init?.headers).entries());
@@ -77,13 +105,41 @@ export function sendRequest(
     });
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
+      let kept = 0;
+      let over = false;
       const stream = decoded(res);
-      stream.on("data", (c: Buffer) => chunks.push(c));
+      const tooLarge = (measured: "sent" | "decoded") => {
+        if (over) return;
+        over = true;
+        chunks.length = 0;
+        settle();
+        stream.destroy();
+        res.destroy();
+        req.destroy();
+        reject(new ResponseTooLargeError(maxBytes, measured, url.href));
+      };
+      const declared = Number(res.headers["content-length"]);
+      if (Number.isFinite(declared) && declared > maxBytes) return tooLarge("sent");
+      if (stream !== res) {
+        let sent = 0;
+        res.on("data", (c: Buffer) => {
+          sent += c.length;
+          if (sent > maxBytes) tooLarge("sent");
+        });
+      }
+      stream.on("data", (c: Buffer) => {
+        if (over) return;
+        kept += c.length;
+        if (kept > maxBytes) return tooLarge(stream === res ? "sent" : "decoded");
+        chunks.push(c);
+      });
       stream.on("error", (err) => {
+        if (over) return;
         settle();
         reject(err);
       });
       res.on("aborted", () => {
+        if (over) return;
         settle();
         reject(
           Object.assign(new Error("the connection closed before the response was complete"), {
@@ -92,12 +148,13 @@ export function sendRequest(
         );
       });
       stream.on("end", () => {
+        if (over) return;
         settle();
         resolve({
           status: res.statusCode ?? 0,
           statusText: res.statusMessage ?? "",
           headers: toHeaders(res),
-          bodyText: Buffer.concat(chunks).toString("utf8"),
+          bodyText: Buffer.concat(chunks, kept).toString("utf8"),
         });
       });
     });

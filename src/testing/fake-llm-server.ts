@@ -9,6 +9,7 @@ import {
   refusesOutputOverflow,
   selfDescription,
 } from "./fake-llm-flavor.js";
+import { gzipFlood, sendFlood } from "./fake-llm-flood.js";
 import { type FakeReplySpec, type ReasoningPlacement, replyBody, type Wire } from "./fake-llm-wire.js";
 
 export type { FakeFlavor } from "./fake-llm-flavor.js";
@@ -40,7 +41,13 @@ export type FakeBehaviour =
    * max_tokens, does not fit the flavor's context length, the server answers with its own context
    * error (400) and keeps this behaviour queued, so a retry with a lower max_tokens gets the reply.
    */
-  | ({ type: "sized"; promptTokens: number } & FakeReplySpec);
+  | ({ type: "sized"; promptTokens: number } & FakeReplySpec)
+  /**
+   * A 200 reply of `bytes` bytes whose content never ends (fake-llm-flood.ts): streamed, chunked,
+   * as fast as the client reads; with `gzip`, a gzip body of about 1 KB per MiB that decodes to
+   * `bytes`, sent with its Content-Length.
+   */
+  | { type: "flood"; bytes: number; gzip?: boolean };
 
 /** A request the server received. `body` is the parsed JSON, or the raw text when it was not JSON. */
 export interface RecordedRequest {
@@ -182,6 +189,10 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
       res.write(b.partialBody, () => res.socket?.destroy());
     } else if (b.type === "close") {
       res.socket?.destroy();
+    } else if (b.type === "flood" && b.gzip) {
+      send(res, 200, gzipFlood(b.bytes), { "content-encoding": "gzip" });
+    } else if (b.type === "flood") {
+      sendFlood(res, b.bytes);
     }
     // hang: never answer
   }

@@ -12,6 +12,7 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     price: null,
     retry: { max_attempts: 3, initial_delay: 1, max_delay: 30, max_total: 0 },
     request_timeout: 10,
+    max_response_bytes: 64 * 1024 ** 2,
     observation_template: "{{ output }}",
     format_error_template: "format error",
     action_regex: null,

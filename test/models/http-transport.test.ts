@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgents, sendRequest } from "../../src/models/http-transport.js";
+import { createAgents, ResponseTooLargeError, sendRequest } from "../../src/models/http-transport.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -48,5 +48,25 @@ describe("http transport", () => {
       (e) => e,
     );
     expect((err as Error).name).toBe("AbortError");
+  });
+
+  it("keeps a body of exactly the cap, and refuses one declared larger before reading any of it", async () => {
+    const url = await listen((req, res) => {
+      if (req.url === "/exact") {
+        res.end("x".repeat(1000));
+        return;
+      }
+      // announces more than the cap, sends a little, then holds the connection open
+      res.writeHead(200, { "content-length": "5000" });
+      res.write("y".repeat(10));
+    });
+    const exact = await sendRequest(`${url}/exact`, { method: "GET" }, createAgents(), 1000);
+    expect(exact.bodyText).toBe("x".repeat(1000));
+    const err = await sendRequest(`${url}/declared`, { method: "GET" }, createAgents(), 1000).catch((e) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect([(err as Error).message, (err as ResponseTooLargeError).url]).toEqual([
+      "the response passed 1000 bytes (sent); reading stopped there",
+      `${url}/declared`,
+    ]);
   });
 });

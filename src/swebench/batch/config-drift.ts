@@ -16,6 +16,7 @@ const NEUTRAL = [
   "model.api_key_env",
   "model.retry",
   "model.request_timeout",
+  "model.max_response_bytes",
   "model.price",
   "environment.executable",
   "environment.pull_timeout",

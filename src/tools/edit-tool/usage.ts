@@ -45,6 +45,7 @@ export const EDIT_TOOL_USAGE = [
 
 /** How the editor core names edit-tool's inputs in its messages. */
 export const EDIT_TOOL_WORDS: EditorWords = {
+  createText: "the text of the new file",
   oldText: "the ---OLD--- text",
   newText: "the ---NEW--- text",
   insertText: "the text to insert",

@@ -8,6 +8,7 @@ import {
   probePath,
   readHead,
   readRegularFile,
+  refuseNul,
   TooLargeError,
   tooLargeMessage,
   writeBytes,
@@ -100,7 +101,7 @@ export class Editor {
     path: string,
     purpose: string,
     limit: number,
-    notImage: (size: number) => string,
+    notImage: (size: number | null) => string,
   ): Promise<Buffer> {
     try {
       return await readRegularFile(ctx, path, purpose, limit);
@@ -153,6 +154,7 @@ export class Editor {
   /** Creates a new file with exactly `text`; an existing path is refused. */
   create(ctx: ToolContext, path: string, text: string): Promise<ToolResult> {
     return this.guarded(ctx, path, async () => {
+      refuseNul(text, this.words.createText, path);
       const probe = await probePath(ctx, path);
       if (probe.kind === "dir") throw new EditorError(`Cannot create ${path}: it is an existing directory.`);
       if (probe.kind !== "missing") {
@@ -175,6 +177,7 @@ export class Editor {
   /** Replaces `oldStr` with `newStr` when it occurs exactly once. */
   strReplace(ctx: ToolContext, path: string, oldStr: string, newStr: string): Promise<ToolResult> {
     return this.guarded(ctx, path, async () => {
+      refuseNul(newStr, this.words.newText, path);
       const { bytes, text } = await this.readText(ctx, path, "str_replace");
       const outcome = replaceOnce(text, oldStr, newStr, path, this.words);
       await writeBytes(ctx, path, Buffer.from(outcome.text, "utf8"));
@@ -186,6 +189,7 @@ export class Editor {
   /** Inserts `text` as whole lines after line `after` (0 = top). */
   insert(ctx: ToolContext, path: string, after: number, text: string): Promise<ToolResult> {
     return this.guarded(ctx, path, async () => {
+      refuseNul(text, this.words.insertText, path);
       const { bytes, text: current } = await this.readText(ctx, path, "insert");
       const outcome = insertAfter(current, after, text, path, this.words);
       await writeBytes(ctx, path, Buffer.from(outcome.text, "utf8"));

@@ -14,11 +14,11 @@ export type PathKind =
 /** Raised for a problem the model should be told about (missing file, binary data, ...). */
 export class EditorError extends Error {}
 
-/** A file over the size limit; `size` in bytes. */
+/** A file over the size limit; `size` in bytes, null when only "more than the limit" is known. */
 export class TooLargeError extends EditorError {
   constructor(
     message: string,
-    readonly size: number,
+    readonly size: number | null,
   ) {
     super(message);
   }
@@ -44,7 +44,11 @@ export function missingMessage(path: string): string {
   return `There is no file or directory at ${path}. Check the path: view the directory ${posix.dirname(path)} to see what it holds.`;
 }
 
-/** Reads a regular file after checking it exists and is within `maxBytes`; `purpose` names the command. */
+/**
+ * Reads a regular file after checking it exists and is within `maxBytes`; `purpose` names the
+ * command. The read itself stops past `maxBytes`, so a file swapped for a larger one after the
+ * check is refused without being loaded.
+ */
 export async function readRegularFile(
   ctx: ToolContext,
   path: string,
@@ -68,19 +72,19 @@ export async function readRegularFile(
   }
   let bytes: Buffer;
   try {
-    bytes = await ctx.env.readFile(path);
+    bytes = await ctx.env.readFile(path, { maxBytes });
   } catch (err) {
     throw new EditorError(`Could not read ${path}: ${(err as Error).message}`);
   }
-  if (bytes.length > maxBytes)
-    throw new TooLargeError(tooLargeMessage(path, bytes.length, maxBytes), bytes.length);
+  if (bytes.length > maxBytes) throw new TooLargeError(tooLargeMessage(path, null, maxBytes), null);
   return bytes;
 }
 
-/** The error for a file over the size limit. */
-export function tooLargeMessage(path: string, size: number, max: number): string {
+/** The error for a file over the size limit (`size` null: larger than the limit, by how much unknown). */
+export function tooLargeMessage(path: string, size: number | null, max: number): string {
+  const what = size === null ? "larger than" : `${formatBytes(size)}, more than`;
   return (
-    `${path} is ${formatBytes(size)}, more than the editor's limit of ${formatBytes(max)} for one file, ` +
+    `${path} is ${what} the editor's limit of ${formatBytes(max)} for one file, ` +
     `so it was not opened. Look at parts of it from the shell instead, ` +
     `e.g. grep -n 'PATTERN' ${path} or sed -n '100,160p' ${path}.`
   );
@@ -122,6 +126,20 @@ export function decodeText(bytes: Buffer, path: string, purpose: string): string
         `Work on it from the shell instead.`,
     );
   }
+}
+
+/**
+ * Refuses text with a NUL byte before anything is written: the file would hold binary data, which
+ * the editor does not open (decodeText), so it could never be viewed or edited again. `what` names
+ * the argument as the front calls it.
+ */
+export function refuseNul(text: string, what: string, path: string): void {
+  if (!text.includes("\0")) return;
+  throw new EditorError(
+    `${what} contains a raw NUL byte (\\0) at character ${text.indexOf("\0")}, so nothing was written: ${path} ` +
+      "would then hold binary data, which the editor neither shows nor changes. In code, write the byte as an " +
+      'escape ("\\0" or "\\x00") instead; make a binary file from the shell (printf).',
+  );
 }
 
 /** Writes a file, turning a failure into an EditorError. */

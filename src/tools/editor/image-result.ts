@@ -32,10 +32,16 @@ export function imageResult(
   };
 }
 
-/** The error for an image over the size limit. */
-export function imageTooLargeMessage(path: string, info: ImageInfo, size: number, maxBytes: number): string {
+/** The error for an image over the size limit (`size` null: larger than the limit, by how much unknown). */
+export function imageTooLargeMessage(
+  path: string,
+  info: ImageInfo,
+  size: number | null,
+  maxBytes: number,
+): string {
+  const sized = size === null ? "" : `, ${formatBytes(size)}`;
   return (
-    `${path} is an image (${describeImage(info)}, ${formatBytes(size)}), more than the ${formatBytes(maxBytes)} ` +
+    `${path} is an image (${describeImage(info)}${sized}), more than the ${formatBytes(maxBytes)} ` +
     `an image may have to be shown. Save a smaller version (fewer pixels, a lower DPI for a figure) and view that.`
   );
 }

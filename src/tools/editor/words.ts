@@ -4,6 +4,8 @@
  * the `---OLD---` text and `--range` for the heredoc edit-tool).
  */
 export interface EditorWords {
+  /** The whole text of a new file, e.g. `file_text`. */
+  createText: string;
   /** The text to replace, e.g. `old_str`. */
   oldText: string;
   /** The replacement text, e.g. `new_str`. */
@@ -22,6 +24,7 @@ export interface EditorWords {
 
 /** The words of the str_replace_editor JSON tool. */
 export const JSON_TOOL_WORDS: EditorWords = {
+  createText: "file_text",
   oldText: "old_str",
   newText: "new_str",
   insertText: "new_str",
