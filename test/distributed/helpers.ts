@@ -199,3 +199,10 @@ export async function resultsText(redis: TestRedis, run: string): Promise<string
   await q.close();
   return JSON.stringify(jobs.map((j) => j.data));
 }
+
+/** The submissions (the patch text) of the results a run's results queue holds. */
+export async function submissionsOf(redis: TestRedis, run: string): Promise<string[]> {
+  return (JSON.parse(await resultsText(redis, run)) as { result: { submission: string } }[]).map(
+    (r) => r.result.submission,
+  );
+}

@@ -12,6 +12,7 @@ import {
   patchloop,
   REDIS_SERVER,
   resultsText,
+  submissionsOf,
   TestRedis,
 } from "../distributed/helpers.js";
 import { describeWithEngine, testImage } from "../support/engines.js";
@@ -29,12 +30,12 @@ const WORKER_TOKEN = "tok-worker-SECRET-5e1c9a77";
 const LOOT_SECRET = "ssh-host-SECRET-0b4d2f19";
 const rev = (s: string) => [...s].reverse().join("");
 
-/** A bash reply that submits at once; its output (the submission) is what the probes found. */
+/** A bash reply that submits at once (status 0); its output, the submission, is what the probes found. */
 const hostile = (command: string) => ({
   type: "reply" as const,
   content: "probe",
   toolCalls: [
-    { name: "bash", arguments: { command: `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; ${command}` } },
+    { name: "bash", arguments: { command: `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; ${command}; true` } },
   ],
 });
 
@@ -72,6 +73,14 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
     );
     started.push(p);
     return p;
+  };
+  /** The machine keys a worker said it ignored in the jobs of `run` (it says so once per run). */
+  const ignoredBy = (w: CliProcess, run: string) => {
+    const lines = [
+      ...w.err().matchAll(new RegExp(`run ${run}: ignoring the job's (.*): this worker's own settings`, "g")),
+    ];
+    expect(lines.length).toBe(1);
+    return lines[0][1].split(", ");
   };
   const stop = async (w: CliProcess) => {
     w.proc.kill("SIGTERM");
@@ -117,6 +126,8 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
         "model.model_name=openai/fake",
         `model.base_url=${model.url}/v1`,
         "environment.environment_class=bwrap",
+        "environment.pids_limit=null",
+        "environment.memory=null",
       ]);
       change(config.environment as Record<string, unknown>);
       return addInstanceJob(redis, { run, row: f.rows[0], config });
@@ -128,14 +139,13 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
         e.binds = [`${loot}:/loot:rw`];
       });
       expect((await jobEnd(redis, "instances", id)).state).toBe("completed");
-      const sent = await resultsText(redis, "attack-binds");
-      expect(sent).toContain("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT");
-      expect(sent).not.toContain(rev(LOOT_SECRET));
-      expect(sent).toContain("/loot/secret.txt: No such file or directory");
+      expect(await resultsText(redis, "attack-binds")).not.toContain(rev(LOOT_SECRET));
+      expect(await submissionsOf(redis, "attack-binds")).toEqual([
+        expect.stringContaining("cat: /loot/secret.txt: No such file or directory\n"),
+      ]);
       expect(existsSync(join(loot, "planted"))).toBe(false);
       await stop(w);
-      expect(w.err().match(/ignoring the job's /g)?.length).toBe(1);
-      expect(w.err()).toContain("run attack-binds: ignoring the job's environment.binds");
+      expect(ignoredBy(w, "attack-binds")).toEqual(["environment.binds"]);
     }, 120_000);
 
     it("environment.forward_env of a job: the worker's variables stay out of the sandbox (and out of Redis)", async () => {
@@ -144,11 +154,10 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
         e.forward_env = ["WORKER_TOKEN"];
       });
       expect((await jobEnd(redis, "instances", id)).state).toBe("completed");
-      const sent = await resultsText(redis, "attack-forward");
-      expect(sent).not.toContain(rev(WORKER_TOKEN));
-      expect(sent).toContain("token:\\n");
+      expect(await resultsText(redis, "attack-forward")).not.toContain(rev(WORKER_TOKEN));
+      expect(await submissionsOf(redis, "attack-forward")).toEqual([expect.stringContaining("\ntoken:\n")]);
       await stop(w);
-      expect(w.err()).toContain("run attack-forward: ignoring the job's environment.forward_env");
+      expect(ignoredBy(w, "attack-forward")).toEqual(["environment.forward_env"]);
     }, 120_000);
 
     it("environment.network of a job: the sandbox stays off the host's loopback (where Redis listens)", async () => {
@@ -158,9 +167,11 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
       });
       expect((await jobEnd(redis, "instances", id)).state).toBe("completed");
       expect(redis.cli("GET", "pwned-from-sandbox").trim()).toBe("");
-      expect(await resultsText(redis, "attack-network")).not.toContain("+OK");
+      const [submission] = await submissionsOf(redis, "attack-network");
+      expect(submission).toContain("\ntoken:\n");
+      expect(submission).not.toContain("+OK");
       await stop(w);
-      expect(w.err()).toContain("run attack-network: ignoring the job's environment.network");
+      expect(ignoredBy(w, "attack-network")).toEqual(["environment.network"]);
     }, 120_000);
   });
 
@@ -176,23 +187,25 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
         "model.model_name=openai/fake",
         "environment.environment_class=local",
         `environment.image=${testImage("docker")}`,
+        // The test image has no /testbed.
+        "environment.cwd=/tmp",
       ]);
       const id = await addInstanceJob(redis, { run: "attack-local", row: f.rows[0], config });
       expect((await jobEnd(redis, "instances", id)).state).toBe("completed");
       expect(existsSync(marker)).toBe(false);
-      const sent = await resultsText(redis, "attack-local");
-      expect(sent).toContain("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT");
-      expect(sent).not.toContain("made-on-host");
+      const [submission] = await submissionsOf(redis, "attack-local");
+      expect(submission).toContain(`touch: cannot touch '${marker}': No such file or directory`);
+      expect(submission).not.toContain("made-on-host");
       await stop(w);
       expect(w.err()).toContain("environment docker");
-      expect(w.err()).toContain("run attack-local: ignoring the job's environment.environment_class");
+      expect(ignoredBy(w, "attack-local")).toEqual(["environment.environment_class", "model.base_url"]);
       await model.close();
     }, 180_000);
   });
 
   it("model.base_url and model.api_key_env of a job: no variable of the worker goes to the job's server", async () => {
     const attacker = await startFakeLlmServer({ defaultBehaviour: hostile("echo reached") });
-    const env = { ...process.env, WORKER_TOKEN };
+    const env: NodeJS.ProcessEnv = { ...process.env, WORKER_TOKEN };
     delete env.OPENAI_API_KEY;
     delete env.OPENAI_BASE_URL;
     // A worker that names no model server of its own (the job's was taken before).
@@ -208,7 +221,7 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
     expect(attacker.requests).toEqual([]);
     expect(await resultsText(redis, "attack-key")).not.toContain(WORKER_TOKEN);
     await stop(w);
-    expect(w.err()).toContain("run attack-key: ignoring the job's model.base_url, model.api_key_env");
+    expect(ignoredBy(w, "attack-key")).toEqual(["model.base_url", "model.api_key_env"]);
     await attacker.close();
   }, 120_000);
 });

@@ -196,7 +196,7 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
       }),
     );
     await sendResult(run, "forged-3", null);
-    await sendResult(run, "forged-4", { run: "another-run", result: { outcome: { instance_id: b } } });
+    await sendResult(run, "forged-4", forgedResult("another-run", b, `another-run.${b}.0123456789ab`));
     await resultsConsumed(run);
     expect(boss.proc.exitCode).toBe(null);
 
@@ -212,14 +212,14 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
       `${a}: a result of attempt ${attemptA} was dropped: no worker started that attempt of its job`,
     );
     expect(log).toContain(
-      "queue: a result was dropped (result job forged-2): it is not a result of this patchloop " +
+      'queue: a result was dropped (result job "forged-2"): it is not a result of this patchloop ' +
         "(result.outcome.cost: Invalid input: expected number, received string)",
     );
     expect(log).toContain(
-      "queue: a result was dropped (result job forged-3): it is not a result of this patchloop",
+      'queue: a result was dropped (result job "forged-3"): it is not a result of this patchloop',
     );
     expect(log).toContain(
-      `queue: a result was dropped (result job forged-4): it belongs to run another-run, not ${run}`,
+      `queue: a result was dropped (result job "forged-4"): it belongs to run "another-run", not ${run}`,
     );
     w.proc.kill("SIGTERM");
     expect((await w.done).code).toBe(0);
@@ -262,7 +262,7 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
     for (const row of f.rows) expect(preds[row.instance_id].model_patch).toBe(row.patch);
     expect(readFileSync(join(out, "run.log"), "utf8")).toContain(
-      "queue: a result was dropped (result job forged-signed): its signature does not match " +
+      'queue: a result was dropped (result job "forged-signed"): its signature does not match ' +
         "(run.queue.secret_env PLTEST_QUEUE_SECRET): it was not made by a worker with this run's secret, or was changed since",
     );
     w.proc.kill("SIGTERM");
