@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { INSTANCE_QUEUE, instanceJobId, resultsQueueName } from "../../src/distributed/keys.js";
+import {
+  INSTANCE_QUEUE,
+  instanceJobId,
+  resultsQueueName,
+  WORKER_INFO_KEY,
+  WORKERS_KEY,
+} from "../../src/distributed/keys.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import {
   addInstanceJob,
@@ -175,7 +181,11 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     await q.close();
   };
 
-  it("a forged result for a waiting instance, a malformed one and junk are dropped; the real results are recorded", async () => {
+  it("a forged result for a waiting instance, a malformed one, junk and junk heartbeats are dropped; the real results are recorded", async () => {
+    // Heartbeats of workers that are not (the coordinator lists the workers from them).
+    const later = String(Date.now() + 3_600_000);
+    redis.cli("ZADD", WORKERS_KEY, later, "forged-a", later, "forged-b", later, "forged-c");
+    redis.cli("HSET", WORKER_INFO_KEY, "forged-a", "null", "forged-b", '{"pid":1}', "forged-c", "[");
     const out = join(root, "plain");
     const boss = coordinator(out);
     const run = await runOf(boss);
@@ -223,6 +233,10 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     );
     w.proc.kill("SIGTERM");
     expect((await w.done).code).toBe(0);
+    const status = patchloop(["queue", "status", "--queue", redis.url]);
+    expect((await status.done).code).toBe(0);
+    expect(status.out()).toContain("workers: 0");
+    redis.cli("DEL", WORKERS_KEY, WORKER_INFO_KEY);
   }, 180_000);
 
   it("with run.queue.secret_env: a forged result of a started attempt is dropped, and an unsigned job is refused", async () => {
