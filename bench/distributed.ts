@@ -188,6 +188,8 @@ export async function benchDistributed(opts: DistributedOptions = {}): Promise<R
           "local",
           "--repos-dir",
           reposDir,
+          "--base-url",
+          `${server.url}/v1`,
           "--spool",
           join(root, "spool"),
         ],

@@ -6,6 +6,7 @@ import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
 import { explicitSettings, ignoredKeys } from "../distributed/machine-config.js";
 import { parseQueueUrl } from "../distributed/queue-url.js";
+import { queueSecret } from "../distributed/signing.js";
 import { defaultSpoolRoot } from "../distributed/spool.js";
 import { startWorker } from "../distributed/worker-process.js";
 import { environmentProblem } from "../environments/preflight.js";
@@ -42,8 +43,10 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
       flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment),
     );
   if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
+  // The swebench built-in is always under the worker's own layers: it gives the machine keys their
+  // defaults (docker, no mounts, no network), also when a -c names a file that sets none of them.
   const own = loadConfig({
-    configArgs: flags.config,
+    configArgs: ["swebench", ...flags.config],
     defaultConfig: "swebench",
     flagLayers: layers.slice(flags.config.length),
     templateInstance: null,
@@ -53,27 +56,29 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
   if (ignored.length > 0)
     say(
       `WARNING: the coordinator's config decides ${ignored.slice(0, 8).join(", ")}${ignored.length > 8 ? ", ..." : ""}; ` +
-        "a worker's own config sets only machine settings (environment engine and registry, model.base_url, run.queue, secrets)",
+        "a worker's own config sets only machine settings (environment engine, registry, mounts, network and variables, model.base_url and api_key_env, run.queue, secrets)",
     );
   const reposDir = flags.reposDir ? resolve(flags.reposDir) : undefined;
   if (reposDir && (!existsSync(reposDir) || !statSync(reposDir).isDirectory()))
     throw new ConfigError(`--repos-dir ${flags.reposDir}: not a directory`);
-  const kind = (explicit.environment as { environment_class?: string } | undefined)?.environment_class;
+  const kind = own.environment.environment_class;
   if ((kind === "local" || kind === "bwrap") && !reposDir)
     throw new ConfigError(
       `environment ${kind} needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo`,
     );
-  if (kind) {
-    const engine = await environmentProblem(own.environment);
-    if (engine) throw new ConfigError(engine);
-  }
-  if (flags.baseUrl || (explicit.model as { base_url?: unknown } | undefined)?.base_url !== undefined) {
+  const engine = await environmentProblem(own.environment);
+  if (engine) throw new ConfigError(engine);
+  if (own.model.base_url !== null) {
     const server = await modelServerProblem(
       { ...own.model, model_name: own.model.model_name || "openai/any" },
       (m) => say(`WARNING: ${m}`),
     );
     if (server) throw new ConfigError(server);
   }
+  // Read once, then gone from this process's environment: no command a job runs can see it.
+  const secretEnv = own.run.queue.secret_env;
+  const secret = queueSecret(secretEnv);
+  if (secretEnv !== null) delete process.env[secretEnv];
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker({
@@ -81,6 +86,7 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
       slots,
       explicit,
       own,
+      secret,
       reposDir,
       spoolRoot: flags.spool ? resolve(flags.spool) : defaultSpoolRoot(),
       say,
@@ -105,15 +111,15 @@ export function register(program: Command): void {
     .option("-w, --workers <N>", "instances run at once", "1")
     .option(
       "-c, --config <CONFIG>",
-      "this machine's settings: a YAML file or dotted.key=value (environment engine and registry, model.base_url, run.queue, secrets); repeatable",
+      "this machine's settings: a YAML file or dotted.key=value (environment engine, registry, mounts, network and variables, model.base_url and api_key_env, run.queue, secrets); repeatable",
       collect,
       [],
     )
-    .option("--environment <KIND>", "local, bwrap, docker or podman (default: the coordinator's)")
+    .option("--environment <KIND>", "local, bwrap, docker or podman (default: docker; a job's is never used)")
     .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
     .option(
       "--base-url <URL>",
-      "the model server this machine sends to (default: the coordinator's model.base_url)",
+      "the model server this machine sends to (a job's model.base_url is never used; none: the vendor's API)",
     )
     .option(
       "--spool <DIR>",

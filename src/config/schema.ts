@@ -243,6 +243,11 @@ export const QueueSchema = z
     stalled_check_seconds: z.number().min(1),
     /** Seconds a worker told to stop (SIGTERM) lets its running jobs finish before handing them back. */
     grace_seconds: z.number().min(0),
+    /** Name of the variable holding a secret shared by a coordinator and its workers (jobs and results signed); null: none. */
+    secret_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "the name of an environment variable (letters, digits and _)")
+      .nullable(),
   })
   .strict();
 

@@ -10,6 +10,7 @@ import type { RunFolder } from "../swebench/batch/run-folder.js";
 import type { Dispatcher, DispatchHooks, InstanceResult, WorkerView } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { VERSION } from "../version.js";
+import { shown } from "./check-text.js";
 import {
   ackKey,
   CONTROL_CHANNEL,
@@ -24,9 +25,11 @@ import {
   RUNS_KEY,
   resultsQueueName,
 } from "./keys.js";
-import type { InstanceJob, ProgressReport, ResultJob, RunHeartbeat } from "./protocol.js";
+import { type InstanceJob, type ProgressReport, type RunHeartbeat, startedAttempts } from "./protocol.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
 import { reachable, watchRedis } from "./redis-watch.js";
+import { attemptProblem, readProgress, readResult } from "./result-check.js";
+import { queueSecret, signature } from "./signing.js";
 import { listWorkers } from "./workers.js";
 
 /** What the coordinator's dispatcher needs. */
@@ -146,6 +149,8 @@ export async function createCoordinatorDispatcher(
   o: CoordinatorOptions,
   folder: RunFolder,
 ): Promise<Dispatcher> {
+  const secretEnv = o.config.run.queue.secret_env;
+  const secret = queueSecret(secretEnv);
   const connection = redisOptions(o.queue);
   const redis = new Redis({ ...connection, lazyConnect: false });
   watchRedis(redis, o.queue.shown, o.say, "finished results stay in the queue and on the workers");
@@ -172,6 +177,10 @@ export async function createCoordinatorDispatcher(
   let closing = false;
   folder.log(`queue ${o.queue.shown}: run ${run}`);
   o.say(`queue ${o.queue.shown}: run ${run} (patchloop queue status --queue ${o.queue.shown} --run ${run})`);
+
+  /** A job as it goes into the queue: signed when the run has a secret (signing.ts). */
+  const signed = (job: InstanceJob): InstanceJob =>
+    secret ? { ...job, sig: signature(secret, "job", job) } : job;
 
   const finish = (p: Pending, result: InstanceResult | null) => {
     if (p.done) return;
@@ -209,9 +218,20 @@ export async function createCoordinatorDispatcher(
     return [...new Set(ids)].filter((id) => id.startsWith(`${run}.`) && !waited.has(id));
   };
 
-  const onResult = async (job: Job<ResultJob>) => {
-    const result = job.data.result;
+  /**
+   * A result from the queue (anyone who can write to Redis may have sent it): checked (shape,
+   * run, signature), then taken only for an instance this run waits for and an attempt a worker
+   * logged on its job; anything else is logged and dropped, and never replaces a recorded result.
+   */
+  const onResult = async (job: Job<unknown>) => {
+    const checked = readResult(job.data, run, secret, secretEnv);
+    if (!checked.ok) {
+      folder.log(`queue: a result was dropped (result job ${shown(job.id)}): ${checked.problem}`);
+      return;
+    }
+    const result = checked.job.result;
     const p = pending.get(result.outcome.instance_id);
+    const started = p && !p.done ? startedAttempts((await queue.getJobLogs(p.jobId)).logs) : [];
     const stale = result.attempt === folder.recordedAttempt(result.outcome.instance_id);
     if (!p || p.done || stale) {
       folder.log(
@@ -223,13 +243,20 @@ export async function createCoordinatorDispatcher(
       await redis.set(ackKey(result.attempt), "1", "EX", MARK_SECONDS);
       return;
     }
+    const unknown = attemptProblem(result.attempt, p.jobId, started);
+    if (unknown) {
+      folder.log(
+        `${result.outcome.instance_id}: a result of attempt ${result.attempt} was dropped: ${unknown}`,
+      );
+      return;
+    }
     const written = new Promise<boolean>((resolve) => {
       p.written = resolve;
     });
     finish(p, result);
     if (!(await written)) throw new Error(`the run folder could not record ${result.outcome.instance_id}`);
   };
-  const results = new Worker<ResultJob>(resultsQueueName(run), onResult, {
+  const results = new Worker<unknown>(resultsQueueName(run), onResult, {
     connection,
     prefix: PREFIX,
     concurrency: 16,
@@ -242,8 +269,8 @@ export async function createCoordinatorDispatcher(
 
   events.on("progress", ({ jobId, data }) => {
     const p = byJob.get(jobId);
-    if (!p || p.done || typeof data !== "object" || data === null) return;
-    const report = data as ProgressReport;
+    const report = readProgress(data);
+    if (!p || p.done || !report) return;
     if (report.t === "start") {
       p.started = true;
       p.hooks.onStart(p.row.instance_id, report.worker);
@@ -293,14 +320,14 @@ export async function createCoordinatorDispatcher(
       await queue.addBulk(
         add.slice(i, i + 500).map((p) => ({
           name: "instance",
-          data: {
+          data: signed({
             run,
             row: p.row,
             config: jobConfig,
             model_name: o.modelName,
             attempts: o.config.run.queue.attempts,
             version: VERSION,
-          } satisfies InstanceJob,
+          }),
           opts: {
             jobId: p.jobId,
             attempts: o.config.run.queue.attempts,

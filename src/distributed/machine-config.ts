@@ -1,13 +1,18 @@
+import { isDeepStrictEqual } from "node:util";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { isPlain, mergeInto, type Plain } from "../config/merge.js";
 import { isSecretKey } from "../config/redact.js";
 import { type Config, ConfigSchema } from "../config/schema.js";
+import { parseModelName } from "../models/model-name.js";
 
 /**
- * Keys of a worker's own config (its -c layers and flags) that replace the job's: what differs
- * from machine to machine (the container engine and its registry, the model server next to it,
- * limits of the host, queue timings), never what the agent does. A whole subtree when it names one.
+ * Keys that only a worker's own settings decide (its -c layers and flags, else the defaults of
+ * `patchloop worker`): what differs between machines, and every key that names something of the
+ * host (an engine and its executable, a registry, mounts, the sandbox's network, the variables
+ * given to commands, the model server and the variable holding its key, the queue's timings and
+ * secret). A job's values for them are ignored, whatever it says. The other keys are the agent's:
+ * the coordinator's config decides them.
  */
 export const MACHINE_KEYS = [
   "environment.environment_class",
@@ -20,11 +25,18 @@ export const MACHINE_KEYS = [
   "environment.pids_limit",
   "environment.run_args",
   "environment.binds",
+  "environment.network",
+  "environment.forward_env",
+  "environment.env",
   "model.base_url",
   "model.api_key_env",
+  "model.server",
   "model.request_timeout",
   "model.replica_cooldown",
-  "run.queue",
+  "run.queue.lock_seconds",
+  "run.queue.stalled_check_seconds",
+  "run.queue.grace_seconds",
+  "run.queue.secret_env",
 ];
 
 /** The value at a dotted key, or undefined. */
@@ -83,27 +95,39 @@ function masked(v: unknown, key = "", secret = false): string[] {
   return Object.entries(v).flatMap(([k, x]) => masked(x, key ? `${key}.${k}` : k, secret || isSecretKey(k)));
 }
 
+/** What a worker lays over a job's config: its resolved config, and what its own layers set (its secrets). */
+export interface WorkerSettings {
+  own: Config;
+  explicit: Plain;
+}
+
+/** The config a job runs with on this worker, and the machine keys whose job values were ignored. */
+export interface JobConfig {
+  config: Config;
+  /** MACHINE_KEYS at which the job's value differed from this worker's (in MACHINE_KEYS order). */
+  ignored: string[];
+}
+
 /**
  * The config a worker runs a job with: the job's config (the coordinator's, secrets masked) with
- * the worker's machine keys laid over it, and every masked secret filled in from the worker's own
- * settings at the same key. Throws ConfigError naming a secret the worker does not have (secrets
- * never go through Redis) or a config this worker's patchloop cannot read.
+ * every machine key set to the worker's own value, and every masked secret filled in from the
+ * worker's own settings at the same key. Throws ConfigError naming a secret the worker does not
+ * have (secrets never go through Redis), a replay file (a job names no file of the worker's), or a
+ * config this worker's patchloop cannot read.
  */
-export function jobConfig(jobConfigData: unknown, explicit: Plain): Config {
+export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobConfig {
   if (!isPlain(jobConfigData)) throw new ConfigError("the job carries no config (not an object)");
   const data = structuredClone(jobConfigData) as Plain;
+  const own = worker.own as unknown as Plain;
+  const ignored: string[] = [];
   for (const key of MACHINE_KEYS) {
-    const mine = at(explicit, key);
-    if (mine === undefined) continue;
     const theirs = at(data, key);
-    if (isPlain(mine) && isPlain(theirs)) {
-      const merged = structuredClone(theirs);
-      mergeInto(merged, mine, "worker", new Map());
-      put(data, key, merged);
-    } else put(data, key, mine);
+    const mine = at(own, key);
+    if (theirs !== undefined && !isDeepStrictEqual(theirs, mine)) ignored.push(key);
+    put(data, key, mine);
   }
-  for (const key of secretPaths(explicit, "").map((k) => k.slice(1))) {
-    if (at(data, key) === "***") put(data, key, at(explicit, key));
+  for (const key of secretPaths(worker.explicit, "").map((k) => k.slice(1))) {
+    if (at(data, key) === "***") put(data, key, at(worker.explicit, key));
   }
   const missing = masked(data);
   if (missing.length > 0)
@@ -119,5 +143,11 @@ export function jobConfig(jobConfigData: unknown, explicit: Plain): Config {
         "run the same patchloop version on the coordinator and the workers",
     );
   }
-  return parsed.data;
+  const name = parsed.data.model.model_name;
+  if (parseModelName(name).provider === "replay")
+    throw new ConfigError(
+      `the job's model.model_name ${JSON.stringify(name)} names a file to replay, and a worker reads no file a job names; ` +
+        "replay a trajectory with patchloop swebench without --queue",
+    );
+  return { config: parsed.data, ignored };
 }

@@ -13,12 +13,29 @@ export interface InstanceJob {
   attempts: number;
   /** patchloop's version on the coordinator, for the worker's messages. */
   version: string;
+  /** With `run.queue.secret_env`: the coordinator's signature of the other fields (signing.ts). */
+  sig?: string;
 }
 
 /** What a worker sends a run's results queue: the instance's result and its attempt. */
 export interface ResultJob {
   run: string;
-  result: InstanceResult & { attempt: string };
+  result: InstanceResult & { attempt: string; worker: WorkerInfo };
+  /** With `run.queue.secret_env`: the worker's signature of `run` and `result` (signing.ts). */
+  sig?: string;
+}
+
+/**
+ * A worker logs each attempt it starts on the instance job (BullMQ's job log) before it runs:
+ * the coordinator accepts a result only for an attempt logged so (result-check.ts).
+ */
+export function startLine(attempt: string, worker: WorkerInfo): string {
+  return `start ${attempt} on ${worker.id}`;
+}
+
+/** The attempts a job's log names (see startLine). */
+export function startedAttempts(logs: readonly string[]): string[] {
+  return logs.flatMap((l) => /^start (\S+)/.exec(l)?.[1] ?? []);
 }
 
 /** What a worker reports while an instance runs (`job.updateProgress`). */

@@ -17,6 +17,7 @@ import { cloneDirFor } from "../swebench/batch/workspace.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "../swebench/batch/workspace-root.js";
 import { FileWriteError } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
+import { checkJob } from "./job-check.js";
 import {
   ackKey,
   CONTROL_CHANNEL,
@@ -28,9 +29,10 @@ import {
   resultsQueueName,
 } from "./keys.js";
 import { jobConfig } from "./machine-config.js";
-import type { InstanceJob, ProgressReport, ResultJob } from "./protocol.js";
+import { type ProgressReport, type ResultJob, startLine } from "./protocol.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
 import { reachable, watchRedis } from "./redis-watch.js";
+import { signature } from "./signing.js";
 import { Spool } from "./spool.js";
 import { beat, forget } from "./workers.js";
 
@@ -41,8 +43,10 @@ export interface WorkerProcessOptions {
   slots: number;
   /** What this worker's own -c layers and flags set (its machine settings, its secrets). */
   explicit: Plain;
-  /** This worker's own resolved config (its `run.queue` timings, its environment for the heartbeat). */
+  /** This worker's own resolved config: every machine key of a job's config comes from it (machine-config.ts). */
   own: Config;
+  /** The secret of `own.run.queue.secret_env` (jobs must be signed with it, results are); null: none. */
+  secret: Buffer | null;
   reposDir?: string;
   spoolRoot: string;
   /** Lines for the person (stderr). */
@@ -123,6 +127,8 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
   let exitCode = 0;
   let stopping = false;
   const q = o.own.run.queue;
+  /** Runs told which of their jobs' machine keys this worker ignores (said once per run). */
+  const told = new Set<string>();
 
   const poolFor = (m: ModelConfig): ReplicaPool | null => {
     const key = JSON.stringify([m.base_url, m.replica_cooldown]);
@@ -195,8 +201,11 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
     return files;
   };
 
-  const processor = async (job: Job<InstanceJob>, token?: string): Promise<{ attempt: string }> => {
-    const data = job.data;
+  const processor = async (job: Job<unknown>, token?: string): Promise<{ attempt: string }> => {
+    // Nothing of a job is used before it passed the check (Redis is not trusted: job-check.ts).
+    const checked = checkJob(job.data, String(job.id), o.secret, q.secret_env);
+    if (!checked.ok) throw new UnrecoverableError(`refused: ${checked.problem}`);
+    const data = checked.job;
     const row = data.row;
     const id = row.instance_id;
     const runs = job.attemptsMade + job.stalledCounter;
@@ -209,7 +218,13 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
           (job.failedReason ? `; last error: ${job.failedReason}` : ""),
       );
     const attempt = `${job.id}.${randomBytes(6).toString("hex")}`;
-    const config = jobConfig(data.config, o.explicit);
+    const { config, ignored } = jobConfig(data.config, { own: o.own, explicit: o.explicit });
+    if (ignored.length > 0 && !told.has(data.run)) {
+      told.add(data.run);
+      o.say(
+        `run ${data.run}: ignoring the job's ${ignored.join(", ")}: this worker's own settings decide them (docs/distributed.md)`,
+      );
+    }
     const kind = config.environment.environment_class;
     if (
       (kind === "local" || kind === "bwrap") &&
@@ -219,6 +234,8 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
       throw new Error(
         `worker ${info.id} has no clone of ${row.repo} in --repos-dir (${cloneDirFor(o.reposDir, row.repo)})`,
       );
+    // Logged before it runs: the coordinator accepts results of logged attempts only.
+    await job.log(startLine(attempt, info));
     const entry: Running = {
       run: data.run,
       instanceId: id,
@@ -282,15 +299,17 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
         o.say(`stopped ${id}: its result came from another attempt`);
         return { attempt };
       }
+      const sent: ResultJob["result"] = {
+        ...result,
+        files: await filesOf(scratch, id),
+        worker: info,
+        attempt,
+        ...(pool ? { replicas: counts } : {}),
+      };
       const full: ResultJob = {
         run: data.run,
-        result: {
-          ...result,
-          files: await filesOf(scratch, id),
-          worker: info,
-          attempt,
-          ...(pool ? { replicas: counts } : {}),
-        },
+        result: sent,
+        ...(o.secret ? { sig: signature(o.secret, "result", { run: data.run, result: sent }) } : {}),
       };
       await spool.keep(full);
       await deliver(full);
@@ -304,7 +323,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
     }
   };
 
-  const worker = new Worker<InstanceJob>(INSTANCE_QUEUE, processor, {
+  const worker = new Worker<unknown>(INSTANCE_QUEUE, processor, {
     connection,
     prefix: PREFIX,
     name: info.id,
@@ -318,7 +337,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
   worker.on("error", () => undefined);
   worker.on("failed", (job, err) => {
     if (job && !(err instanceof WaitingError))
-      o.say(`${job.data.row.instance_id}: the job failed on this worker: ${err.message}`);
+      o.say(`job ${job.id}: it failed on this worker: ${err.message}`);
   });
 
   // Heartbeat, interrupted runs, and results acknowledged by their coordinator, every few seconds.

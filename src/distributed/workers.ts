@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { z } from "zod";
 import type { WorkerView } from "../swebench/batch/types.js";
 import { HEARTBEAT_SECONDS, WORKER_INFO_KEY, WORKERS_KEY } from "./keys.js";
 import type { Heartbeat } from "./protocol.js";
@@ -6,19 +7,36 @@ import type { Heartbeat } from "./protocol.js";
 /** A heartbeat older than this many ms is a worker that is gone. */
 export const GONE_MS = 3 * HEARTBEAT_SECONDS * 1000;
 
-/** The workers whose heartbeat is recent, by host and pid. */
+/** A heartbeat as a worker writes it (keys a newer patchloop adds are dropped). */
+const HeartbeatSchema = z.object({
+  id: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  slots: z.number().int().min(0),
+  running: z.number().int().min(0),
+  jobs: z.array(z.string()),
+  environment: z.string(),
+  version: z.string(),
+  started_at: z.string(),
+});
+
+/** The heartbeat in `text`, or null when it is not one (anyone who can write to Redis can write there). */
+function heartbeatOf(text: string | null): Heartbeat | null {
+  if (!text) return null;
+  try {
+    const parsed = HeartbeatSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The workers whose heartbeat is recent, by host and pid; what is not a heartbeat is skipped. */
 export async function readHeartbeats(redis: Redis): Promise<Heartbeat[]> {
   const ids = await redis.zrangebyscore(WORKERS_KEY, Date.now() - GONE_MS, "+inf");
   if (ids.length === 0) return [];
   const texts = await redis.hmget(WORKER_INFO_KEY, ...ids);
-  const beats: Heartbeat[] = [];
-  for (const t of texts) {
-    try {
-      if (t) beats.push(JSON.parse(t) as Heartbeat);
-    } catch {
-      // a heartbeat that does not parse is skipped
-    }
-  }
+  const beats = texts.map(heartbeatOf).filter((b): b is Heartbeat => b !== null);
   return beats.sort((a, b) => a.host.localeCompare(b.host) || a.pid - b.pid);
 }
 

@@ -2,6 +2,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { Queue } from "bullmq";
+import { loadConfig } from "../../src/config/load.js";
+import { redactSecrets } from "../../src/config/redact.js";
+import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
 
 /** Debian's redis-server (`.ci/run` installs it), or null when this machine has none. */
 export const REDIS_SERVER =
@@ -132,4 +136,73 @@ export async function until(
     if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * What anyone who can write to a test Redis sees and does, through BullMQ as patchloop does:
+ * patchloop's queues by name (`instances`, `results-<run>`), under patchloop's prefix.
+ */
+export function queueOn(redis: TestRedis, name: string): Queue {
+  const q = new Queue(name, { connection: { host: "127.0.0.1", port: redis.port }, prefix: PREFIX });
+  q.on("error", () => undefined);
+  return q;
+}
+
+/** The config a coordinator sends with a job (`-c` arguments over the swebench built-in, secrets masked). */
+export function coordinatorJobConfig(args: string[]): Record<string, unknown> {
+  const { config } = loadConfig({ configArgs: ["swebench", ...args], defaultConfig: "swebench" });
+  return redactSecrets(config) as unknown as Record<string, unknown>;
+}
+
+/** An instance job as a coordinator of `run` would add it (job id `<run>.<instance>`), or as crafted. */
+export async function addInstanceJob(
+  redis: TestRedis,
+  data: { run: string; row: Record<string, unknown>; config: unknown; [key: string]: unknown },
+): Promise<string> {
+  const q = queueOn(redis, INSTANCE_QUEUE);
+  const jobId = instanceJobId(data.run, String(data.row.instance_id));
+  await q.add(
+    "instance",
+    { model_name: "openai/fake", attempts: 1, version: "0.0.0", ...data },
+    { jobId, attempts: 1, removeOnComplete: false, removeOnFail: false },
+  );
+  await q.close();
+  return jobId;
+}
+
+/** Waits until a job of `name` has ended; its state and why it failed. */
+export async function jobEnd(
+  redis: TestRedis,
+  name: string,
+  jobId: string,
+  ms = 90_000,
+): Promise<{ state: string; failedReason: string }> {
+  const q = queueOn(redis, name);
+  let state = "";
+  await until(
+    `job ${jobId} ends`,
+    async () => {
+      state = await q.getJobState(jobId);
+      return state === "completed" || state === "failed";
+    },
+    ms,
+  );
+  const job = await q.getJob(jobId);
+  await q.close();
+  return { state, failedReason: job?.failedReason ?? "" };
+}
+
+/** Everything a run's results queue holds (what workers sent it), as JSON text. */
+export async function resultsText(redis: TestRedis, run: string): Promise<string> {
+  const q = queueOn(redis, resultsQueueName(run));
+  const jobs = await q.getJobs(["waiting", "active", "delayed", "prioritized", "completed", "failed"]);
+  await q.close();
+  return JSON.stringify(jobs.map((j) => j.data));
+}
+
+/** The submissions (the patch text) of the results a run's results queue holds. */
+export async function submissionsOf(redis: TestRedis, run: string): Promise<string[]> {
+  return (JSON.parse(await resultsText(redis, run)) as { result: { submission: string } }[]).map(
+    (r) => r.result.submission,
+  );
 }

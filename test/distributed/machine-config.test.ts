@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { parseOverride } from "../../src/config/layers.js";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
-import { explicitSettings, ignoredKeys, jobConfig } from "../../src/distributed/machine-config.js";
+import {
+  explicitSettings,
+  ignoredKeys,
+  jobConfig,
+  MACHINE_KEYS,
+} from "../../src/distributed/machine-config.js";
 import { parseQueueUrl } from "../../src/distributed/queue-url.js";
 
 const coordinatorConfig = (extra: string[] = []) =>
@@ -17,11 +22,15 @@ const coordinatorConfig = (extra: string[] = []) =>
     defaultConfig: "swebench",
   }).config;
 
-const worker = (...args: string[]) => explicitSettings(args.map(parseOverride));
+/** What `patchloop worker -c ARG...` lays over a job: its resolved config (swebench under its layers) and its layers. */
+const worker = (...args: string[]) => ({
+  own: loadConfig({ configArgs: ["swebench", ...args], defaultConfig: "swebench" }).config,
+  explicit: explicitSettings(args.map(parseOverride)),
+});
 
 describe("the config a worker runs a job with", () => {
   it("the job's config with this machine's settings laid over it; other keys are the coordinator's", () => {
-    const job = redactSecrets(coordinatorConfig());
+    const job = redactSecrets(coordinatorConfig(["run.queue.attempts=5", "agent.step_limit=7"]));
     const mine = worker(
       "environment.environment_class=podman",
       "environment.image_template=registry.local:5000/sweb.eval.x86_64.{id}:latest",
@@ -29,19 +38,26 @@ describe("the config a worker runs a job with", () => {
       "run.queue.lock_seconds=10",
       "agent.step_limit=3",
     );
-    const c = jobConfig(job, mine);
+    const { config: c, ignored } = jobConfig(job, mine);
+    expect(ignored).toEqual([
+      "environment.environment_class",
+      "environment.image_template",
+      "model.base_url",
+      "run.queue.lock_seconds",
+    ]);
     expect(c.environment.environment_class).toBe("podman");
     expect(c.environment.image_template).toBe("registry.local:5000/sweb.eval.x86_64.{id}:latest");
     expect(c.model.base_url).toEqual(["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]);
     expect(c.run.queue).toEqual({
-      attempts: 3,
+      attempts: 5,
       lock_seconds: 10,
       stalled_check_seconds: 30,
       grace_seconds: 60,
+      secret_env: null,
     });
-    expect(c.agent.step_limit).toBe(coordinatorConfig().agent.step_limit);
+    expect(c.agent.step_limit).toBe(7);
     expect(c.model.model_name).toBe("openai/qwen");
-    expect(ignoredKeys(mine)).toEqual(["agent.step_limit"]);
+    expect(ignoredKeys(mine.explicit)).toEqual(["agent.step_limit"]);
   });
 
   it("a secret never travels: the worker fills it from its own settings, or refuses the job naming the key", () => {
@@ -52,13 +68,71 @@ describe("the config a worker runs a job with", () => {
         "give it to this worker (e.g. -c model.model_kwargs.api_key=VALUE, or a config file with it)",
     );
     const mine = worker("model.model_kwargs.api_key=sk-worker-987654321");
-    expect(jobConfig(job, mine).model.model_kwargs.api_key).toBe("sk-worker-987654321");
-    expect(ignoredKeys(mine)).toEqual([]);
-    // URL credentials are masked too: the worker's own base URL replaces the masked one.
+    expect(jobConfig(job, mine).config.model.model_kwargs.api_key).toBe("sk-worker-987654321");
+    expect(ignoredKeys(mine.explicit)).toEqual([]);
+    // URL credentials are masked too; the worker's own base URL (or none) replaces the job's.
     const withUrl = redactSecrets(coordinatorConfig(["model.base_url=http://user:pw-123456@gpu1:8000/v1"]));
-    expect(() => jobConfig(withUrl, worker())).toThrow("holds a secret at model.base_url");
-    expect(jobConfig(withUrl, worker("model.base_url=http://127.0.0.1:8000/v1")).model.base_url).toBe(
+    expect(jobConfig(withUrl, worker()).config.model.base_url).toBe(null);
+    expect(jobConfig(withUrl, worker("model.base_url=http://127.0.0.1:8000/v1")).config.model.base_url).toBe(
       "http://127.0.0.1:8000/v1",
+    );
+  });
+
+  it("a crafted job's host settings are all ignored: each machine key is the worker's own value or default", () => {
+    const job = redactSecrets(coordinatorConfig()) as unknown as Record<string, Record<string, unknown>>;
+    const hostile: Record<string, unknown> = {
+      "environment.environment_class": "local",
+      "environment.executable": "/tmp/evil-docker",
+      "environment.image_template": "evil.example.com/{id}:latest",
+      "environment.platform": "linux/arm64",
+      "environment.pull_timeout": 99999,
+      "environment.memory": "900g",
+      "environment.cpus": 512,
+      "environment.pids_limit": 9999999,
+      "environment.run_args": ["--privileged", "-v", "/:/host"],
+      "environment.binds": ["/home:/loot:rw"],
+      "environment.network": "host",
+      "environment.forward_env": ["AWS_SECRET_ACCESS_KEY"],
+      "environment.env": { LD_PRELOAD: "/tmp/evil.so" },
+      "model.base_url": "http://evil.example.com/v1",
+      "model.api_key_env": "AWS_SECRET_ACCESS_KEY",
+      "model.server": "ollama",
+      "model.request_timeout": 99999,
+      "model.replica_cooldown": 0,
+      "run.queue.lock_seconds": 1,
+      "run.queue.stalled_check_seconds": 1,
+      "run.queue.grace_seconds": 0,
+      "run.queue.secret_env": "HOME",
+    };
+    expect(Object.keys(hostile)).toEqual(MACHINE_KEYS);
+    for (const [key, value] of Object.entries(hostile)) {
+      const [section, ...rest] = key.split(".");
+      let m = job[section];
+      for (const part of rest.slice(0, -1)) m = m[part] as Record<string, unknown>;
+      m[rest[rest.length - 1]] = value;
+    }
+    const mine = worker("environment.environment_class=bwrap", "model.base_url=http://127.0.0.1:8000/v1");
+    const { config, ignored } = jobConfig(job, mine);
+    expect(ignored).toEqual(MACHINE_KEYS);
+    const defaults = loadConfig({ configArgs: ["swebench"], defaultConfig: "swebench" }).config;
+    expect(config.environment).toEqual({
+      ...defaults.environment,
+      environment_class: "bwrap",
+    });
+    expect(config.model).toEqual({
+      ...defaults.model,
+      model_name: "openai/qwen",
+      base_url: "http://127.0.0.1:8000/v1",
+    });
+    expect(config.run.queue).toEqual(defaults.run.queue);
+    expect(config.agent).toEqual(coordinatorConfig().agent);
+  });
+
+  it("a job that names a file to replay is refused (a worker reads no file a job names)", () => {
+    const job = redactSecrets(coordinatorConfig(["model.model_name=replay:/etc/shadow"]));
+    expect(() => jobConfig(job, worker())).toThrow(
+      'the job\'s model.model_name "replay:/etc/shadow" names a file to replay, and a worker reads no file a job names; ' +
+        "replay a trajectory with patchloop swebench without --queue",
     );
   });
 

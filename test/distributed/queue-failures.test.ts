@@ -68,6 +68,8 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
       "run.queue.lock_seconds=3",
       "-c",
       "run.queue.stalled_check_seconds=1",
+      "--base-url",
+      `${server.url}/v1`,
       ...extra,
     ]);
     started.push(p);

@@ -82,6 +82,11 @@ describe.skipIf(!REDIS_SERVER)(
         "run.queue.stalled_check_seconds=1",
         "-c",
         "run.queue.grace_seconds=10",
+        // The model servers are each worker's own setting (a job's model.base_url is never used).
+        "-c",
+        `model.base_url=[${a.url}/v1, ${b.url}/v1]`,
+        "-c",
+        "model.replica_cooldown=120",
       ]);
       started.push(p);
       return p;

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { EXIT_STATUSES } from "../agent/trajectory-types.js";
+import type { ModelErrorKind } from "../models/types.js";
+import { issueText, shown } from "./check-text.js";
+import { INSTANCE_ID } from "./job-check.js";
+import type { ProgressReport, ResultJob } from "./protocol.js";
+import { signatureMatches } from "./signing.js";
+
+/**
+ * What a coordinator accepts from the queue, before anything in it is used: the shape of a
+ * result (zod, every field a worker sends and nothing else), its run, its signature (with a shared
+ * secret), and its attempt among those workers logged on the instance's job; and the shape of a
+ * progress report. Pure: no I/O.
+ */
+
+const Count = z.number().int().min(0);
+const Amount = z.number().min(0);
+/** Text a log line shows as it is: no control characters. */
+const Label = z
+  .string()
+  .regex(/^[^\u0000-\u001f\u007f]{1,300}$/, "1 to 300 characters, no control characters");
+
+/** Every kind of model failure (a Record, so that a new kind cannot be left out here). */
+const MODEL_ERROR_KINDS: Record<ModelErrorKind, true> = {
+  context_exceeded: true,
+  retries_exhausted: true,
+  fatal: true,
+  aborted: true,
+};
+
+const WorkerSchema = z.strictObject({ id: Label, host: Label, pid: z.number().int().positive() });
+
+const OutcomeSchema = z.strictObject({
+  instance_id: z.string().regex(INSTANCE_ID, "a SWE-bench instance id (owner__name-NUMBER)"),
+  exit_status: z.enum(EXIT_STATUSES),
+  exit_message: z.string(),
+  patch_bytes: Count,
+  api_calls: Count,
+  cost: Amount,
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  started_at: z.iso.datetime(),
+  ended_at: z.iso.datetime(),
+  environment_seconds: Amount,
+  agent_seconds: Amount,
+  seconds: Amount,
+  model_error: z
+    .strictObject({
+      kind: z.enum(Object.keys(MODEL_ERROR_KINDS) as [ModelErrorKind, ...ModelErrorKind[]]),
+      status: z.number().int().optional(),
+    })
+    .optional(),
+});
+
+const ResultJobSchema = z.strictObject({
+  run: z.string(),
+  result: z.strictObject({
+    outcome: OutcomeSchema,
+    submission: z.string(),
+    maskedLines: Count.optional(),
+    files: z.record(z.string(), z.string()),
+    worker: WorkerSchema,
+    attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
+    replicas: z.record(z.string(), z.strictObject({ requests: Count, failures: Count })).optional(),
+  }),
+  sig: z.string().optional(),
+});
+
+const ProgressSchema = z.discriminatedUnion("t", [
+  z.strictObject({ t: z.literal("start"), worker: WorkerSchema, attempt: z.string() }),
+  z.strictObject({
+    t: z.literal("call"),
+    step: Count,
+    prompt: Count,
+    completion: Count,
+    cost: Amount,
+    attempts: Count,
+  }),
+  z.strictObject({
+    t: z.literal("retry"),
+    step: Count,
+    attempt: Count,
+    max: Count,
+    wait: Amount,
+    reason: z.string(),
+  }),
+]);
+
+/** A result the coordinator may go on with, or why it is dropped. */
+export type ResultCheck = { ok: true; job: ResultJob } | { ok: false; problem: string };
+
+/**
+ * Checks what a run's results queue gave: a result of this patchloop, of `run`, and with
+ * `secret` (the coordinator's `run.queue.secret_env`) signed by a worker that has it.
+ */
+export function readResult(
+  data: unknown,
+  run: string,
+  secret: Buffer | null,
+  secretEnv: string | null,
+): ResultCheck {
+  const parsed = ResultJobSchema.safeParse(data);
+  if (!parsed.success)
+    return { ok: false, problem: `it is not a result of this patchloop (${issueText(parsed.error)})` };
+  const job: ResultJob = parsed.data;
+  if (job.run !== run) return { ok: false, problem: `it belongs to run ${shown(job.run)}, not ${run}` };
+  if (secret === null) return { ok: true, job };
+  if (job.sig === undefined)
+    return {
+      ok: false,
+      problem: `it carries no signature, and this run accepts only signed results (run.queue.secret_env ${secretEnv})`,
+    };
+  if (!signatureMatches(secret, "result", { run: job.run, result: job.result }, job.sig))
+    return {
+      ok: false,
+      problem:
+        `its signature does not match (run.queue.secret_env ${secretEnv}): it was not made by a worker with ` +
+        "this run's secret, or was changed since",
+    };
+  return { ok: true, job };
+}
+
+/** Why a result's attempt is not one of its job's (`started`: the attempts its log names), or null. */
+export function attemptProblem(attempt: string, jobId: string, started: readonly string[]): string | null {
+  return attempt.startsWith(`${jobId}.`) && started.includes(attempt)
+    ? null
+    : "no worker started that attempt of its job";
+}
+
+/** A worker's progress report, or null when `data` is not one (it is then ignored). */
+export function readProgress(data: unknown): ProgressReport | null {
+  const parsed = ProgressSchema.safeParse(data);
+  return parsed.success ? parsed.data : null;
+}
