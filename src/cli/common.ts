@@ -1,6 +1,6 @@
-import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
