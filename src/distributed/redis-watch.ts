@@ -11,11 +11,15 @@ export function watchRedis(
   whatWaits: string,
 ): void {
   let down = false;
-  client.on("error", (err: Error & { code?: string }) => {
+  const lost = (why: string) => {
     if (down) return;
     down = true;
-    say(`the queue at ${shown} does not answer (${err.code ?? err.message}); waiting for it: ${whatWaits}`);
-  });
+    say(`the queue at ${shown} does not answer (${why}); waiting for it: ${whatWaits}`);
+  };
+  client.on("error", (err: Error & { code?: string }) => lost(err.code ?? err.message));
+  // a connection that closed and is being made again: said at once, even when the first attempt
+  // to reconnect has not failed yet (a short restart raises no error at all)
+  client.on("reconnecting", () => lost("connection closed"));
   client.on("ready", () => {
     if (!down) return;
     down = false;
