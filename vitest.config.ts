@@ -1,11 +1,42 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
+/** How every test file runs, in either tier. */
+const common = {
+  globalSetup: ["test/global-setup.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 300_000,
+  pool: "forks",
+} as const;
+
+/**
+ * Two tiers, chosen by file name (README.md, Development). `*.unit.test.ts`: the unit tier
+ * (`npm run test:unit`), tests that need no engine, no CLI process or dist/, no Redis and no long
+ * waits. Every other `*.test.ts`: the integration tier, for which dist/ is built first when it is
+ * out of date (test/global-setup.ts). `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 300_000,
-    pool: "forks",
+    projects: [
+      {
+        // Two workers even on two cores (the default there is one): these tests mostly wait on
+        // bash, git and loopback servers. Run first, then the integration tier at the default.
+        test: {
+          ...common,
+          name: "unit",
+          include: ["test/**/*.unit.test.ts"],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: "integration",
+          sequence: { groupOrder: 1 },
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/**/*.unit.test.ts"],
+        },
+      },
+    ],
   },
 });

@@ -9,8 +9,8 @@ import type { SwebenchInstance } from "../src/swebench/types.js";
  * `npm run bench -- --only checkout --repos-dir DIR [--repo sympy/sympy] [--count 6]`: what a work
  * tree with no history after the base commit costs on a large repository, against the floor of a
  * work tree that borrows the whole clone (what patchloop did before, which let `git log --all` show
- * the fix). Rows come from ../shared's SWE-bench Lite file, in dataset order; DIR holds the clone
- * (`owner__repo`, e.g. a snapshot of sympy/sympy). Nothing is fetched.
+ * the fix). Rows come from the SWE-bench Lite file in test/fixtures/swebench, in dataset order;
+ * DIR holds the clone (`owner__repo`, e.g. a snapshot of sympy/sympy). Nothing is fetched.
  *
  * Figures: the first checkout with an empty history cache (the cache entry of the first base commit
  * is the repository's whole history up to it), each later base commit (an entry of what it adds
@@ -39,12 +39,13 @@ export async function benchCheckout(): Promise<Record<string, unknown>> {
     return { skipped: "give --repos-dir DIR with a clone named owner__repo (e.g. sympy__sympy)" };
   const clone = cloneDirFor(reposDir, repo);
   if (!existsSync(clone)) return { skipped: `no clone of ${repo} at ${clone}` };
+  // from dist/bench/: the repository's own copy of the rows
   const lite = resolve(
     import.meta.dirname,
     "..",
     "..",
-    "..",
-    "shared",
+    "test",
+    "fixtures",
     "swebench",
     "swe-bench-lite.test.jsonl",
   );

@@ -11,7 +11,7 @@ import type { SwebenchInstance } from "../src/swebench/types.js";
 /**
  * The SWE-bench rows and checkouts the localization benchmark and its weight tuner share. Flags:
  * `--repos-dir DIR` (one `owner__repo` git clone per repository; nothing is fetched), `--subset`
- * (a dataset name or file; default: the Lite test rows of the shared data folder), `--filter`,
+ * (a dataset name or file; default: the Lite test rows in test/fixtures/swebench), `--filter`,
  * `--slice`, `--instance-ids`.
  */
 
@@ -47,7 +47,7 @@ function note(missing: Missing, why: string, id: string): void {
 export async function selectedRows(): Promise<SwebenchInstance[]> {
   const subset =
     arg("--subset") ??
-    new URL("../../../shared/swebench/swe-bench-lite.test.jsonl", import.meta.url).pathname;
+    new URL("../../test/fixtures/swebench/swe-bench-lite.test.jsonl", import.meta.url).pathname;
   const all = await loadDataset({ subset });
   const ids = (arg("--instance-ids") ?? "").split(/[\s,]+/).filter(Boolean);
   return selectInstances(all, { filter: arg("--filter"), slice: arg("--slice"), instanceIds: ids });

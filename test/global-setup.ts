@@ -1,32 +1,35 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { ensureDistBuilt } from "./support/build-dist.js";
 
 /**
- * Builds dist/ (and the bundle bin/patchloop.js loads) once so tests that spawn the real CLI run the
- * current sources. Type errors do not
- * stop the tests here (tsc still emits); `npm run typecheck` is the gate for those.
+ * Runs once per tier that has test files in this run (vitest.config.ts). The integration tier
+ * spawns the real CLI and Node scripts that import dist/, so for it dist/ is brought up to date
+ * with the sources first (built only when it is not), and again before each rerun in watch mode;
+ * the unit tier never needs dist/.
  *
  * The history cache of work trees (src/swebench/batch/history-cache.ts) goes to a folder of this
  * test run, removed at the end, instead of the user's ~/.cache.
  */
-export default function setup(): () => void {
-  const r = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { encoding: "utf8" });
-  if (r.status !== 0)
-    process.stderr.write(
-      `[global-setup] tsc reported problems (dist/ was still built):\n${r.stdout}${r.stderr}\n`,
-    );
-  // bin/patchloop.js loads the bundle made from dist/src/ (rolldown.config.mjs)
-  const b = spawnSync("npx", ["rolldown", "-c", "rolldown.config.mjs", "--logLevel", "warn"], {
-    encoding: "utf8",
-  });
-  if (b.status !== 0) throw new Error(`[global-setup] bundling dist/ failed:\n${b.stdout}${b.stderr}`);
+export default function setup(project: TestProject): () => void {
+  if (project.name === "integration") {
+    const build = () => {
+      if (ensureDistBuilt()) process.stderr.write("[global-setup] built dist/ from the current sources\n");
+    };
+    build();
+    // In watch mode, before each rerun too.
+    project.onTestsRerun(build);
+  }
   const own = process.env.PATCHLOOP_HISTORY_CACHE
     ? undefined
     : mkdtempSync(join(tmpdir(), "patchloop-test-history-"));
   if (own) process.env.PATCHLOOP_HISTORY_CACHE = own;
   return () => {
-    if (own) rmSync(own, { recursive: true, force: true });
+    if (own) {
+      rmSync(own, { recursive: true, force: true });
+      delete process.env.PATCHLOOP_HISTORY_CACHE;
+    }
   };
 }

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { runPatchloop } from "../support/cli.js";
+import { SWEBENCH_DATA } from "../support/data.js";
 import { makeRepo } from "../support/git-repo.js";
-import { SHARED } from "../support/shared.js";
 import { tempDir } from "../support/tmp.js";
 
 /** Runs the built CLI as a user would (test/support/cli.ts). */
@@ -313,7 +313,7 @@ describe("patchloop config show", () => {
 
 describe("patchloop config show --instance", () => {
   it("renders the first user message for a real SWE-bench Lite row", async () => {
-    const lite = join(SHARED, "swebench", "swe-bench-lite.test.jsonl");
+    const lite = join(SWEBENCH_DATA, "swe-bench-lite.test.jsonl");
     const r = await cli([
       "config",
       "show",

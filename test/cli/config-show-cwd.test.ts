@@ -2,9 +2,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPatchloop } from "../support/cli.js";
-import { SHARED } from "../support/shared.js";
+import { SWEBENCH_DATA } from "../support/data.js";
 
-const LITE = join(SHARED, "swebench", "swe-bench-lite.test.jsonl");
+const LITE = join(SWEBENCH_DATA, "swe-bench-lite.test.jsonl");
 const ID = "pallets__flask-4992";
 
 describe("config show --instance renders the cwd a batch shows the model", () => {

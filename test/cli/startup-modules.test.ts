@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TRAJECTORIES } from "../support/data.js";
 import { makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -90,7 +91,7 @@ describe("start-up loads only the command being run", () => {
   it("tokens loads its command and not the agent loop's model clients", () => {
     const mods = modulesOf([
       "tokens",
-      join(ROOT, "..", "shared", "trajectories", "miniswe.local.traj.json"),
+      join(TRAJECTORIES, "miniswe.local.traj.json"),
       "--tokenizer",
       "estimate",
     ]);

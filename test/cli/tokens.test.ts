@@ -6,11 +6,10 @@ import { describe, expect, it } from "vitest";
 import type { TokensReport } from "../../src/cli/tokens.js";
 import { BLOCK_TOKENS, BlockCache } from "../../src/tokens/block-cache.js";
 import { estimateTokenizer, familyOf, loadTokenizer } from "../../src/tokens/tokenizers.js";
-import { SHARED as SHARED_DIR } from "../support/shared.js";
+import { TRAJECTORIES } from "../support/data.js";
 import { tempDir } from "../support/tmp.js";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
-const SHARED = join(SHARED_DIR, "trajectories");
 
 function tokens(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, "tokens", ...args], { encoding: "utf8" });
@@ -73,7 +72,7 @@ describe("the block prefix cache with a bound", () => {
 
 describe("patchloop tokens", () => {
   it("replays the shared mini-swe-agent and SWE-agent trajectories: full is append-only, prefill counts the new tokens", () => {
-    const r = report([SHARED, "--tokenizer", "qwen"]);
+    const r = report([TRAJECTORIES, "--tokenizer", "qwen"]);
     expect(
       r.trajectories.map((t) => [
         t.file.split("/").pop(),
@@ -102,9 +101,9 @@ describe("patchloop tokens", () => {
   });
 
   it("mask_observations: fewer prompt tokens, masking only at block steps, the rest append-only", () => {
-    const full = report([SHARED, "--tokenizer", "qwen"]);
+    const full = report([TRAJECTORIES, "--tokenizer", "qwen"]);
     const masked = report([
-      SHARED,
+      TRAJECTORIES,
       "--tokenizer",
       "qwen",
       "-c",
@@ -149,7 +148,7 @@ describe("patchloop tokens", () => {
   });
 
   it("prints a table; a missing path, a file of another kind and an unknown tokenizer are usage errors (exit 2)", () => {
-    const ok = tokens([join(SHARED, "miniswe.local.traj.json"), "--tokenizer", "estimate"]);
+    const ok = tokens([join(TRAJECTORIES, "miniswe.local.traj.json"), "--tokenizer", "estimate"]);
     expect(ok.code).toBe(0);
     const lines = ok.stdout.split("\n");
     expect(lines[0]).toBe("policy full (every message as recorded)");

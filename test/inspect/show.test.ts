@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { normalizeTrajectory } from "../../src/inspect/normalize.js";
 import { clipText, renderTrajectoryText } from "../../src/inspect/terminal-render.js";
+import { TRAJECTORIES } from "../support/data.js";
 import { runCli } from "./cli-driver.js";
 import { INSTANCES, patchloopTrajectory } from "./run-fixture.js";
 
-const SHARED = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/trajectories");
 const view = () => normalizeTrajectory(patchloopTrajectory(INSTANCES[0]), "x.traj.json");
 
 const EXPECTED = [
@@ -101,7 +100,7 @@ describe("show: terminal rendering", () => {
 
 describe("patchloop show (CLI from dist/)", () => {
   test("renders a SWE-agent .traj, plain when not a TTY", async () => {
-    const res = await runCli(["show", join(SHARED, "sweagent.gpt4.test-repo-i1.traj")]);
+    const res = await runCli(["show", join(TRAJECTORIES, "sweagent.gpt4.test-repo-i1.traj")]);
     expect(res.code).toBe(0);
     const lines = res.stdout.split("\n");
     expect(lines[0]).toBe("sweagent.gpt4.test-repo-i1  [submitted]  (swe-agent)");
@@ -115,7 +114,7 @@ describe("patchloop show (CLI from dist/)", () => {
   });
 
   test("--color forces colour", async () => {
-    const res = await runCli(["show", "--color", join(SHARED, "miniswe.local.traj.json")]);
+    const res = await runCli(["show", "--color", join(TRAJECTORIES, "miniswe.local.traj.json")]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("\x1b[1m\x1b[36m=== STEP 1 ===\x1b[39m\x1b[22m");
   });

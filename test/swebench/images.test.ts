@@ -20,8 +20,8 @@ import {
   pullImages,
 } from "../../src/swebench/images.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 import { BASE_IMAGE, describeWithEngine, testImage } from "../support/engines.js";
-import { HAVE_SHARED, readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
 
 /** A registry address on loopback where nothing listens: pulls fail at once, without DNS. */
 const REFUSED = "127.0.0.1:9/patchloop-test";
@@ -36,8 +36,8 @@ describe("instanceImageName", () => {
     );
   });
 
-  it.runIf(HAVE_SHARED)("gives every Lite row a distinct valid reference", () => {
-    const names = readSharedRows("swe-bench-lite.test.jsonl").map((r) => instanceImageName(r.instance_id));
+  it("gives every Lite row a distinct valid reference", () => {
+    const names = swebenchRows("swe-bench-lite.test.jsonl").map((r) => instanceImageName(r.instance_id));
     expect(names).toHaveLength(300);
     expect(new Set(names).size).toBe(300);
     for (const n of names)
@@ -310,9 +310,9 @@ const io = (tty = false) => {
 };
 
 describe("patchloop images pull (CLI body)", () => {
-  const lite = join(SHARED_SWEBENCH, "swe-bench-lite.test.jsonl");
+  const lite = join(SWEBENCH_DATA, "swe-bench-lite.test.jsonl");
 
-  it.runIf(HAVE_SHARED)("lists the images of a selection with --dry-run", async () => {
+  it("lists the images of a selection with --dry-run", async () => {
     const { seen, io: sink } = io();
     const code = await runImagesPull(
       flags({ subset: lite, slice: "0:3", filter: "astropy", dryRun: true }),
@@ -336,11 +336,9 @@ describe("patchloop images pull (CLI body)", () => {
     const missing = io();
     expect(await runImagesPull(flags({ subset: "/nonexistent/rows.jsonl" }), missing.io)).toBe(2);
     expect(missing.seen.err).toMatch(/dataset file not found: \/nonexistent\/rows\.jsonl/);
-    if (HAVE_SHARED) {
-      const none = io();
-      expect(await runImagesPull(flags({ subset: lite, filter: "no-such-repo" }), none.io)).toBe(2);
-      expect(none.seen.err).toMatch(/no instances selected/);
-    }
+    const none = io();
+    expect(await runImagesPull(flags({ subset: lite, filter: "no-such-repo" }), none.io)).toBe(2);
+    expect(none.seen.err).toMatch(/no instances selected/);
   });
 
   it("registers `images pull` with its flags", () => {
@@ -366,11 +364,11 @@ describe("patchloop images pull (CLI body)", () => {
 });
 
 describeWithEngine("docker", "patchloop images pull with docker", () => {
-  it.runIf(HAVE_SHARED)("pulls per row image_name, shows progress, ends with the summary", async () => {
+  it("pulls per row image_name, shows progress, ends with the summary", async () => {
     const dir = await mkdtemp(join(tmpdir(), "patchloop-images-cli-"));
     const present = "patchloop-test/cli-present:1";
     docker(["tag", testImage("docker"), present]);
-    const rows = readSharedRows("swe-bench-lite.test.jsonl").slice(0, 2);
+    const rows = swebenchRows("swe-bench-lite.test.jsonl").slice(0, 2);
     rows[0].image_name = present;
     rows[1].image_name = `${REFUSED}/cli-missing:never`;
     const file = join(dir, "rows.jsonl");
@@ -408,67 +406,62 @@ describeWithEngine("docker", "image template and platform, against a registry on
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it.runIf(HAVE_SHARED)(
-    "images pull names each image by the template and pulls it for the platform",
-    async () => {
-      const registry = await startRegistry(dir);
-      const log = join(dir, "pull-args.log");
-      const shim = await loggingDocker(dir, log);
-      const rows = readSharedRows("swe-bench-lite.test.jsonl").slice(0, 2);
-      const file = join(dir, "rows.jsonl");
-      await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
-      const names = rows.map(
-        (r) => `${registry.host}/test/sweb.eval.x86_64.${r.instance_id.toLowerCase()}:v1`,
+  it("images pull names each image by the template and pulls it for the platform", async () => {
+    const registry = await startRegistry(dir);
+    const log = join(dir, "pull-args.log");
+    const shim = await loggingDocker(dir, log);
+    const rows = swebenchRows("swe-bench-lite.test.jsonl").slice(0, 2);
+    const file = join(dir, "rows.jsonl");
+    await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    const names = rows.map((r) => `${registry.host}/test/sweb.eval.x86_64.${r.instance_id.toLowerCase()}:v1`);
+    docker(["rmi", "-f", ...names]);
+    try {
+      const seen = io();
+      const code = await runImagesPull(
+        flags({
+          subset: file,
+          parallel: "1",
+          executable: shim,
+          config: [`environment.image_template=${registry.host}/test/sweb.eval.{arch}.{instance_id}:v1`],
+          platform: "linux/amd64",
+        }),
+        seen.io,
       );
-      docker(["rmi", "-f", ...names]);
-      try {
-        const seen = io();
-        const code = await runImagesPull(
+      expect(code).toBe(0);
+      expect(seen.seen.out).toBe(
+        "pulled 2, present 0, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
+      );
+      expect(seen.seen.err.split("\n")).toEqual([
+        `2 images with ${shim}, 1 at a time, platform linux/amd64`,
+        `[0/2] pulling ${names[0]}`,
+        `[1/2] pulled ${names[0]} (linux/amd64)`,
+        `[1/2] pulling ${names[1]}`,
+        `[2/2] pulled ${names[1]} (linux/amd64)`,
+        "",
+      ]);
+      const pulls = (await readFile(log, "utf8")).split("\n").filter((l) => l.startsWith("pull "));
+      expect(pulls).toEqual(names.map((n) => `pull --quiet --platform linux/amd64 ${n}`));
+      // Present for that platform: not pulled again.
+      const again = io();
+      expect(
+        await runImagesPull(
           flags({
             subset: file,
-            parallel: "1",
             executable: shim,
             config: [`environment.image_template=${registry.host}/test/sweb.eval.{arch}.{instance_id}:v1`],
             platform: "linux/amd64",
           }),
-          seen.io,
-        );
-        expect(code).toBe(0);
-        expect(seen.seen.out).toBe(
-          "pulled 2, present 0, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
-        );
-        expect(seen.seen.err.split("\n")).toEqual([
-          `2 images with ${shim}, 1 at a time, platform linux/amd64`,
-          `[0/2] pulling ${names[0]}`,
-          `[1/2] pulled ${names[0]} (linux/amd64)`,
-          `[1/2] pulling ${names[1]}`,
-          `[2/2] pulled ${names[1]} (linux/amd64)`,
-          "",
-        ]);
-        const pulls = (await readFile(log, "utf8")).split("\n").filter((l) => l.startsWith("pull "));
-        expect(pulls).toEqual(names.map((n) => `pull --quiet --platform linux/amd64 ${n}`));
-        // Present for that platform: not pulled again.
-        const again = io();
-        expect(
-          await runImagesPull(
-            flags({
-              subset: file,
-              executable: shim,
-              config: [`environment.image_template=${registry.host}/test/sweb.eval.{arch}.{instance_id}:v1`],
-              platform: "linux/amd64",
-            }),
-            again.io,
-          ),
-        ).toBe(0);
-        expect(again.seen.out).toBe(
-          "pulled 0, present 2, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
-        );
-      } finally {
-        docker(["rmi", "-f", ...names]);
-        await registry.close();
-      }
-    },
-  );
+          again.io,
+        ),
+      ).toBe(0);
+      expect(again.seen.out).toBe(
+        "pulled 0, present 2, failed 0; platform linux/amd64 (asked for linux/amd64)\n",
+      );
+    } finally {
+      docker(["rmi", "-f", ...names]);
+      await registry.close();
+    }
+  });
 
   it("pullImages: an image present for another platform is pulled again for the one asked", async () => {
     const registry = await startRegistry(dir);

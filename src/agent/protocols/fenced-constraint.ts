@@ -2,7 +2,7 @@
  * The backticks format as a regular expression and as a GBNF grammar, for servers that can enforce
  * it (`model.constrain_actions`): free text, then exactly one block fenced with ```TAG, then
  * nothing but whitespace. Every reply the two accept is one the backticks parser (backticks.ts)
- * accepts with one action; test/agent/fenced-constraint.test.ts checks both with xgrammar (the
+ * accepts with one action; test/agent/fenced-constraint.unit.test.ts checks both with xgrammar (the
  * engine vLLM and SGLang use) and the regex with JavaScript's engine too.
  *
  * They are stricter than the parser in three places, on purpose (a regex cannot follow heredocs):

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DatasetError, loadDataset, parseTestList } from "../../src/swebench/dataset.js";
-import { readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
+import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 import { writeParquet } from "./support/parquet-writer.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "patchloop-dataset-"));
-const lite = readSharedRows("swe-bench-lite.test.jsonl");
+const lite = swebenchRows("swe-bench-lite.test.jsonl");
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function asStrings(rows: typeof lite): Array<Record<string, string | null>> {
@@ -17,14 +17,14 @@ function asStrings(rows: typeof lite): Array<Record<string, string | null>> {
 }
 
 describe("local dataset files", () => {
-  it("reads the shared Lite, Lite dev and Verified .jsonl files in order", async () => {
-    const test = await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-lite.test.jsonl") });
+  it("reads the vendored Lite, Lite dev and Verified .jsonl files in order", async () => {
+    const test = await loadDataset({ subset: join(SWEBENCH_DATA, "swe-bench-lite.test.jsonl") });
     expect(test).toHaveLength(300);
     expect(test[0].instance_id).toBe(lite[0].instance_id);
     expect(test[299]).toEqual(lite[299]);
-    expect(await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-lite.dev.jsonl") })).toHaveLength(23);
+    expect(await loadDataset({ subset: join(SWEBENCH_DATA, "swe-bench-lite.dev.jsonl") })).toHaveLength(23);
     expect(
-      await loadDataset({ subset: join(SHARED_SWEBENCH, "swe-bench-verified.partial.jsonl") }),
+      await loadDataset({ subset: join(SWEBENCH_DATA, "swe-bench-verified.partial.jsonl") }),
     ).toHaveLength(136);
   });
 

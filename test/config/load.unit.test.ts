@@ -5,7 +5,7 @@ import { builtinNames } from "../../src/config/builtin.js";
 import { checkTemplates } from "../../src/config/checks.js";
 import { flagLayer, loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
-import { sharedRows } from "../support/shared.js";
+import { swebenchRows } from "../support/data.js";
 import { tempDir } from "../support/tmp.js";
 
 const load = (...configArgs: string[]) => loadConfig({ configArgs, defaultConfig: "default" });
@@ -56,7 +56,7 @@ describe("built-in configs", () => {
   it.each(["default", "swebench", "swebench_backticks", "swebench_edittool_budget", "anthropic_minimal"])(
     "%s loads and renders for a real SWE-bench Lite row",
     (name) => {
-      const row = sharedRows().find((r) => r.instance_id === "django__django-11099")!;
+      const row = swebenchRows().find((r) => r.instance_id === "django__django-11099")!;
       const { config, warnings } = load(name);
       expect(warnings).toEqual([]);
       expect(() => checkTemplates(config, row)).not.toThrow();

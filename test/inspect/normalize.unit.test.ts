@@ -1,20 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import {
   loadTrajectoryFile,
   normalizeTrajectory,
   TrajectoryFormatError,
 } from "../../src/inspect/normalize.js";
+import { TRAJECTORIES } from "../support/data.js";
 import { INSTANCES, patchloopTrajectory, SYSTEM_PROMPT } from "./run-fixture.js";
 
-const SHARED = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/trajectories");
-
-describe("other scaffolds' trajectories (../shared/trajectories)", () => {
+describe("other scaffolds' trajectories (test/fixtures/trajectories)", () => {
   test("mini-swe-agent plain message list (local.traj.json)", async () => {
-    const v = await loadTrajectoryFile(join(SHARED, "miniswe.local.traj.json"));
+    const v = await loadTrajectoryFile(join(TRAJECTORIES, "miniswe.local.traj.json"));
     expect(v.source).toBe("mini-swe-agent-list");
     expect(v.instanceId).toBe("miniswe.local");
     expect(v.system?.chars).toBe(657);
@@ -43,7 +41,7 @@ describe("other scaffolds' trajectories (../shared/trajectories)", () => {
   });
 
   test("mini-swe-agent plain list, longer (github_issue.traj.json): submission derived from the last output", async () => {
-    const v = await loadTrajectoryFile(join(SHARED, "miniswe.github_issue.traj.json"));
+    const v = await loadTrajectoryFile(join(TRAJECTORIES, "miniswe.github_issue.traj.json"));
     expect(v.steps).toHaveLength(10);
     expect(v.firstUser?.chars).toBe(2331);
     expect(v.steps[0].observations[0].returncode).toBe(1);
@@ -62,7 +60,7 @@ describe("other scaffolds' trajectories (../shared/trajectories)", () => {
   });
 
   test("SWE-agent .traj with function calling (marshmallow-1867)", async () => {
-    const v = await loadTrajectoryFile(join(SHARED, "sweagent.function_calling.marshmallow-1867.traj"));
+    const v = await loadTrajectoryFile(join(TRAJECTORIES, "sweagent.function_calling.marshmallow-1867.traj"));
     expect(v.source).toBe("swe-agent");
     expect(v.exitStatus).toBe("submitted");
     expect(v.system?.chars).toBe(1658);
@@ -78,7 +76,7 @@ describe("other scaffolds' trajectories (../shared/trajectories)", () => {
   });
 
   test("SWE-agent .traj with thought/action text (gpt4 test-repo-i1): the demonstration is kept apart", async () => {
-    const v = await loadTrajectoryFile(join(SHARED, "sweagent.gpt4.test-repo-i1.traj"));
+    const v = await loadTrajectoryFile(join(TRAJECTORIES, "sweagent.gpt4.test-repo-i1.traj"));
     expect(v.system?.chars).toBe(4877);
     expect(v.preamble.map((p) => [p.role, p.note, p.chars])).toEqual([["user", "demonstration", 30977]]);
     expect(v.firstUser?.chars).toBe(3716);

@@ -5,7 +5,7 @@ import { parseTestList } from "../../src/swebench/dataset/errors.js";
 import { getEvalTestsReport, getResolutionStatus } from "../../src/swebench/eval/grading.js";
 import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import { parserForRepo } from "../../src/swebench/eval/spec-table.js";
-import { readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
+import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 
 interface Expected {
   file: string;
@@ -19,29 +19,29 @@ interface Expected {
   P2P_success_count: number;
 }
 
-const fixtures = join(SHARED_SWEBENCH, "fixtures");
-const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")) as Expected[];
+const logs = join(SWEBENCH_DATA, "harness-logs");
+const expected = JSON.parse(readFileSync(join(logs, "expected.json"), "utf8")) as Expected[];
 const rows = new Map(
-  [...readSharedRows("swe-bench-lite.test.jsonl"), ...readSharedRows("swe-bench-verified.partial.jsonl")].map(
+  [...swebenchRows("swe-bench-lite.test.jsonl"), ...swebenchRows("swe-bench-verified.partial.jsonl")].map(
     (r) => [r.instance_id, r],
   ),
 );
 
-describe("real harness logs in ../shared/swebench/fixtures", () => {
+describe("real harness logs in test/fixtures/swebench/harness-logs", () => {
   it("has the twelve logs the README lists", () => {
     expect(expected).toHaveLength(12);
   });
 
   for (const e of expected) {
     it(`${e.file}: status map and grade equal the harness's`, () => {
-      const log = readFileSync(join(fixtures, e.file), "utf8");
+      const log = readFileSync(join(logs, e.file), "utf8");
       expect(parserForRepo(e.repo)).toBe(e.parser);
       const map = parseTestLog(e.parser, log);
       expect(Object.fromEntries(map)).toEqual(e.expected_status_map);
       expect(map.size).toBe(Object.keys(e.expected_status_map).length);
 
       const row = rows.get(e.instance_id);
-      expect(row, `${e.instance_id} in the shared datasets`).toBeDefined();
+      expect(row, `${e.instance_id} in the vendored datasets`).toBeDefined();
       if (!row) return;
       const report = getEvalTestsReport(
         map,

@@ -6,15 +6,13 @@ import { makeEvalScript } from "../../src/swebench/eval/eval-script.js";
 import { getModifiedFiles, getNewFiles, getTestDirectives } from "../../src/swebench/eval/patch-files.js";
 import { lookupSpec, SPEC_TABLE } from "../../src/swebench/eval/spec-table.js";
 import { resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
-import { readSharedRows, SHARED_SWEBENCH } from "./shared-data.js";
+import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 
-const lite = readSharedRows("swe-bench-lite.test.jsonl");
-const verified = readSharedRows("swe-bench-verified.partial.jsonl");
+const lite = swebenchRows("swe-bench-lite.test.jsonl");
+const verified = swebenchRows("swe-bench-verified.partial.jsonl");
 
 describe("spec table", () => {
-  const file = JSON.parse(
-    readFileSync(join(SHARED_SWEBENCH, "harness-specs-python.v4.1.0.json"), "utf8"),
-  ) as {
+  const file = JSON.parse(readFileSync(join(SWEBENCH_DATA, "harness-specs-python.v4.1.0.json"), "utf8")) as {
     repos: Record<string, { log_parser: string; versions: Record<string, Record<string, unknown>> }>;
   };
 
@@ -43,7 +41,7 @@ describe("spec table", () => {
     expect(checked).toBe(282);
   });
 
-  it("covers every Lite and Verified row in the shared data", () => {
+  it("covers every Lite and Verified row in the vendored data", () => {
     for (const row of [...lite, ...verified])
       expect(lookupSpec(row.repo, row.version), row.instance_id).toBeDefined();
   });
@@ -118,7 +116,7 @@ describe("test directives and touched files", () => {
 
 describe("eval.sh", () => {
   const row = lite.find((r) => r.instance_id === "django__django-11099");
-  if (!row) throw new Error("django__django-11099 missing from the shared Lite rows");
+  if (!row) throw new Error("django__django-11099 missing from the vendored Lite rows");
   const spec = resolveTestSpec(row);
 
   it("is the harness's script for a django 3.0 instance in its image (v4.1)", () => {

@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DatasetError, hubEndpoint, loadDataset } from "../../src/swebench/dataset.js";
-import { readSharedRows } from "./shared-data.js";
+import { swebenchRows } from "../support/data.js";
 import { writeParquet } from "./support/parquet-writer.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "patchloop-dataset-hub-"));
-const lite = readSharedRows("swe-bench-lite.test.jsonl");
+const lite = swebenchRows("swe-bench-lite.test.jsonl");
 const savedEndpoint = process.env.HF_ENDPOINT;
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => {

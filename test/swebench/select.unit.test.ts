@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { DatasetError } from "../../src/swebench/dataset.js";
 import { pySlice, selectInstances } from "../../src/swebench/select.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
-import { readSharedRows } from "./shared-data.js";
+import { swebenchRows } from "../support/data.js";
 
-const lite = readSharedRows("swe-bench-lite.test.jsonl");
+const lite = swebenchRows("swe-bench-lite.test.jsonl");
 const ids = (rows: SwebenchInstance[]) => rows.map((r) => r.instance_id);
 const ten = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 

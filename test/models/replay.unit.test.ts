@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createModel } from "../../src/models/create-model.js";
+import { TRAJECTORIES } from "../support/data.js";
 import { modelConfig } from "./helpers.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const sharedTrajectory = resolve(here, "../../../shared/trajectories/miniswe.local.traj.json");
+const sharedTrajectory = join(TRAJECTORIES, "miniswe.local.traj.json");
 const dir = mkdtempSync(join(tmpdir(), "patchloop-replay-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

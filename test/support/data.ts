@@ -1,0 +1,20 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SwebenchInstance } from "../../src/swebench/types.js";
+
+/** The data the tests read, kept in the repository (test/fixtures/README.md names each file's source). */
+export const FIXTURES = join(import.meta.dirname, "..", "fixtures");
+
+/** SWE-bench rows, the harness's spec table and real harness logs. */
+export const SWEBENCH_DATA = join(FIXTURES, "swebench");
+
+/** Trajectories written by other scaffolds (SWE-agent, mini-swe-agent). */
+export const TRAJECTORIES = join(FIXTURES, "trajectories");
+
+/** The rows of one SWE-bench .jsonl file in test/fixtures/swebench, in file order. */
+export function swebenchRows(file = "swe-bench-lite.test.jsonl"): SwebenchInstance[] {
+  return readFileSync(join(SWEBENCH_DATA, file), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as SwebenchInstance);
+}
