@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
@@ -97,13 +97,13 @@ export async function guarded(body: () => Promise<number>): Promise<void> {
 }
 
 /**
- * `--python` of eval and `swebench --evaluate`: a path with a slash is made absolute here (the
- * tests run in the instance's work tree, where a relative path means something else) and must
- * exist; a bare name (`python3`) is looked up on the environment's PATH when the tests run.
- * Throws ConfigError before any instance runs.
+ * `--python` of eval and `swebench --evaluate`: a relative path (`venv/bin/python`) is made
+ * absolute here, since the tests run in the instance's work tree where it would mean something
+ * else, and must exist; an absolute path or a bare name (`python3`) is looked up in the
+ * environment when the tests run. Throws ConfigError before any instance runs.
  */
 export function pythonFlag(value: string | undefined): string | undefined {
-  if (value === undefined || !value.includes("/")) return value;
+  if (value === undefined || !value.includes("/") || isAbsolute(value)) return value;
   const abs = resolve(value);
   if (!existsSync(abs))
     throw new ConfigError(

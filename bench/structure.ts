@@ -1,0 +1,147 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+
+/**
+ * The shape of src/: its files, the import graph between them (runtime imports only: `import
+ * type` and type-only specifiers are erased and cannot make a cycle), the cycles in that graph,
+ * and the longest functions. `npm run bench -- --only structure` prints it;
+ * test/structure.unit.test.ts keeps the graph free of cycles.
+ */
+
+const SRC = resolve(import.meta.dirname, "..", "..", "src");
+
+function sourceRoot(): string {
+  // run from dist/bench (the bench) or from bench/ (vitest): src/ is beside either's parent
+  for (const up of [join(import.meta.dirname, "..", "src"), SRC])
+    if (readdirSync(up, { withFileTypes: true }).some((e) => e.name === "agent")) return up;
+  throw new Error("src/ not found");
+}
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...tsFiles(p));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** Whether an import or export declaration is kept at run time. */
+function runtimeImport(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isImportDeclaration(node)) {
+    const c = node.importClause;
+    if (!c) return true; // a bare import runs the module
+    if (c.isTypeOnly) return false;
+    if (c.name) return true;
+    const b = c.namedBindings;
+    if (!b || ts.isNamespaceImport(b)) return true;
+    return b.elements.some((e) => !e.isTypeOnly);
+  }
+  if (node.isTypeOnly) return false;
+  const c = node.exportClause;
+  return !c || !ts.isNamedExports(c) || c.elements.some((e) => !e.isTypeOnly);
+}
+
+export interface Structure {
+  files: number;
+  lines: number;
+  /** file -> the files it imports at run time (relative to src/). Dynamic `import()` is left out. */
+  graph: Map<string, string[]>;
+  functions: Array<{ where: string; name: string; lines: number }>;
+}
+
+/** Reads src/ once; with `types`, type-only imports count as edges too. */
+export function readStructure(root = sourceRoot(), types = false): Structure {
+  const graph = new Map<string, string[]>();
+  const functions: Structure["functions"] = [];
+  let lines = 0;
+  for (const file of tsFiles(root)) {
+    const text = readFileSync(file, "utf8");
+    lines += text.split("\n").length;
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+    const rel = relative(root, file);
+    const deps: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+        const spec = (node.moduleSpecifier as ts.StringLiteral).text;
+        if (spec.startsWith(".") && (types || runtimeImport(node)))
+          deps.push(relative(root, resolve(dirname(file), spec.replace(/\.js$/, ".ts"))));
+      }
+      if (
+        (ts.isFunctionDeclaration(node) ||
+          ts.isMethodDeclaration(node) ||
+          ts.isArrowFunction(node) ||
+          ts.isFunctionExpression(node)) &&
+        node.body
+      ) {
+        const start = sf.getLineAndCharacterOfPosition(node.getStart()).line;
+        const end = sf.getLineAndCharacterOfPosition(node.end).line;
+        const named = (node as { name?: ts.Node }).name;
+        const parent = node.parent;
+        const name = named
+          ? named.getText()
+          : ts.isVariableDeclaration(parent)
+            ? parent.name.getText()
+            : ts.isPropertyAssignment(parent)
+              ? parent.name.getText()
+              : "(anonymous)";
+        functions.push({ where: `${rel}:${start + 1}`, name, lines: end - start + 1 });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    graph.set(rel, [...new Set(deps)]);
+  }
+  functions.sort((a, b) => b.lines - a.lines);
+  return { files: graph.size, lines, graph, functions };
+}
+
+/** The strongly connected components of more than one file (and files importing themselves). */
+export function importCycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const strong = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v) as number, idx.get(w) as number));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(comp.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) strong(v);
+  return out;
+}
+
+/** The bench section: counts, cycles and the ten longest functions. */
+export async function benchStructure(): Promise<Record<string, unknown>> {
+  const s = readStructure();
+  return {
+    files: s.files,
+    lines: s.lines,
+    import_cycles: importCycles(s.graph),
+    // type-only imports vanish at run time, but a cycle through them still ties concepts together
+    import_cycles_with_types: importCycles(readStructure(undefined, true).graph),
+    longest_functions: s.functions.slice(0, 10).map((f) => `${f.lines} ${f.name} (${f.where})`),
+  };
+}
