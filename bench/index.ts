@@ -12,7 +12,8 @@ import { benchThroughput } from "./throughput.js";
  * a served model's); agent.history on long recorded trajectories (history.ts); 300 steps of 10 kB
  * observations, first 50 against last 50 (long-run.ts); start-up to the first request and a
  * one-task run's memory (startup.ts); work trees without later history on a large repository
- * (checkout.ts, with --repos-dir); the viewer's memory on a 100 MB trajectory (viewer.ts).
+ * (checkout.ts, with --repos-dir); the viewer's memory on a 100 MB trajectory (viewer.ts); the
+ * shape of src/: import cycles and the longest functions (structure.ts).
  * `--only NAME` runs one section.
  */
 type Section = { name: string; run: () => Promise<Record<string, unknown>> };
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     { name: "localize", run: async () => (await import("./localize.js")).benchLocalize() },
     { name: "checkout", run: async () => (await import("./checkout.js")).benchCheckout() },
     { name: "viewer", run: async () => (await import("./viewer.js")).benchViewer() },
+    { name: "structure", run: async () => (await import("./structure.js")).benchStructure() },
   ];
   for (const s of sections) {
     if (only && s.name !== only) continue;
