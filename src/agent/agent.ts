@@ -16,7 +16,7 @@ import {
 import { type LimitHit, limitsFor, type Progress, type StopCondition } from "./limits.js";
 import { observationMessages } from "./observe.js";
 import { createProtocol } from "./protocols/create.js";
-import type { Action, Protocol } from "./protocols/types.js";
+import { type Action, type Protocol, textOf } from "./protocols/types.js";
 import { rejectionMessages, replyMessage } from "./step-messages.js";
 import { AgentTemplates } from "./templates.js";
 import { TrajectoryRecorder } from "./trajectory.js";
@@ -25,15 +25,24 @@ import { versions } from "./versions.js";
 import { headCommit, workTreeDiff } from "./work-tree-diff.js";
 
 /**
- * What the loop reports as it goes (the CLI prints these; batch runs count them):
- * - `message`: a message was added to the trajectory;
+ * What the loop reports as it goes (the CLI prints these; batch runs count them), each with the
+ * facts as values, never to be read back out of a message:
+ * - `message`: a message was added to the trajectory (what the file will hold);
+ * - `reply`: the model's reply was read: its thought, and its actions (null when it cannot run);
+ * - `action`: an action is about to run (as a hook may have changed it);
+ * - `observation`: an action ran: its result and the text the model is shown;
+ * - `rejected`: a reply that cannot run was answered (a format error, or a reply cut off);
  * - `model_call`: a model call succeeded, with its usage and cost (what caps and totals count);
+ * - `model_retry`: a model call failed and is tried again after `waitSeconds`;
  * - `exit`: the task ended.
  */
 export type AgentEvent =
   | { type: "message"; message: ChatMessage; step: number }
+  | { type: "reply"; step: number; message: ChatMessage; thought: string; actions: Action[] | null }
+  | { type: "action"; step: number; action: Action }
+  | { type: "observation"; step: number; action: Action; result: ObservedResult; text: string }
+  | { type: "rejected"; step: number; text: string; cutOff: boolean }
   | { type: "model_call"; step: number; usage: Usage; cost: number; attempts: number }
-  /** A model call failed and is tried again after `waitSeconds` (the reason in words). */
   | {
       type: "model_retry";
       step: number;
@@ -43,6 +52,16 @@ export type AgentEvent =
       reason: string;
     }
   | { type: "exit"; status: ExitStatus; message: string };
+
+/** What an `observation` event says of the action's run. */
+export interface ObservedResult {
+  returncode: number;
+  timedOut: boolean;
+  interrupted: boolean;
+  /** False when a hook declined the action (the model got the hook's message instead). */
+  ran: boolean;
+  durationMs: number;
+}
 
 /** What a `beforeAction` hook decides about an action the model asked for. */
 export type ActionDecision =
@@ -256,11 +275,24 @@ class AgentRun {
       };
     }
     this.add(reply, step);
+    this.o.onEvent?.({
+      type: "reply",
+      step,
+      message: reply,
+      thought: parsed.ok ? parsed.thought : textOf(reply).trim(),
+      actions: parsed.ok ? parsed.actions : null,
+    });
     if (!parsed.ok) {
       this.formatErrors++;
       const vars = this.vars();
-      for (const m of rejectionMessages(parsed, reply, res.finishReason, this.templates, vars, step))
-        this.add(m, step);
+      const answer = rejectionMessages(parsed, reply, res.finishReason, this.templates, vars, step);
+      for (const m of answer) this.add(m, step);
+      this.o.onEvent?.({
+        type: "rejected",
+        step,
+        text: textOf(answer[answer.length - 1]),
+        cutOff: res.finishReason === "length",
+      });
       if (this.formatErrors >= this.o.config.agent.max_format_errors)
         this.exit = {
           status: "RepeatedFormatError",
@@ -324,6 +356,7 @@ class AgentRun {
       ? await hooks.beforeAction(asked, step)
       : { run: true as const, action: asked };
     const action = decision.run ? decision.action : asked;
+    if (decision.run) this.o.onEvent?.({ type: "action", step, action });
     const t0 = Date.now();
     const result: ToolResult = decision.run
       ? await runner.run(action, {
@@ -333,6 +366,7 @@ class AgentRun {
           signal: this.o.signal,
         })
       : { output: decision.message, returncode: 1 };
+    const durationMs = Date.now() - t0;
     if (decision.run) await hooks?.afterAction?.(action, result, step);
     const observed = observationMessages(
       action,
@@ -345,9 +379,22 @@ class AgentRun {
         timeout: config.environment.timeout,
         step,
       },
-      Date.now() - t0,
+      durationMs,
     );
     for (const m of observed) this.add(m, step);
+    this.o.onEvent?.({
+      type: "observation",
+      step,
+      action,
+      result: {
+        returncode: result.returncode,
+        timedOut: result.timedOut === true,
+        interrupted: result.interrupted === true,
+        ran: decision.run,
+        durationMs,
+      },
+      text: textOf(observed[0]),
+    });
     if (!decision.run) return;
     this.submission = submissionOf(action, result.fullOutput ?? result.output, result.returncode);
     if (this.submission !== null)

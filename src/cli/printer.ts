@@ -18,9 +18,10 @@ export interface PrinterOptions {
  * Prints agent events as THOUGHT / ACTION / OBSERVATION blocks (colours only on a TTY). Every
  * text goes through `scrub` first (the CLI passes the config's secret scrubber: an API key the
  * model printed from a file is shown as ***), and what the model, a tool or a server wrote is
- * neutralised as `show` does (control characters in caret notation), so it cannot drive the terminal. Each thing is printed once: the tool message that
- * repeats a format error for its call id is left out, since the FORMAT ERROR message that follows
- * says the same.
+ * neutralised as `show` does (control characters in caret notation), so it cannot drive the
+ * terminal. It reads the loop's typed events (a reply's thought and actions, an observation's
+ * result, a rejection), never a message's bookkeeping; each thing is printed once (a format
+ * error once, not again for each tool call it answers).
  */
 export function createPrinter(
   write: (s: string) => void,
@@ -35,7 +36,7 @@ export function createPrinter(
     return left === null ? `STEP ${step}` : `STEP ${step} (${left} step${left === 1 ? "" : "s"} left)`;
   };
   return (e) => {
-    if (e.type === "model_call") return;
+    if (e.type === "model_call" || e.type === "action") return;
     if (e.type === "model_retry") {
       const wait = e.waitSeconds < 10 ? e.waitSeconds.toFixed(1) : String(Math.round(e.waitSeconds));
       out(
@@ -49,37 +50,33 @@ export function createPrinter(
       );
       return;
     }
-    const m = e.message;
-    if (m.role === "system") return;
-    if (m.role === "user" && e.step === 0) {
-      out(`${c.bold(c.blue("TASK"))}\n${clip(textOf(m), 1500)}\n\n`);
+    if (e.type === "message") {
+      // the task is shown once, from its message; replies and observations have events of their own
+      if (e.message.role === "user" && e.step === 0)
+        out(`${c.bold(c.blue("TASK"))}\n${clip(textOf(e.message), 1500)}\n\n`);
       return;
     }
-    if (m.role === "assistant") {
+    if (e.type === "reply") {
       out(`${c.bold(c.magenta(stepLine(e.step)))}\n`);
-      const commands = ((m.extra?.actions ?? []) as Array<{ command?: string }>).filter(
-        (a) => a.command !== undefined,
-      );
-      // backticks protocol: the fenced command is shown as the ACTION, not inside the thought
-      const text =
-        commands.length > 0 ? textOf(m).replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, "") : textOf(m);
-      const thought = text.trim();
-      if (thought) out(`${c.bold("THOUGHT")}\n${clip(thought, 3000)}\n`);
-      // an interactive run shows the actions it asks about; a reply that did not parse has none
-      if (options.actions === false && m.extra?.actions !== undefined) return;
-      for (const a of commands) out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command ?? "", 3000)}\n`);
-      for (const call of m.tool_calls ?? [])
+      if (e.thought) out(`${c.bold("THOUGHT")}\n${clip(e.thought, 3000)}\n`);
+      // an interactive run shows the actions it asks about (a reply that did not parse has none)
+      if (options.actions === false && e.actions !== null) return;
+      for (const a of e.actions ?? [])
+        if (a.kind === "command") out(`${c.bold(c.cyan("ACTION"))}\n${clip(a.command, 3000)}\n`);
+      // tool calls as the model wrote them, also those that could not run
+      for (const call of e.message.tool_calls ?? [])
         out(
           `${c.bold(c.cyan("ACTION"))} ${neutralize(call.function.name)} ${clip(call.function.arguments, 3000)}\n`,
         );
       return;
     }
-    if (m.role === "tool" && m.extra?.format_error) return;
-    const label = m.extra?.format_error
-      ? c.red("FORMAT ERROR")
-      : m.extra?.timed_out
-        ? c.red("OBSERVATION (timed out)")
-        : c.bold("OBSERVATION");
-    out(`${label}\n${clip(textOf(m).trimEnd(), 2000)}\n\n`);
+    if (e.type === "rejected") {
+      out(`${c.red("FORMAT ERROR")}\n${clip(e.text.trimEnd(), 2000)}\n\n`);
+      return;
+    }
+    if (e.type === "observation") {
+      const label = e.result.timedOut ? c.red("OBSERVATION (timed out)") : c.bold("OBSERVATION");
+      out(`${label}\n${clip(e.text.trimEnd(), 2000)}\n\n`);
+    }
   };
 }

@@ -10,6 +10,7 @@ describe("backticks protocol", () => {
     expect(parse(`THOUGHT: look\n\n${F}mswea_bash_command\nls -la\ncat x\n${F}\n`)).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "ls -la\ncat x" }],
+      thought: "THOUGHT: look",
     });
   });
 
@@ -17,6 +18,7 @@ describe("backticks protocol", () => {
     expect(parse(`THOUGHT\r\n${F}mswea_bash_command\r\necho hi\r\n${F}\r\n`)).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "echo hi" }],
+      thought: "THOUGHT",
     });
   });
 
@@ -24,6 +26,7 @@ describe("backticks protocol", () => {
     expect(parse(`${F}mswea_bash_command  \t\necho hi\n${F}   \n`)).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "echo hi" }],
+      thought: "",
     });
   });
 
@@ -40,6 +43,7 @@ describe("backticks protocol", () => {
     expect(parse(`Writing docs.\n${F}mswea_bash_command\n${command}\n${F}\n`)).toEqual({
       ok: true,
       actions: [{ kind: "command", command }],
+      thought: "Writing docs.",
     });
   });
 
@@ -48,6 +52,7 @@ describe("backticks protocol", () => {
     expect(parse(`${F}mswea_bash_command\n${command}\n${F}`)).toEqual({
       ok: true,
       actions: [{ kind: "command", command }],
+      thought: "",
     });
   });
 
@@ -89,6 +94,7 @@ describe("backticks protocol", () => {
     expect(p.parse({ role: "assistant", content: `${F}bash\npwd\n${F}` })).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "pwd" }],
+      thought: "",
     });
   });
 
@@ -97,6 +103,7 @@ describe("backticks protocol", () => {
     expect(p.parse({ role: "assistant", content: `x\n${F}bash\nls\n${F}` })).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "ls" }],
+      thought: "x",
     });
     expect(p.parse({ role: "assistant", content: "none" })).toEqual({
       ok: false,

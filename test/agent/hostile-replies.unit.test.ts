@@ -110,6 +110,7 @@ describe("replies that must not crash the scaffold become format errors", () => 
     ).toEqual({
       ok: true,
       actions: [{ kind: "command", command: "cat << EOF\nhello" }],
+      thought: "",
     });
   });
 });

@@ -41,6 +41,7 @@ describe("tool_calls protocol", () => {
         { kind: "tool", id: "a", name: "bash", args: { command: "ls" } },
         { kind: "tool", id: "b", name: "str_replace_editor", args: { command: "view", path: "/x" } },
       ],
+      thought: "thinking",
     });
   });
 

@@ -1,31 +1,40 @@
 import { describe, expect, it } from "vitest";
+import type { AgentEvent, ObservedResult } from "../../src/agent/agent.js";
+import type { Action } from "../../src/agent/protocols/types.js";
 import { createPrinter } from "../../src/cli/printer.js";
 
-function printed(events: Parameters<ReturnType<typeof createPrinter>>[0][]): string {
+function printed(events: AgentEvent[]): string {
   let out = "";
   const print = createPrinter((s) => (out += s), false);
   for (const e of events) print(e);
   return out;
 }
 
+const ran = (over: Partial<ObservedResult> = {}): ObservedResult => ({
+  returncode: 0,
+  timedOut: false,
+  interrupted: false,
+  ran: true,
+  durationMs: 5,
+  ...over,
+});
+
+const ls: Action = { kind: "command", command: "ls" };
+const pwd: Action = { kind: "tool", id: "1", name: "bash", args: { command: "pwd" } };
+
 describe("printer", () => {
   it("shows a backticks reply as THOUGHT and ACTION, and the observation", () => {
     expect(
       printed([
         {
-          type: "message",
+          type: "reply",
           step: 1,
-          message: {
-            role: "assistant",
-            content: "I will look.\n```mswea_bash_command\nls\n```\n",
-            extra: { actions: [{ command: "ls" }] },
-          },
+          message: { role: "assistant", content: "I will look.\n```mswea_bash_command\nls\n```\n" },
+          thought: "I will look.",
+          actions: [ls],
         },
-        {
-          type: "message",
-          step: 1,
-          message: { role: "user", content: "<output>\na\n</output>\n", extra: { step: 1 } },
-        },
+        { type: "action", step: 1, action: ls },
+        { type: "observation", step: 1, action: ls, result: ran(), text: "<output>\na\n</output>\n" },
         { type: "exit", status: "Submitted", message: "done" },
       ]),
     ).toBe(
@@ -37,7 +46,7 @@ describe("printer", () => {
     expect(
       printed([
         {
-          type: "message",
+          type: "reply",
           step: 2,
           message: {
             role: "assistant",
@@ -46,17 +55,11 @@ describe("printer", () => {
               { id: "1", type: "function", function: { name: "bash", arguments: '{"command":"pwd"}' } },
             ],
           },
+          thought: "",
+          actions: [pwd],
         },
-        {
-          type: "message",
-          step: 2,
-          message: { role: "tool", tool_call_id: "1", content: "slow", extra: { timed_out: true } },
-        },
-        {
-          type: "message",
-          step: 3,
-          message: { role: "user", content: "bad", extra: { format_error: true } },
-        },
+        { type: "observation", step: 2, action: pwd, result: ran({ timedOut: true }), text: "slow" },
+        { type: "rejected", step: 3, text: "bad", cutOff: false },
       ]),
     ).toBe('STEP 2\nACTION bash {"command":"pwd"}\nOBSERVATION (timed out)\nslow\n\nFORMAT ERROR\nbad\n\n');
   });
@@ -64,27 +67,26 @@ describe("printer", () => {
   it("prints a tool-call format error once (not its per-call repeat) and the steps left on each STEP line", () => {
     let out = "";
     const print = createPrinter((t) => (out += t), false, undefined, { stepsLeft: (step) => 10 - step });
-    const extra = { format_error: true, kind: "format_error", step: 9 };
+    const reply = {
+      role: "assistant" as const,
+      content: "",
+      tool_calls: [{ id: "1", type: "function" as const, function: { name: "nosuch", arguments: "{}" } }],
+    };
+    print({ type: "message", step: 9, message: reply });
+    print({ type: "reply", step: 9, message: reply, thought: "", actions: null });
     print({
       type: "message",
       step: 9,
-      message: {
-        role: "assistant",
-        content: "",
-        tool_calls: [{ id: "1", type: "function", function: { name: "nosuch", arguments: "{}" } }],
-      },
+      message: { role: "tool", tool_call_id: "1", content: 'Error: unknown tool "nosuch"' },
     });
     print({
-      type: "message",
+      type: "rejected",
       step: 9,
-      message: { role: "tool", tool_call_id: "1", content: 'Error: unknown tool "nosuch"', extra },
+      text: 'Your reply could not be run: unknown tool "nosuch"',
+      cutOff: false,
     });
-    print({
-      type: "message",
-      step: 9,
-      message: { role: "user", content: 'Your reply could not be run: unknown tool "nosuch"', extra },
-    });
-    print({ type: "message", step: 10, message: { role: "assistant", content: "last", tool_calls: [] } });
+    const last = { role: "assistant" as const, content: "last", tool_calls: [] };
+    print({ type: "reply", step: 10, message: last, thought: "last", actions: [] });
     expect(out).toBe(
       'STEP 9 (1 step left)\nACTION nosuch {}\nFORMAT ERROR\nYour reply could not be run: unknown tool "nosuch"\n\nSTEP 10 (0 steps left)\nTHOUGHT\nlast\n',
     );
@@ -94,14 +96,23 @@ describe("printer", () => {
     let out = "";
     const print = createPrinter((t) => (out += t), false, undefined, { actions: false });
     print({
-      type: "message",
+      type: "reply",
       step: 1,
-      message: {
-        role: "assistant",
-        content: "Look.\n```bash\nls\n```",
-        extra: { actions: [{ command: "ls" }] },
-      },
+      message: { role: "assistant", content: "Look.\n```bash\nls\n```" },
+      thought: "Look.",
+      actions: [ls],
     });
     expect(out).toBe("STEP 1\nTHOUGHT\nLook.\n");
+  });
+
+  it("shows the task once, from its message, and nothing of the other messages", () => {
+    expect(
+      printed([
+        { type: "message", step: 0, message: { role: "system", content: "be good" } },
+        { type: "message", step: 0, message: { role: "user", content: "fix it" } },
+        { type: "message", step: 1, message: { role: "assistant", content: "ok" } },
+        { type: "message", step: 1, message: { role: "user", content: "<output>x</output>" } },
+      ]),
+    ).toBe("TASK\nfix it\n\n");
   });
 });

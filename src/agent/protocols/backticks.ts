@@ -22,6 +22,8 @@ export interface FencedBlock {
   body: string;
   /** 1-based line of the opening fence. */
   line: number;
+  /** 0-based index of the first line after the block (its closing fence included). */
+  end: number;
   closed: boolean;
 }
 
@@ -44,7 +46,13 @@ export function findFencedBlocks(text: string): FencedBlock[] {
     let block = readBlock(lines, start, true);
     // A heredoc left open would run to the end of the reply: read the block again without heredocs.
     if (!block.closed && block.heredocs) block = readBlock(lines, start, false);
-    blocks.push({ tag: open[1], body: block.body.join("\n"), line: start + 1, closed: block.closed });
+    blocks.push({
+      tag: open[1],
+      body: block.body.join("\n"),
+      line: start + 1,
+      end: block.next,
+      closed: block.closed,
+    });
     i = block.next;
   }
   return blocks;
@@ -79,10 +87,16 @@ function readBlock(
 }
 
 /** One command, unless it holds a NUL byte (bash cannot take one). */
-function commandResult(command: string): ParseResult {
+function commandResult(command: string, thought: string): ParseResult {
   const nul = nulProblem("the command", command);
   if (nul) return { ok: false, error: nul, actions: [command] };
-  return { ok: true, actions: [{ kind: "command", command }] };
+  return { ok: true, actions: [{ kind: "command", command }], thought };
+}
+
+/** The reply's text without lines `from` (0-based) up to `to` (exclusive): the block taken out. */
+function without(text: string, from: number, to: number): string {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  return [...lines.slice(0, from), ...lines.slice(to)].join("\n").trim();
 }
 
 /**
@@ -96,9 +110,14 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
   const parse = (message: ChatMessage): ParseResult => {
     const text = textOf(message);
     if (regex !== null) {
-      const matches = [...text.replace(/\r\n?/g, "\n").matchAll(regex)];
+      const normal = text.replace(/\r\n?/g, "\n");
+      const matches = [...normal.matchAll(regex)];
       const actions = matches.map((m) => (m[1] ?? "").trim());
-      if (matches.length === 1) return commandResult(actions[0]);
+      if (matches.length === 1) {
+        const m = matches[0];
+        const at = m.index ?? 0;
+        return commandResult(actions[0], `${normal.slice(0, at)}${normal.slice(at + m[0].length)}`.trim());
+      }
       return {
         ok: false,
         error: `expected exactly one action matching ${actionRegex}, found ${matches.length}.`,
@@ -107,7 +126,8 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
     }
     const blocks = findFencedBlocks(text);
     const ours = blocks.filter((b) => b.tag === tag);
-    if (ours.length === 1 && ours[0].closed) return commandResult(ours[0].body);
+    if (ours.length === 1 && ours[0].closed)
+      return commandResult(ours[0].body, without(text, ours[0].line - 1, ours[0].end));
     if (ours.length === 1)
       return {
         ok: false,

@@ -17,7 +17,11 @@ export interface FormatError {
   actions?: string[];
 }
 
-export type ParseResult = { ok: true; actions: Action[] } | ({ ok: false } & FormatError);
+/**
+ * What a reply asks for: its actions and its `thought` (the reply's text without the action: the
+ * whole text with tool calls, the text outside the fenced block with backticks), or why it cannot run.
+ */
+export type ParseResult = { ok: true; actions: Action[]; thought: string } | ({ ok: false } & FormatError);
 
 /** How actions are expressed in replies. */
 export interface Protocol {
