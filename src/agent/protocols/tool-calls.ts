@@ -67,7 +67,8 @@ export function createToolCallsProtocol(toolSpecs: ToolSpec[]): Protocol {
     }
     const checked = calls.map((c) => checkCall(c, specs));
     const problems = checked.filter((c): c is string => typeof c === "string");
-    if (problems.length === 0) return { ok: true, actions: checked as Action[], thought: textOf(message).trim() };
+    if (problems.length === 0)
+      return { ok: true, actions: checked as Action[], thought: textOf(message).trim() };
     const toolReplies = calls.map((c, i) => ({
       id: c.id,
       text:
