@@ -8,7 +8,7 @@ import type { Trajectory } from "../src/agent/trajectory-types.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import { runBatch } from "../src/swebench/batch/run-batch.js";
-import type { InstanceOutcome } from "../src/swebench/batch/types.js";
+import type { TaskOutcome } from "../src/swebench/batch/types.js";
 import { prepareWorkspace } from "../src/swebench/batch/workspace.js";
 import type { SwebenchInstance } from "../src/swebench/types.js";
 import type { FakeBehaviour } from "../src/testing/fake-llm-server.js";
@@ -124,7 +124,7 @@ interface Measured {
   cpu: { self: number; children: number };
   elu: number;
   peakRss: number;
-  outcomes: InstanceOutcome[];
+  outcomes: TaskOutcome[];
   /** Per instance: milliseconds its commands took. */
   commandMs: number[];
 }

@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
 import type { Dispatcher, DispatchHooks, InstanceResult, WorkerView } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
+import { NO_STATS, unstartedOutcome } from "../task/outcome.js";
 import { VERSION } from "../version.js";
 import { shown } from "./check-text.js";
 import {
@@ -76,42 +77,31 @@ function givenUp(
   reason: string,
   jobId: string,
 ): InstanceResult {
-  const now = new Date().toISOString();
-  const message = `the queue gave this instance up: ${reason}`;
+  const now = Date.now();
+  const outcome = unstartedOutcome(
+    row.instance_id,
+    "EnvironmentError",
+    `the queue gave this instance up: ${reason}`,
+    now,
+  );
   const trajectory: Trajectory = {
     trajectory_format: "patchloop-1",
     info: {
-      exit_status: "EnvironmentError",
-      exit_message: message,
+      exit_status: outcome.exit_status,
+      exit_message: outcome.exit_message,
       submission: "",
-      model_stats: { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 },
+      model_stats: { ...NO_STATS },
       config: jobConfig,
       versions: versions(),
-      timing: { started_at: now, ended_at: now, wall_seconds: 0 },
+      timing: { started_at: outcome.started_at, ended_at: outcome.ended_at, wall_seconds: 0 },
       instance_id: row.instance_id,
       model_name: modelName,
     },
     messages: [],
   };
   return {
-    outcome: {
-      instance_id: row.instance_id,
-      exit_status: "EnvironmentError",
-      exit_message: message,
-      patch_bytes: 0,
-      api_calls: 0,
-      cost: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      started_at: now,
-      ended_at: now,
-      environment_seconds: 0,
-      agent_seconds: 0,
-      seconds: 0,
-    },
-    submission: "",
+    outcome: { ...outcome, attempt: `${jobId}.given-up` },
     files: { [`${row.instance_id}.traj.json`]: `${JSON.stringify(trajectory, null, 2)}\n` },
-    attempt: `${jobId}.given-up`,
   };
 }
 
@@ -232,21 +222,21 @@ export async function createCoordinatorDispatcher(
     const result = checked.job.result;
     const p = pending.get(result.outcome.instance_id);
     const started = p && !p.done ? startedAttempts((await queue.getJobLogs(p.jobId)).logs) : [];
-    const stale = result.attempt === folder.recordedAttempt(result.outcome.instance_id);
+    const stale = result.outcome.attempt === folder.recordedAttempt(result.outcome.instance_id);
     if (!p || p.done || stale) {
       folder.log(
-        `${result.outcome.instance_id}: a result of attempt ${result.attempt} was dropped: ` +
+        `${result.outcome.instance_id}: a result of attempt ${result.outcome.attempt} was dropped: ` +
           (stale
             ? "the folder holds it already"
             : "its instance has its result in this run, or is not part of it"),
       );
-      await redis.set(ackKey(result.attempt), "1", "EX", MARK_SECONDS);
+      await redis.set(ackKey(result.outcome.attempt), "1", "EX", MARK_SECONDS);
       return;
     }
-    const unknown = attemptProblem(result.attempt, p.jobId, started);
+    const unknown = attemptProblem(result.outcome.attempt, p.jobId, started);
     if (unknown) {
       folder.log(
-        `${result.outcome.instance_id}: a result of attempt ${result.attempt} was dropped: ${unknown}`,
+        `${result.outcome.instance_id}: a result of attempt ${result.outcome.attempt} was dropped: ${unknown}`,
       );
       return;
     }
@@ -424,7 +414,7 @@ export async function createCoordinatorDispatcher(
       const id = result.outcome.instance_id;
       const p = pending.get(id);
       if (written) {
-        if (result.attempt) await redis.set(ackKey(result.attempt), "1", "EX", MARK_SECONDS);
+        if (result.outcome.attempt) await redis.set(ackKey(result.outcome.attempt), "1", "EX", MARK_SECONDS);
         if (p) {
           pending.delete(id);
           byJob.delete(p.jobId);

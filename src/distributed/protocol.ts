@@ -17,10 +17,10 @@ export interface InstanceJob {
   sig?: string;
 }
 
-/** What a worker sends a run's results queue: the instance's result and its attempt. */
+/** What a worker sends a run's results queue: the instance's result (its outcome names the attempt and the worker). */
 export interface ResultJob {
   run: string;
-  result: InstanceResult & { attempt: string; worker: WorkerInfo };
+  result: InstanceResult & { outcome: { attempt: string; worker: string }; worker: WorkerInfo };
   /** With `run.queue.secret_env`: the worker's signature of `run` and `result` (signing.ts). */
   sig?: string;
 }

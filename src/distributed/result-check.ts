@@ -44,6 +44,10 @@ const OutcomeSchema = z.strictObject({
   environment_seconds: Amount,
   agent_seconds: Amount,
   seconds: Amount,
+  patch: z.string(),
+  masked_lines: Count.optional(),
+  worker: Label,
+  attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
   model_error: z
     .strictObject({
       kind: z.enum(Object.keys(MODEL_ERROR_KINDS) as [ModelErrorKind, ...ModelErrorKind[]]),
@@ -56,11 +60,8 @@ const ResultJobSchema = z.strictObject({
   run: z.string(),
   result: z.strictObject({
     outcome: OutcomeSchema,
-    submission: z.string(),
-    maskedLines: Count.optional(),
     files: z.record(z.string(), z.string()),
     worker: WorkerSchema,
-    attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
     replicas: z.record(z.string(), z.strictObject({ requests: Count, failures: Count })).optional(),
   }),
   sig: z.string().optional(),

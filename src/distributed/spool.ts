@@ -35,7 +35,7 @@ export class Spool {
   }
 
   async keep(job: ResultJob): Promise<void> {
-    await writeFileAtomic(join(this.dir, fileOf(job.result.attempt)), JSON.stringify(job));
+    await writeFileAtomic(join(this.dir, fileOf(job.result.outcome.attempt)), JSON.stringify(job));
   }
 
   async forget(attempt: string): Promise<void> {

@@ -12,7 +12,7 @@ import { createModel } from "../models/create-model.js";
 import { createReplicaPool, type ReplicaPool } from "../models/replica-pool.js";
 import { openInstanceEnvironment } from "../swebench/batch/instance-environment.js";
 import { runInstance } from "../swebench/batch/run-instance.js";
-import type { InstanceResult, ReplicaCounts, WorkerInfo } from "../swebench/batch/types.js";
+import type { ReplicaCounts, TaskOutcome, WorkerInfo } from "../swebench/batch/types.js";
 import { cloneDirFor } from "../swebench/batch/workspace.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "../swebench/batch/workspace-root.js";
 import { FileWriteError } from "../util/atomic-write.js";
@@ -149,7 +149,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
     for (let tries = 0; ; tries++) {
       try {
         await resultsOf(job.run).add("result", job, {
-          jobId: job.result.attempt,
+          jobId: job.result.outcome.attempt,
           attempts: 1000,
           backoff: { type: "fixed", delay: 2000 },
           removeOnComplete: true,
@@ -260,9 +260,9 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
     };
     try {
       const pool = poolFor(config.model);
-      let result: InstanceResult;
+      let outcome: TaskOutcome;
       try {
-        result = await runInstance(row, {
+        outcome = await runInstance(row, {
           config,
           outputDir: scratch,
           modelFor: () =>
@@ -300,10 +300,9 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
         return { attempt };
       }
       const sent: ResultJob["result"] = {
-        ...result,
+        outcome: { ...outcome, worker: info.id, attempt },
         files: await filesOf(scratch, id),
         worker: info,
-        attempt,
         ...(pool ? { replicas: counts } : {}),
       };
       const full: ResultJob = {
@@ -313,9 +312,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
       };
       await spool.keep(full);
       await deliver(full);
-      o.say(
-        `end ${id} ${result.outcome.exit_status} (${result.outcome.api_calls} calls, ${result.outcome.seconds}s)`,
-      );
+      o.say(`end ${id} ${outcome.exit_status} (${outcome.api_calls} calls, ${outcome.seconds}s)`);
       return { attempt };
     } finally {
       running.delete(String(job.id));
@@ -372,10 +369,11 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
     }
     const kept = await spool.all();
     if (kept.length > 0) {
-      const acks = await redis.mget(...kept.map((k) => ackKey(k.result.attempt)));
+      const acks = await redis.mget(...kept.map((k) => ackKey(k.result.outcome.attempt)));
       for (const [i, k] of kept.entries()) {
-        if (acks[i]) await spool.forget(k.result.attempt);
-        else if ((await resultsOf(k.run).getJobState(k.result.attempt)) === "unknown") await deliver(k);
+        if (acks[i]) await spool.forget(k.result.outcome.attempt);
+        else if ((await resultsOf(k.run).getJobState(k.result.outcome.attempt)) === "unknown")
+          await deliver(k);
       }
     }
   };

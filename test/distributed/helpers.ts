@@ -202,7 +202,7 @@ export async function resultsText(redis: TestRedis, run: string): Promise<string
 
 /** The submissions (the patch text) of the results a run's results queue holds. */
 export async function submissionsOf(redis: TestRedis, run: string): Promise<string[]> {
-  return (JSON.parse(await resultsText(redis, run)) as { result: { submission: string } }[]).map(
-    (r) => r.result.submission,
+  return (JSON.parse(await resultsText(redis, run)) as { result: { outcome: { patch: string } } }[]).map(
+    (r) => r.result.outcome.patch,
   );
 }

@@ -24,11 +24,12 @@ const result = () => ({
     environment_seconds: 1.5,
     agent_seconds: 50,
     seconds: 60,
+    patch: "diff\n",
+    worker: WORKER.id,
+    attempt: ATTEMPT,
   },
-  submission: "diff\n",
   files: { "django__django-11099.traj.json": "{}\n" },
   worker: WORKER,
-  attempt: ATTEMPT,
   replicas: { "http://127.0.0.1:8000/v1": { requests: 3, failures: 0 } },
 });
 
@@ -74,8 +75,8 @@ describe("the check of a result taken from a run's results queue", () => {
         "result.worker.host: 1 to 300 characters, no control characters",
       ],
       [
-        { run: RUN, result: { ...result(), attempt: "x y" } },
-        "result.attempt: an attempt id (<job id>.<hex>)",
+        { run: RUN, result: { ...result(), outcome: { ...result().outcome, attempt: "x y" } } },
+        "result.outcome.attempt: an attempt id (<job id>.<hex>)",
       ],
     ];
     for (const [data, where] of cases)
@@ -104,7 +105,7 @@ describe("the check of a result taken from a run's results queue", () => {
       problem:
         "it carries no signature, and this run accepts only signed results (run.queue.secret_env PL_SECRET)",
     });
-    const forged = { ...r, submission: "forged\n" };
+    const forged = { ...r, outcome: { ...r.outcome, patch: "forged\n" } };
     for (const bad of [
       { run: RUN, result: forged, sig },
       { run: RUN, result: r, sig: signature(SECRET, "job", { run: RUN, result: r }) },

@@ -63,16 +63,17 @@ function forgedResult(
     environment_seconds: 0,
     agent_seconds: 0,
     seconds: 1,
+    patch: FORGED_PATCH,
+    worker: "evil:1:x",
+    attempt,
   };
   change(outcome);
   return {
     run,
     result: {
       outcome,
-      submission: FORGED_PATCH,
       files: { [`${id}.traj.json`]: "{}\n" },
       worker: { id: "evil:1:x", host: "evil", pid: 1 },
-      attempt,
     },
   };
 }

@@ -73,7 +73,7 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
       if (interrupted) own.abort();
       running.add(own);
       try {
-        return await runInstance(row, {
+        const outcome = await runInstance(row, {
           config: o.config,
           outputDir: folder.dir,
           modelFor,
@@ -83,6 +83,7 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
           log: (line) => folder.log(line),
           onAgentEvent: (event) => hooks.onAgentEvent(id, event),
         });
+        return { outcome };
       } finally {
         running.delete(own);
       }

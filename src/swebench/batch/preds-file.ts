@@ -1,19 +1,26 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CoalescingWriter } from "./coalescing-writer.js";
+import type { TaskOutcome } from "../../task/outcome.js";
 import { BatchInputError } from "./errors.js";
 
-/** One entry of preds.json (contract: README.md "Outputs"). */
+/** One entry of preds.json (contract: README.md "Outputs"), as patchloop writes it; eval reads it as a `Prediction`. */
 export interface PredEntry {
   instance_id: string;
   model_name_or_path: string;
   model_patch: string;
 }
 
+/** The preds.json entry of a task's outcome. */
+export function predOf(outcome: Pick<TaskOutcome, "instance_id" | "patch">, modelName: string): PredEntry {
+  return { instance_id: outcome.instance_id, model_name_or_path: modelName, model_patch: outcome.patch };
+}
+
 /**
  * `DIR/preds.json`: `{instance_id: {instance_id, model_name_or_path, model_patch}}`, loaded once
  * and rewritten atomically through one serialised writer. Entries of instances this run does not
- * touch are kept as they were.
+ * touch are kept as they were. The only writer of preds.json: the batch's run folder, `patchloop
+ * run` and `patchloop demo` all write through it.
  */
 export class PredsFile {
   readonly path: string;

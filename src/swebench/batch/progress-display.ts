@@ -1,6 +1,6 @@
 import { formatDuration, liveLines, plainLine, retryText } from "./progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "./progress-state.js";
-import type { BatchEvent, InstanceOutcome } from "./types.js";
+import type { BatchEvent, TaskOutcome } from "./types.js";
 
 /** Options of `createProgressDisplay`. */
 export interface ProgressDisplayOptions {
@@ -51,7 +51,7 @@ function cut(line: string, columns: number): string {
 const EXPLAINED = new Set(["ModelError", "EnvironmentError", "RepeatedFormatError"]);
 
 /** The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`. */
-export function endLine(o: InstanceOutcome, done: number, total: number): string {
+export function endLine(o: TaskOutcome, done: number, total: number): string {
   const calls = `${o.api_calls} call${o.api_calls === 1 ? "" : "s"}`;
   const head = `[${done}/${total}] ${o.instance_id} ${o.exit_status} (${calls}, $${o.cost.toFixed(2)}, ${formatDuration(o.seconds)})`;
   if (!EXPLAINED.has(o.exit_status) || !o.exit_message) return head;

@@ -9,9 +9,9 @@ import type {
   BatchResult,
   Dispatcher,
   DispatchHooks,
-  InstanceOutcome,
   InstanceResult,
   StopReason,
+  TaskOutcome,
 } from "./types.js";
 import { usageOf } from "./usage.js";
 
@@ -88,7 +88,7 @@ class Scheduler {
   private stoppedBy: StopReason = null;
   private fatal: Error | null = null;
   private warnedFree = false;
-  private readonly outcomes: InstanceOutcome[] = [];
+  private readonly outcomes: TaskOutcome[] = [];
   private readonly notStarted: string[] = [];
 
   constructor(
@@ -203,7 +203,7 @@ class Scheduler {
   }
 
   /** A cost cap on a model whose calls cost nothing can never stop the run: say so once. */
-  private checkFree(outcome: InstanceOutcome): void {
+  private checkFree(outcome: TaskOutcome): void {
     if (this.warnedFree || !this.o.costLimit || outcome.api_calls === 0 || this.budget.cost > 0) return;
     this.warnedFree = true;
     this.folder.warn(

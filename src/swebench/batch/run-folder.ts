@@ -6,12 +6,13 @@ import { removeStaleTempFiles, writeFileAtomic } from "../../util/atomic-write.j
 import type { SwebenchInstance } from "../types.js";
 import { checkConfigDrift } from "./config-drift.js";
 import { BatchInputError } from "./errors.js";
-import { PredsFile } from "./preds-file.js";
+import { PredsFile, predOf } from "./preds-file.js";
 import { mustRunAgain, needsRun, type PriorState, readPriorState, trajectoryPathFor } from "./resume.js";
 import { lockRunFolder } from "./run-folder-lock.js";
 import { RunLog } from "./run-log.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
-import type { InstanceOutcome, InstanceResult, ReplicaCounts, StopReason } from "./types.js";
+import { recordOf, type TaskOutcome } from "../../task/outcome.js";
+import type { InstanceResult, ReplicaCounts, StopReason } from "./types.js";
 
 /**
  * Instances in a row that end with `ModelError` after the model server kept failing (retries
@@ -46,7 +47,7 @@ export interface RunFolderOptions {
 
 /** What the folder made of one result. */
 export interface Recorded {
-  outcome: InstanceOutcome;
+  outcome: TaskOutcome;
   /** The instance must run again (Interrupted, EnvironmentError, ModelError after retries). */
   again: boolean;
 }
@@ -95,7 +96,7 @@ function outageRuns(record: unknown): number {
   return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
-const isOutage = (o: Pick<InstanceOutcome, "exit_status" | "model_error">) =>
+const isOutage = (o: Pick<TaskOutcome, "exit_status" | "model_error">) =>
   o.exit_status === "ModelError" && o.model_error?.kind === "retries_exhausted";
 
 /** A file name a remote worker may hand back for an instance's folder: a plain name, no path. */
@@ -106,7 +107,7 @@ const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
  * only code that writes it: preds.json, run.json, exit_statuses.yaml and run.log, the paths of the
  * trajectories, what earlier runs left (prior state, earlier spend) and the policies built on it
  * (which instances run again, in which order, when a server outage makes a ModelError final, when
- * the server is down). Results come in as `InstanceResult`, the same from this process and from
+ * the server is down). Results come in as `InstanceResult` (a TaskOutcome), the same from this process and from
  * remote workers, and are accepted once per instance.
  */
 export class RunFolder {
@@ -323,43 +324,34 @@ export class RunFolder {
    * or already has a result of this run (a second attempt of it: results are accepted once).
    */
   async accept(result: InstanceResult, live: Record<string, ReplicaCounts> | null): Promise<Recorded | null> {
-    const id = result.outcome.instance_id;
-    const repeat = result.attempt !== undefined && result.attempt === this.recordedAttempt(id);
+    const { outcome } = result;
+    const id = outcome.instance_id;
+    const repeat = outcome.attempt !== undefined && outcome.attempt === this.recordedAttempt(id);
     if (this.accepted.has(id) || !this.todoIds.has(id) || repeat) {
       const why = repeat
         ? "the folder holds it already"
         : this.accepted.has(id)
           ? "this run has its result already"
           : "it is not part of this run";
-      this.log(`${id}: a result of attempt ${result.attempt ?? "?"} was dropped: ${why}`);
+      this.log(`${id}: a result of attempt ${outcome.attempt ?? "?"} was dropped: ${why}`);
       return null;
     }
     this.accepted.add(id);
     if (result.files) await this.writeFiles(id, result.files);
-    if (result.maskedLines)
+    if (outcome.masked_lines)
       this.warn(
-        `${id}: ${result.maskedLines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
+        `${id}: ${outcome.masked_lines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
       );
     addCounts(this.replicas, result.replicas ?? {});
-    const outcome: InstanceOutcome = {
-      ...result.outcome,
-      ...(result.worker ? { worker: result.worker.id } : {}),
-      ...(result.attempt ? { attempt: result.attempt } : {}),
-    };
-    await this.preds.set({
-      instance_id: id,
-      model_name_or_path: this.o.modelName,
-      model_patch: result.submission,
-    });
+    await this.preds.set(predOf(outcome, this.o.modelName));
     this.statuses[id] = outcome.exit_status;
     const again = mustRunAgain(outcome.exit_status, outcome.model_error);
     if (!again) this.pending.delete(id);
     this.outagesInARow = isOutage(outcome) ? this.outagesInARow + 1 : 0;
-    const { instance_id: _, ...entry } = outcome;
     const before = this.record.data.instances[id];
     const e = earlierSpend(before);
     this.record.set(id, {
-      ...entry,
+      ...recordOf(outcome),
       ...(isOutage(outcome) ? { model_error_runs: outageRuns(before) + 1 } : {}),
       ...(e.calls > 0 || e.cost > 0 ? { earlier_calls: e.calls, earlier_cost: e.cost } : {}),
     });

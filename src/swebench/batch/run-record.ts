@@ -7,12 +7,27 @@ import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../../config/secret-values.js";
 import { CoalescingWriter } from "./coalescing-writer.js";
-import type { InstanceOutcome, ReplicaCounts, StopReason } from "./types.js";
+import { recordOf } from "../../task/outcome.js";
+import type { ReplicaCounts, StopReason } from "./types.js";
 
 /** An instance's line in run.json: what the latest run of it gave (`seconds` etc. absent when only its trajectory is known). */
-export type InstanceRecord =
-  | Omit<InstanceOutcome, "instance_id">
-  | { exit_status: ExitStatus; api_calls: number; cost: number };
+export type InstanceRecord = (
+  | ReturnType<typeof recordOf>
+  | { exit_status: ExitStatus; api_calls: number; cost: number }
+) &
+  FolderFacts;
+
+/** What only run.json records of an instance, beside its outcome. */
+export interface FolderFacts {
+  /**
+   * Runs in a row that ended with the server failing on this instance (ModelError after retries);
+   * at MAX_OUTAGE_RUNS the result is final.
+   */
+  model_error_runs?: number;
+  /** Model calls and USD of this instance's earlier attempts (runs it was run again). */
+  earlier_calls?: number;
+  earlier_cost?: number;
+}
 
 /** The contents of run.json. */
 export interface RunJson {

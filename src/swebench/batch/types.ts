@@ -1,20 +1,15 @@
 import type { AgentEvent } from "../../agent/agent.js";
-import type { ExitStatus, ModelErrorInfo } from "../../agent/trajectory-types.js";
+import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
-import type { Environment } from "../../environments/types.js";
 import type { ReplicaCounts } from "../../models/replica-pool.js";
 import type { Model } from "../../models/types.js";
+import type { TaskOutcome } from "../../task/outcome.js";
+import type { TaskEnvironment } from "../../task/run-task.js";
 import type { SwebenchInstance } from "../types.js";
 import type { RunFolder } from "./run-folder.js";
 
 /** The environment of one instance and how to release it (container, sandbox, work tree). */
-export interface InstanceEnvironment {
-  env: Environment;
-  /** The commit the work tree starts at, when the opener made the checkout itself. */
-  baseCommit?: string;
-  /** Releases everything the environment holds; called exactly once, whatever happened. */
-  cleanup(): Promise<void>;
-}
+export type InstanceEnvironment = TaskEnvironment;
 
 /** Opens the environment of one instance; rejects with a readable Error when it cannot. */
 export type EnvironmentOpener = (row: SwebenchInstance, signal: AbortSignal) => Promise<InstanceEnvironment>;
@@ -74,18 +69,15 @@ export interface WorkerInfo {
   pid: number;
 }
 
-export type { ReplicaCounts };
+export type { ReplicaCounts, TaskOutcome };
 
 /**
- * What running one instance gives the run folder: the same type whether it ran in this process or
- * on a remote worker (run-folder.ts records it).
+ * What running one instance gives the run folder: its outcome (the same type whether it ran in
+ * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), and what
+ * came with it from a remote worker.
  */
 export interface InstanceResult {
-  outcome: InstanceOutcome;
-  /** The patch for preds.json (lines holding a known secret already masked). */
-  submission: string;
-  /** Lines of the patch masked for holding a secret. */
-  maskedLines?: number;
+  outcome: TaskOutcome;
   /**
    * The files of the instance's folder (`<id>.traj.json`, ...) by name, as a remote worker wrote
    * them; absent when the agent wrote them into the run folder itself (this process).
@@ -93,8 +85,6 @@ export interface InstanceResult {
   files?: Record<string, string>;
   /** The remote worker that ran it; absent for this process. */
   worker?: WorkerInfo;
-  /** The attempt that gave this result (remote); the folder accepts one result per instance and run. */
-  attempt?: string;
   /** Requests per model replica made for this instance (remote; this process reports its pool). */
   replicas?: Record<string, ReplicaCounts>;
 }
@@ -133,48 +123,13 @@ export interface Dispatcher {
   close(): Promise<void>;
 }
 
-/** What happened to one instance in this run. */
-export interface InstanceOutcome {
-  instance_id: string;
-  exit_status: ExitStatus;
-  exit_message: string;
-  /** Bytes of the patch written to preds.json. */
-  patch_bytes: number;
-  api_calls: number;
-  cost: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  started_at: string;
-  ended_at: string;
-  /** Seconds to open the environment (container start, work tree). */
-  environment_seconds: number;
-  /** Seconds of the agent loop. */
-  agent_seconds: number;
-  /** Seconds from start to end, cleanup included. */
-  seconds: number;
-  /** How the model failed, for a `ModelError`. */
-  model_error?: ModelErrorInfo;
-  /**
-   * In run.json only: runs in a row that ended with the server failing on this instance
-   * (ModelError after retries); at MAX_OUTAGE_RUNS the result is final.
-   */
-  model_error_runs?: number;
-  /** In run.json only: model calls and USD of this instance's earlier attempts (runs it was run again). */
-  earlier_calls?: number;
-  earlier_cost?: number;
-  /** The remote worker that ran it (`host:pid:start`); absent when this process did. */
-  worker?: string;
-  /** In run.json only: the attempt whose result this is (remote runs); a result is accepted once. */
-  attempt?: string;
-}
-
 /** Why a batch stopped before starting every instance; null when it did not. */
 export type StopReason = "interrupted" | "cost_limit" | "call_limit" | "model_unavailable" | null;
 
 /** What `runBatch` returns. */
 export interface BatchResult {
   /** Instances run now, in completion order. */
-  outcomes: InstanceOutcome[];
+  outcomes: TaskOutcome[];
   /** Instances skipped because an earlier run gave them a final exit status. */
   skipped: string[];
   /** Selected instances that were not started (stopped early). */
@@ -197,7 +152,7 @@ export type BatchEvent =
   | { type: "planned"; total: number; skipped: number; todo: number }
   | { type: "instance_start"; instance_id: string; worker?: WorkerInfo }
   | { type: "agent"; instance_id: string; event: AgentEvent }
-  | { type: "instance_end"; outcome: InstanceOutcome }
+  | { type: "instance_end"; outcome: TaskOutcome }
   | { type: "stopping"; reason: Exclude<StopReason, null> }
   /** The remote workers (queue runs), whenever that list changes. */
   | { type: "workers"; workers: WorkerView[] };

@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
+import type { PredEntry } from "../batch/preds-file.js";
 import type { SwebenchInstance } from "../types.js";
 
-/** One prediction, as the harness reads it. Extra keys are kept but ignored. */
-export interface Prediction {
-  instance_id: string;
-  /** Default "None" (the harness's fallback); `/` becomes `__` in file names. */
-  model_name_or_path: string;
+/**
+ * One prediction, as the harness reads it: preds.json's entry (PredEntry, what patchloop writes)
+ * as other tools may write it too. Extra keys are kept but ignored.
+ */
+export interface Prediction extends Omit<PredEntry, "model_patch"> {
   /** A unified diff; "" or null means "no patch" (counted as empty, not run). */
   model_patch: string | null;
   [key: string]: unknown;

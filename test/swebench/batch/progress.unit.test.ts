@@ -8,13 +8,13 @@ import {
 } from "../../../src/swebench/batch/progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "../../../src/swebench/batch/progress-state.js";
 import { summaryTable } from "../../../src/swebench/batch/summary-table.js";
-import type { BatchEvent, InstanceOutcome } from "../../../src/swebench/batch/types.js";
+import type { BatchEvent, TaskOutcome } from "../../../src/swebench/batch/types.js";
 
 function outcome(
   id: string,
-  exit_status: InstanceOutcome["exit_status"],
-  extra: Partial<InstanceOutcome> = {},
-): InstanceOutcome {
+  exit_status: TaskOutcome["exit_status"],
+  extra: Partial<TaskOutcome> = {},
+): TaskOutcome {
   return {
     instance_id: id,
     exit_status,
@@ -29,6 +29,7 @@ function outcome(
     environment_seconds: 1,
     agent_seconds: 60,
     seconds: 61,
+    patch: "",
     ...extra,
   };
 }

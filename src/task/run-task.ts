@@ -1,0 +1,170 @@
+import { type AgentEvent, type AgentHooks, runAgent } from "../agent/agent.js";
+import type { ActionRunner } from "../agent/action-runner.js";
+import { createActionRunner } from "../agent/create-runner.js";
+import { TrajectoryRecorder } from "../agent/trajectory.js";
+import type { ExitStatus } from "../agent/trajectory-types.js";
+import { versions } from "../agent/versions.js";
+import { redactSecrets } from "../config/redact.js";
+import type { Config } from "../config/schema.js";
+import type { Environment } from "../environments/types.js";
+import type { Model } from "../models/types.js";
+import { FileWriteError } from "../util/atomic-write.js";
+import { type TaskOutcome, unstartedOutcome } from "./outcome.js";
+
+/** The environment a task runs in, and how to let it go (container, sandbox, work tree). */
+export interface TaskEnvironment {
+  env: Environment;
+  /** The commit the work tree starts at, when the opener made the checkout itself. */
+  baseCommit?: string;
+  /** Releases everything the environment holds; called exactly once, whatever happened. */
+  cleanup(): Promise<void>;
+}
+
+/** One task: what the agent is asked, with what, where; the same for a batch, `run` and `demo`. */
+export interface TaskSpec {
+  config: Config;
+  instanceId: string;
+  /** The issue text. */
+  task: string;
+  /** Template fields (`instance.*`): a dataset row, or `{repo, instance_id, problem_statement}`. */
+  instance: Record<string, unknown>;
+  /** The model (made when the environment is open, so a task that never starts makes none). */
+  model: () => Model;
+  /** `model_name` of a trajectory whose agent never ran. */
+  modelName: string;
+  /** Where the trajectory is saved after every step. */
+  trajectoryPath: string;
+  /** Opens the environment; a rejection ends the task as EnvironmentError (Interrupted when aborted). */
+  open: (signal: AbortSignal) => Promise<TaskEnvironment>;
+  /** Aborting ends the task as Interrupted. */
+  signal: AbortSignal;
+  /** How actions run (default: the config's tools); `patchloop run` wraps it for the person. */
+  runner?: ActionRunner;
+  hooks?: AgentHooks;
+  onEvent?: (event: AgentEvent) => void;
+  /** Lines for the run's log (what went wrong around the agent). */
+  log?: (line: string) => void;
+  /**
+   * Runs in the environment once the agent ended, before the environment closes (`patchloop run`
+   * reads the work tree's changes here); its failure is logged, not the task's.
+   */
+  beforeClose?: (env: Environment) => Promise<void>;
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/** Writes the trajectory of a task whose agent never ran, saying why. */
+async function recordUnstarted(spec: TaskSpec, outcome: TaskOutcome): Promise<void> {
+  const rec = new TrajectoryRecorder(
+    spec.trajectoryPath,
+    {
+      config: redactSecrets(spec.config),
+      versions: versions(),
+      timing: { started_at: outcome.started_at, ended_at: outcome.ended_at, wall_seconds: 0 },
+      instance_id: spec.instanceId,
+      model_name: spec.modelName,
+    },
+    { config: spec.config },
+  );
+  rec.info.exit_status = outcome.exit_status;
+  rec.info.exit_message = outcome.exit_message;
+  await rec.save();
+}
+
+/** A task that ended before its agent ran: its outcome, with a trajectory saying why. */
+async function unstarted(spec: TaskSpec, started: number, message: string): Promise<TaskOutcome> {
+  const status: ExitStatus = spec.signal.aborted ? "Interrupted" : "EnvironmentError";
+  const outcome = unstartedOutcome(spec.instanceId, status, message, started, Date.now());
+  spec.log?.(`${spec.instanceId}: ${message}`);
+  await recordUnstarted(spec, outcome);
+  return outcome;
+}
+
+/** The agent in an open environment: its localization (when configured), the loop, the outcome. */
+async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: number, openedAt: number) {
+  const model = spec.model();
+  const localization = spec.config.agent.localize.enabled
+    ? await (await import("../localize/agent-hook.js")).localizeForAgent(spec.config, opened.env, spec.task, {
+        model,
+        signal: spec.signal,
+      })
+    : undefined;
+  const r = await runAgent({
+    localization,
+    config: spec.config,
+    model,
+    env: opened.env,
+    runner: spec.runner ?? createActionRunner(spec.config),
+    task: spec.task,
+    instance: spec.instance,
+    instanceId: spec.instanceId,
+    trajectoryPath: spec.trajectoryPath,
+    onEvent: spec.onEvent,
+    hooks: spec.hooks,
+    signal: spec.signal,
+    baseCommit: opened.baseCommit,
+  });
+  const agentEndedAt = Date.now();
+  const info = r.trajectory.info;
+  if (spec.beforeClose)
+    await spec.beforeClose(opened.env).catch((err: Error) => {
+      if (err instanceof FileWriteError) throw err;
+      spec.log?.(`${spec.instanceId}: after the agent: ${err.message}`);
+    });
+  // ended_at and seconds are set once the environment is released
+  const outcome: TaskOutcome = {
+    instance_id: spec.instanceId,
+    exit_status: r.exitStatus,
+    exit_message: r.exitMessage,
+    patch_bytes: Buffer.byteLength(r.submission),
+    ...info.model_stats,
+    started_at: new Date(started).toISOString(),
+    ended_at: "",
+    environment_seconds: seconds(openedAt - started),
+    agent_seconds: seconds(agentEndedAt - openedAt),
+    seconds: 0,
+    ...(info.model_error ? { model_error: info.model_error } : {}),
+    patch: r.submission,
+    ...(info.submission_masked_lines ? { masked_lines: info.submission_masked_lines } : {}),
+  };
+  return outcome;
+}
+
+/**
+ * Runs one task from start to end: opens its environment, runs the agent there (the trajectory
+ * is saved after every step), always releases the environment, and returns its outcome. What goes
+ * wrong (an environment that cannot be opened, anything thrown while the agent runs) becomes the
+ * outcome's exit status, with a trajectory saying why; it rejects only when a file cannot be
+ * written (FileWriteError: the caller stops).
+ */
+export async function runTask(spec: TaskSpec): Promise<TaskOutcome> {
+  const started = Date.now();
+  let opened: TaskEnvironment;
+  try {
+    opened = await spec.open(spec.signal);
+  } catch (err) {
+    return unstarted(spec, started, `could not open the environment: ${(err as Error).message}`);
+  }
+  const openedAt = Date.now();
+  let outcome: TaskOutcome;
+  try {
+    outcome = await inEnvironment(spec, opened, started, openedAt);
+  } catch (err) {
+    if (err instanceof FileWriteError) {
+      await opened.cleanup().catch(() => undefined);
+      throw err;
+    }
+    outcome = await unstarted(
+      spec,
+      started,
+      `patchloop failed while running this instance: ${(err as Error).message}`,
+    );
+  }
+  await opened
+    .cleanup()
+    .catch((err: Error) =>
+      spec.log?.(`${spec.instanceId}: cleaning up the environment failed: ${err.message}`),
+    );
+  const ended = Date.now();
+  return { ...outcome, ended_at: new Date(ended).toISOString(), seconds: seconds(ended - started) };
+}
