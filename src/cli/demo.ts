@@ -1,10 +1,10 @@
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../config/load.js";
-import { gradeDemoPatch, runDemoAgent } from "../demo/run-demo.js";
+import { DEMO_ID, gradeDemoPatch, runDemoAgent } from "../demo/run-demo.js";
 import { createModel } from "../models/create-model.js";
 import { packageRoot } from "../package-root.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { PredsFile, predOf } from "../task/preds-file.js";
 import { guarded } from "./common.js";
 import { inspectHint } from "./inspect.js";
 import { createPrinter } from "./printer.js";
@@ -24,31 +24,26 @@ export async function demoCommand(flags: DemoFlags): Promise<number> {
   });
   const model = createModel(config.model);
   const runDir = resolve(flags.output ?? join("patchloop-runs", "demo"));
-  const trajPath = join(runDir, "textstats-1", "textstats-1.traj.json");
+  const trajPath = join(runDir, DEMO_ID, `${DEMO_ID}.traj.json`);
   out(
     `patchloop demo: a bug in a small JavaScript library, fixed offline by a recorded model (${recording})\n\n`,
   );
-  const result = await runDemoAgent(
+  const outcome = await runDemoAgent(
     model,
     trajPath,
     flags.quiet ? undefined : createPrinter(out, process.stdout.isTTY === true),
   );
-  await writeFileAtomic(
-    join(runDir, "preds.json"),
-    `${JSON.stringify({ "textstats-1": { instance_id: "textstats-1", model_name_or_path: model.name, model_patch: result.submission } }, null, 2)}\n`,
-  );
+  await new PredsFile(runDir).set(predOf(outcome, model.name));
   const before = gradeDemoPatch("", false);
-  const after = gradeDemoPatch(result.submission);
-  out(
-    `\nexit status: ${result.exitStatus}\npatch (${result.submission.length} bytes):\n${result.submission}\n`,
-  );
+  const after = gradeDemoPatch(outcome.patch);
+  out(`\nexit status: ${outcome.exit_status}\npatch (${outcome.patch.length} bytes):\n${outcome.patch}\n`);
   out(`hidden test before the patch: ${before.passed ? "PASS" : "FAIL"}\n`);
   out(
     `hidden test after the patch:  ${!after.applied ? "PATCH DID NOT APPLY" : after.passed ? "PASS" : "FAIL"}\n`,
   );
   if (!after.passed) out(after.output);
   out(`\ntrajectory: ${trajPath}\n${inspectHint(runDir)}\n`);
-  return result.exitStatus === "Submitted" && after.passed && !before.passed ? 0 : 1;
+  return outcome.exit_status === "Submitted" && after.passed && !before.passed ? 0 : 1;
 }
 
 export function register(program: Command): void {

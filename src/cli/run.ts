@@ -4,7 +4,6 @@ import { mkdir, rmdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import pc from "picocolors";
-import { type AgentResult, runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
 import { createProtocol } from "../agent/protocols/create.js";
 import { workTreeDiff } from "../agent/work-tree-diff.js";
@@ -27,6 +26,9 @@ import {
 } from "../interactive/workspace.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
+import type { TaskOutcome } from "../task/outcome.js";
+import { PredsFile, predOf } from "../task/preds-file.js";
+import { runTask } from "../task/run-task.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 import { openTaskEnvironment } from "./open-environment.js";
@@ -254,36 +256,34 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         actions: session === null,
       });
   if (session) write(`${modeNote(mode)}\n\n`);
-  let result: AgentResult;
-  let changes: { patch: string } | { error: string };
+  // the changes are read where the agent worked, with its time limit, before it is released: git
+  // here never runs in a tree the agent wrote (it could plant a repository, a monitor or a filter)
+  let changes: { patch: string } | { error: string } = { error: "the agent did not run" };
+  const predsFile = new PredsFile(outDir);
+  let outcome: TaskOutcome;
   try {
-    const localization = config.agent.localize.enabled
-      ? await (await import("../localize/agent-hook.js")).localizeForAgent(config, env, task, {
-          model,
-          signal: run.signal,
-        })
-      : undefined;
-    result = await runAgent({
-      localization,
+    outcome = await runTask({
       config,
-      model: session ? session.wrapModel(model) : model,
-      env,
-      runner: session ? session.wrapRunner(runner) : runner,
+      instanceId: name,
       task,
       instance,
-      instanceId: name,
+      model: () => model,
+      wrapModel: session ? (m) => session.wrapModel(m) : undefined,
+      modelName: model.name,
       trajectoryPath: trajPath,
-      onEvent: print,
-      hooks: session?.hooks(),
+      open: async () => ({ env, baseCommit: ws.base, cleanup: () => env.close() }),
       signal: run.signal,
-      baseCommit: ws.base,
+      runner: session ? session.wrapRunner(runner) : runner,
+      hooks: session?.hooks(),
+      onEvent: print,
+      log: (line) => process.stderr.write(`${line}\n`),
+      beforeClose: async (opened) => {
+        changes = await workTreeDiff(opened, ws.base, config.environment.timeout).then(
+          (patch) => ({ patch }),
+          (err: Error) => ({ error: err.message }),
+        );
+      },
     });
-    // the changes are read where the agent worked, with its time limit: git here never runs in a
-    // tree the agent wrote (it could plant a repository, a monitor or a filter for it to run)
-    changes = await workTreeDiff(env, ws.base, config.environment.timeout).then(
-      (patch) => ({ patch }),
-      (err: Error) => ({ error: err.message }),
-    );
   } catch (err) {
     write(`the agent's work is left as it is in ${ws.dir}\n`);
     throw err;
@@ -291,35 +291,30 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     keyboard?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await env.close();
   }
-  const masked = result.trajectory.info.submission_masked_lines;
-  if (masked)
+  if (outcome.masked_lines)
     process.stderr.write(
-      `WARNING: ${masked} line(s) of the patch held a secret value (an API key or token) and were masked as ***; ` +
+      `WARNING: ${outcome.masked_lines} line(s) of the patch held a secret value (an API key or token) and were masked as ***; ` +
         "the patch may no longer apply where a masked line was context.\n",
     );
-  await writeFileAtomic(patchPath, result.submission);
-  await writeFileAtomic(
-    join(outDir, "preds.json"),
-    `${JSON.stringify({ [name]: { instance_id: name, model_name_or_path: config.model.model_name, model_patch: result.submission } }, null, 2)}\n`,
-  );
+  await writeFileAtomic(patchPath, outcome.patch);
+  await predsFile.set(predOf(outcome, config.model.model_name));
   write(
-    `exit status: ${result.exitStatus} (${result.exitMessage})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${result.submission.length} bytes)\n`,
+    `exit status: ${outcome.exit_status} (${outcome.exit_message})\ntrajectory: ${trajPath}\npatch:      ${patchPath} (${outcome.patch.length} bytes)\n`,
   );
   await endOfRun({
     ws,
     choice: finish ?? (session ? null : ws.mode === "worktree" ? "discard" : "apply"),
     ask: terminalAsk(new AbortController().signal),
-    submission: result.submission,
+    submission: outcome.patch,
     changes,
     patchPath,
-    message: `patchloop run ${ws.runId} (${result.exitStatus})\n\n${task.split("\n")[0].slice(0, 200)}\n`,
+    message: `patchloop run ${ws.runId} (${outcome.exit_status})\n\n${task.split("\n")[0].slice(0, 200)}\n`,
     write,
     color,
     scrub,
   });
-  return result.exitStatus === "Submitted" ? 0 : 1;
+  return outcome.exit_status === "Submitted" ? 0 : 1;
 }
 
 export function register(program: Command): void {

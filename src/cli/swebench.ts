@@ -8,7 +8,6 @@ import { createScrubber, secretsOf } from "../config/secret-values.js";
 import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
 import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
-import { PredsFile } from "../swebench/batch/preds-file.js";
 import { batchPreflight } from "../swebench/batch/preflight.js";
 import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
 import { runBatch } from "../swebench/batch/run-batch.js";
@@ -17,6 +16,7 @@ import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
 import type { SpecOverrides } from "../swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../swebench/types.js";
+import { PredsFile } from "../task/preds-file.js";
 import {
   type AgentFlags,
   addAgentOptions,

@@ -10,7 +10,7 @@ async function record(): Promise<void> {
   const path = join(packageRoot(), "assets", "demo", "demo.traj.json");
   const result = await runDemoAgent(model, path);
   model.assertAllUsed();
-  process.stdout.write(`${result.exitStatus}: wrote ${path}\n`);
+  process.stdout.write(`${result.exit_status}: wrote ${path}\n`);
 }
 
 await record();

@@ -1,44 +1,47 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AgentEvent, type AgentResult, runAgent } from "../agent/agent.js";
-import { createActionRunner } from "../agent/create-runner.js";
+import type { AgentEvent } from "../agent/agent.js";
 import { loadConfig } from "../config/load.js";
 import { createLocalEnvironment } from "../environments/local.js";
 import type { Model } from "../models/types.js";
+import type { TaskOutcome } from "../task/outcome.js";
+import { runTask } from "../task/run-task.js";
 import { DEMO_REPO, DEMO_ROOT, DEMO_TASK, HIDDEN_TEST, writeDemoRepo } from "./repo.js";
 
-/** Runs the bundled task with `model` (the replay model in `patchloop demo`). */
+/** The demo task's instance id (its folder and preds.json key). */
+export const DEMO_ID = "textstats-1";
+
+/** Runs the bundled task with `model` (the replay model in `patchloop demo`), as any task runs. */
 export async function runDemoAgent(
   model: Model,
   trajectoryPath: string,
   onEvent?: (e: AgentEvent) => void,
-): Promise<AgentResult> {
+): Promise<TaskOutcome> {
   writeDemoRepo();
   const { config } = loadConfig({
     configArgs: ["default", `model.model_name=${model.name}`, "agent.step_limit=20"],
     defaultConfig: "default",
   });
-  const env = createLocalEnvironment({
-    cwd: DEMO_REPO,
-    env: config.environment.env,
-    timeout: config.environment.timeout,
+  return runTask({
+    config,
+    instanceId: DEMO_ID,
+    task: DEMO_TASK,
+    instance: { repo: "patchloop/textstats", instance_id: DEMO_ID, problem_statement: DEMO_TASK },
+    model: () => model,
+    modelName: model.name,
+    trajectoryPath,
+    open: async () => {
+      const env = createLocalEnvironment({
+        cwd: DEMO_REPO,
+        env: config.environment.env,
+        timeout: config.environment.timeout,
+      });
+      return { env, cleanup: () => env.close() };
+    },
+    signal: new AbortController().signal,
+    onEvent,
   });
-  try {
-    return await runAgent({
-      config,
-      model,
-      env,
-      runner: createActionRunner(config),
-      task: DEMO_TASK,
-      instance: { repo: "patchloop/textstats", instance_id: "textstats-1", problem_statement: DEMO_TASK },
-      instanceId: "textstats-1",
-      trajectoryPath,
-      onEvent,
-    });
-  } finally {
-    await env.close();
-  }
 }
 
 export interface HiddenTestResult {

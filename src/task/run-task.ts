@@ -1,5 +1,5 @@
-import { type AgentEvent, type AgentHooks, runAgent } from "../agent/agent.js";
 import type { ActionRunner } from "../agent/action-runner.js";
+import { type AgentEvent, type AgentHooks, runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
 import { TrajectoryRecorder } from "../agent/trajectory.js";
 import type { ExitStatus } from "../agent/trajectory-types.js";
@@ -40,6 +40,11 @@ export interface TaskSpec {
   signal: AbortSignal;
   /** How actions run (default: the config's tools); `patchloop run` wraps it for the person. */
   runner?: ActionRunner;
+  /**
+   * How the agent's calls reach the model (`patchloop run` puts the person in between); the
+   * localization's re-rank calls the model itself.
+   */
+  wrapModel?: (model: Model) => Model;
   hooks?: AgentHooks;
   onEvent?: (event: AgentEvent) => void;
   /** Lines for the run's log (what went wrong around the agent). */
@@ -92,7 +97,7 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
   const r = await runAgent({
     localization,
     config: spec.config,
-    model,
+    model: spec.wrapModel ? spec.wrapModel(model) : model,
     env: opened.env,
     runner: spec.runner ?? createActionRunner(spec.config),
     task: spec.task,

@@ -1,5 +1,6 @@
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
+import type { PredsFile } from "../../task/preds-file.js";
 import { defaultEnvCheckCacheDir } from "../eval/env-check.js";
 import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
 import { makeEvalProvider } from "../eval/make-provider.js";
@@ -8,7 +9,6 @@ import type { InstanceResult } from "../eval/run-instance.js";
 import { readRunSelection, runScope } from "../eval/scope.js";
 import type { SpecOverrides } from "../eval/test-spec.js";
 import type { SwebenchInstance } from "../types.js";
-import type { PredsFile } from "./preds-file.js";
 
 /** What `evaluateRun` needs: the batch's config, selection and folder. */
 export interface EvaluateRunOptions {

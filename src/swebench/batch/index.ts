@@ -1,3 +1,4 @@
+export { type PredEntry, PredsFile } from "../../task/preds-file.js";
 export { BatchBudget } from "./budget.js";
 export { BatchInputError } from "./errors.js";
 export {
@@ -7,7 +8,6 @@ export {
   TESTBED,
 } from "./instance-environment.js";
 export { createLocalDispatcher, type LocalDispatchOptions } from "./local-dispatch.js";
-export { type PredEntry, PredsFile } from "./preds-file.js";
 export {
   createProgressDisplay,
   type ProgressDisplay,

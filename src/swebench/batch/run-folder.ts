@@ -2,16 +2,16 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
+import { recordOf, type TaskOutcome } from "../../task/outcome.js";
+import { PredsFile, PredsFileError, predOf } from "../../task/preds-file.js";
 import { removeStaleTempFiles, writeFileAtomic } from "../../util/atomic-write.js";
 import type { SwebenchInstance } from "../types.js";
 import { checkConfigDrift } from "./config-drift.js";
 import { BatchInputError } from "./errors.js";
-import { PredsFile, predOf } from "./preds-file.js";
 import { mustRunAgain, needsRun, type PriorState, readPriorState, trajectoryPathFor } from "./resume.js";
 import { lockRunFolder } from "./run-folder-lock.js";
 import { RunLog } from "./run-log.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
-import { recordOf, type TaskOutcome } from "../../task/outcome.js";
 import type { InstanceResult, ReplicaCounts, StopReason } from "./types.js";
 
 /**
@@ -67,6 +67,16 @@ export function checkInstanceIds(rows: SwebenchInstance[]): void {
         `instance id ${id} appears twice in the selection; each instance may run once`,
       );
     seen.add(id);
+  }
+}
+
+/** The folder's preds.json; one that cannot be read is a BatchInputError (it is never overwritten). */
+function openPreds(dir: string): PredsFile {
+  try {
+    return new PredsFile(dir);
+  } catch (err) {
+    if (err instanceof PredsFileError) throw new BatchInputError(err.message);
+    throw err;
   }
 }
 
@@ -161,7 +171,7 @@ export class RunFolder {
     try {
       const earlier = checkConfigDrift(dir, o.config, o.allowConfigChange ?? false);
       removeStaleTempFiles(dir);
-      const preds = new PredsFile(dir);
+      const preds = openPreds(dir);
       const info = earlier.length > 0 ? { ...o.runInfo, earlier_configs: earlier } : o.runInfo;
       const record = new RunRecord(dir, o.config, info);
       const log = new RunLog(dir, { config: o.config });

@@ -6,8 +6,8 @@ import { versions } from "../../agent/versions.js";
 import { redactSecrets } from "../../config/redact.js";
 import type { Config } from "../../config/schema.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../../config/secret-values.js";
-import { CoalescingWriter } from "./coalescing-writer.js";
-import { recordOf } from "../../task/outcome.js";
+import type { recordOf } from "../../task/outcome.js";
+import { CoalescingWriter } from "../../util/coalescing-writer.js";
 import type { ReplicaCounts, StopReason } from "./types.js";
 
 /** An instance's line in run.json: what the latest run of it gave (`seconds` etc. absent when only its trajectory is known). */

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
-import type { PredEntry } from "../batch/preds-file.js";
+import type { PredEntry } from "../../task/preds-file.js";
 import type { SwebenchInstance } from "../types.js";
 
 /**

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from "../../util/atomic-write.js";
+import { writeFileAtomic } from "./atomic-write.js";
 
 /**
  * One file rewritten (atomically) whenever its state changes, by one writer at a time. Calls

@@ -1,8 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CoalescingWriter } from "./coalescing-writer.js";
-import type { TaskOutcome } from "../../task/outcome.js";
-import { BatchInputError } from "./errors.js";
+import { CoalescingWriter } from "../util/coalescing-writer.js";
+import type { TaskOutcome } from "./outcome.js";
+
+/** preds.json exists but cannot be read as predictions: it is never overwritten then. */
+export class PredsFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PredsFileError";
+  }
+}
 
 /** One entry of preds.json (contract: README.md "Outputs"), as patchloop writes it; eval reads it as a `Prediction`. */
 export interface PredEntry {
@@ -27,7 +34,7 @@ export class PredsFile {
   private readonly entries: Record<string, PredEntry>;
   private readonly writer: CoalescingWriter;
 
-  /** Throws `BatchInputError` when an existing preds.json cannot be read as a JSON object (it is never overwritten then). */
+  /** Throws `PredsFileError` when an existing preds.json cannot be read as a JSON object (it is never overwritten then). */
   constructor(outputDir: string) {
     this.path = join(outputDir, "preds.json");
     this.entries = existsSync(this.path) ? readExisting(this.path) : {};
@@ -59,13 +66,13 @@ function readExisting(path: string): Record<string, PredEntry> {
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new BatchInputError(
+    throw new PredsFileError(
       `${path} exists but is not valid JSON (${(err as Error).message}). patchloop will not overwrite it: ` +
         "move it away or repair it, then run again.",
     );
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new BatchInputError(
+    throw new PredsFileError(
       `${path} exists but is not an object keyed by instance id (got ${Array.isArray(parsed) ? "a list" : typeof parsed}). ` +
         "Move it away, then run again.",
     );
