@@ -81,6 +81,7 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
           modelName: o.modelName,
           signal: own.signal,
           log: (line) => folder.log(line),
+          warn: (m) => folder.warn(m),
           onAgentEvent: (event) => hooks.onAgentEvent(id, event),
         });
         return { outcome };

@@ -19,6 +19,8 @@ export interface InstanceContext {
   signal: AbortSignal;
   onAgentEvent: (event: AgentEvent) => void;
   log: (line: string) => void;
+  /** Warnings for the person (the run folder writes them to run.log too); default: a log line. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -40,5 +42,6 @@ export function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promis
     signal: ctx.signal,
     onEvent: ctx.onAgentEvent,
     log: ctx.log,
+    warn: ctx.warn ?? ((m) => ctx.log(`WARNING: ${m}`)),
   });
 }
