@@ -51,3 +51,12 @@ export function requirePackages(what: string, packages: string[], instead: strin
   });
   if (missing.length > 0) throw new MissingPackagesError(what, missing, instead);
 }
+
+/**
+ * `import(specifier)` of an optional package, typed by the caller: the specifier is a plain string
+ * so that type-checking and bundling need not find the package (it stays external, loaded from
+ * node_modules at run time). Call {@link requirePackages} first for a clear error.
+ */
+export function importOptional<T>(specifier: string): Promise<T> {
+  return import(/* @vite-ignore */ specifier) as Promise<T>;
+}
