@@ -32,7 +32,7 @@ function decoded(res: IncomingMessage): Readable {
   return res;
 }
 
-/** node:http's headers (names already lower case); not the global Headers, whose fetch implementation costs memory. */
+/** node:http's headers (names already lower case), not the global Headers: that loads Node's fetch. */
 function toHeaders(res: IncomingMessage): ResponseHeaders {
   const headers = res.headers;
   return {
