@@ -102,7 +102,9 @@ describe.skipIf(!havePytest())("patches grade as written", () => {
     const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
     expect(preds[row.instance_id].model_patch).toBe(row.patch);
     const log = readFileSync(join(out, "run.log"), "utf8");
-    expect(log).toContain(`WARNING: ${row.instance_id}: left out of the submitted patch: ${dropped.join(", ")}\n`);
+    expect(log).toContain(
+      `WARNING: ${row.instance_id}: left out of the submitted patch: ${dropped.join(", ")}\n`,
+    );
     expect(r.out).toContain("Resolved 1/1 (100.0%)");
   });
 
