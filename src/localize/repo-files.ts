@@ -4,9 +4,9 @@ import { type PythonOutline, pythonOutline } from "./python-defs.js";
 import { blockVectors, mergeVectors, TermCounter, type TermVector, vectorOf } from "./tokenize.js";
 
 /**
- * The files of a repository as the localizer sees them: text files up to a size limit, each
- * analysed at most once per process. Analyses are kept per git blob id in a {@link DocStore}, so
- * the instances of one repository at different commits share the work for every file that did not
+ * The files of a repository as the localizer sees them: text files up to a size limit. Analyses
+ * are kept per git blob id in a {@link DocStore}, one per repository (repo-analyses.ts), so the
+ * instances of one repository at different commits share the work for every file that did not
  * change between them.
  */
 
@@ -147,7 +147,7 @@ export class Doc {
 
 /**
  * Analysed documents by blob id, dropped oldest-first past `maxChars` characters of text in all.
- * One store per process is the default ({@link sharedDocStore}).
+ * One store per repository (repo-analyses.ts).
  */
 export class DocStore {
   private readonly docs = new Map<string, Doc>();
@@ -156,6 +156,11 @@ export class DocStore {
   private chars = 0;
 
   constructor(private readonly maxChars = 600_000_000) {}
+
+  /** Documents held. */
+  get size(): number {
+    return this.docs.size;
+  }
 
   get(blob: string): Doc | undefined {
     return this.docs.get(blob);
@@ -175,12 +180,6 @@ export class DocStore {
     }
     return doc;
   }
-}
-
-let shared: DocStore | undefined;
-export function sharedDocStore(): DocStore {
-  shared ??= new DocStore();
-  return shared;
 }
 
 /** A file of the snapshot: its path (relative to the repository root, `/`-separated) and content. */
