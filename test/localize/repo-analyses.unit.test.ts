@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -10,7 +11,7 @@ import { localize } from "../../src/localize/localize.js";
 import { readWorkTree } from "../../src/localize/read-worktree.js";
 import { RepoAnalyses, repoAnalyses } from "../../src/localize/repo-analyses.js";
 import { DEFAULT_LIMITS, DocStore } from "../../src/localize/repo-files.js";
-import { makeRepo } from "../support/git-repo.js";
+import { git, makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
 import { py } from "./support.js";
 
@@ -83,6 +84,42 @@ describe("RepoAnalyses: each repository's analyses, kept while instances of it a
     analyses.release("acme/never");
     expect(analyses.held()).toEqual([]);
     expect(() => analyses.retain("acme/z", 0)).toThrow('retain("acme/z", 0): n must be 1 or more');
+  });
+});
+
+describe("one repository's store over many commits", () => {
+  it("keeps the documents of the last two snapshots: an unchanged file is shared, an old version dropped", async () => {
+    const dir = repo({
+      "pkg/a.py": py("def first():\n    return 1"),
+      "pkg/b.py": py("def same():\n    return 0"),
+    });
+    const store = new DocStore();
+    const read = async () => {
+      const s = await readWorkTree(dir, store, DEFAULT_LIMITS);
+      return Object.fromEntries(s.files.map((f) => [f.path, f.doc]));
+    };
+    const commit = (body: string) => {
+      writeFileSync(join(dir, "pkg", "a.py"), py(body));
+      git(dir, "commit", "-qam", body);
+    };
+    const one = await read();
+    commit("def second():\n    return 2");
+    const two = await read();
+    commit("def third():\n    return 3");
+    const three = await read();
+    expect(two["pkg/b.py"]).toBe(one["pkg/b.py"]);
+    expect(three["pkg/b.py"]).toBe(one["pkg/b.py"]);
+    expect(store.get(one["pkg/a.py"].blob)).toBeUndefined();
+    expect(store.get(two["pkg/a.py"].blob)).toBe(two["pkg/a.py"]);
+    expect(store.get(three["pkg/a.py"].blob)).toBe(three["pkg/a.py"]);
+    expect(store.size).toBe(3);
+    // the first version again (a revert) is analysed anew, and the second is dropped in turn
+    commit("def first():\n    return 1");
+    const four = await read();
+    expect(four["pkg/a.py"].blob).toBe(one["pkg/a.py"].blob);
+    expect(four["pkg/a.py"]).not.toBe(one["pkg/a.py"]);
+    expect(store.get(two["pkg/a.py"].blob)).toBeUndefined();
+    expect(store.size).toBe(3);
   });
 });
 
