@@ -12,6 +12,7 @@ import {
   type RowSettings,
   reposDirReader,
 } from "../localize/instance.js";
+import { repoAnalyses } from "../localize/repo-analyses.js";
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
@@ -106,10 +107,16 @@ export async function runLocalizeCommand(
   const t0 = performance.now();
   let failed = 0;
   let done = 0;
+  // A repository's analyses are kept while rows of it are still to come, and dropped after its last.
+  const analyses = repoAnalyses();
+  for (const row of rows) analyses.retain(row.repo);
+  let released = 0;
   try {
     for (const [i, row] of rows.entries()) {
       if (abort.signal.aborted) break;
       const r = await localizeRow(row, read, settings, abort.signal);
+      analyses.release(row.repo);
+      released++;
       await appendFile(out, `${JSON.stringify(r.line)}\n`);
       done++;
       const where = `[${i + 1}/${rows.length}] ${r.line.instance_id}`;
@@ -124,6 +131,7 @@ export async function runLocalizeCommand(
       }
     }
   } finally {
+    for (const row of rows.slice(released)) analyses.release(row.repo);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await rm(root, { recursive: true, force: true });

@@ -6,7 +6,8 @@ import type { SwebenchInstance } from "../swebench/types.js";
 import { localize } from "./localize.js";
 import { readThroughEnvironment } from "./read-environment.js";
 import { readWorkTree } from "./read-worktree.js";
-import { type ReadLimits, type RepoSnapshot, sharedDocStore } from "./repo-files.js";
+import { repoAnalyses } from "./repo-analyses.js";
+import type { ReadLimits, RepoSnapshot } from "./repo-files.js";
 import { type RerankSettings, rerankFiles } from "./rerank.js";
 import type { LocalizationLine, RerankRecord } from "./types.js";
 
@@ -21,7 +22,10 @@ export function reposDirReader(reposDir: string, root: string, limits: ReadLimit
   return async (row) => {
     const ws = await createWorkspace(reposDir, row, root);
     try {
-      return { snapshot: await readWorkTree(ws.dir, sharedDocStore(), limits), release: ws.remove };
+      return {
+        snapshot: await readWorkTree(ws.dir, repoAnalyses().store(row.repo), limits),
+        release: ws.remove,
+      };
     } catch (err) {
       await ws.remove();
       throw err;
@@ -39,7 +43,7 @@ export function environmentReader(
   return async (row, signal) => {
     const opened = await openInstanceEnvironment(config, row, { workRoot, runId });
     try {
-      const snapshot = await readThroughEnvironment(opened.env, sharedDocStore(), limits, {
+      const snapshot = await readThroughEnvironment(opened.env, repoAnalyses().store(row.repo), limits, {
         timeout: Math.max(config.environment.timeout, 300),
         signal,
       });
