@@ -30,6 +30,11 @@ export interface TaskSpec {
   task: string;
   /** Template fields (`instance.*`): a dataset row, or `{repo, instance_id, problem_statement}`. */
   instance: Record<string, unknown>;
+  /**
+   * The repository whose localization analysis a batch keeps between its tasks (held while it is
+   * retained: src/localize/repo-analyses.ts); none: nothing is kept after this task.
+   */
+  repo?: string;
   /** The model (made when the environment is open, so a task that never starts makes none). */
   model: () => Model;
   /** `model_name` of a trajectory whose agent never ran. */
@@ -124,6 +129,7 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
     ? await (await import("../localize/agent-hook.js")).localizeForAgent(spec.config, opened.env, spec.task, {
         model,
         signal: spec.signal,
+        repo: spec.repo,
       })
     : undefined;
   const r = await runAgent({

@@ -35,6 +35,7 @@ export function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promis
     instanceId: row.instance_id,
     task: row.problem_statement,
     instance: row,
+    repo: row.repo,
     model: () => ctx.modelFor(row),
     modelName: ctx.modelName,
     trajectoryPath: trajectoryPathFor(ctx.outputDir, row.instance_id),
