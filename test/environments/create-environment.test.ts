@@ -49,7 +49,7 @@ describe("createEnvironment", () => {
 
   it("local: config env and forwarded variables, repo as cwd, capture limit, the warning", async () => {
     const warnings: string[] = [];
-    const env = await createEnvironment(config({}), { repoDir: repo, warn: (m) => warnings.push(m) });
+    const env = await createEnvironment(config({}), { workFolder: repo, warn: (m) => warnings.push(m) });
     expect(env.kind).toBe("local");
     expect((await env.exec(PROBE)).output).toBe(`config-value|forwarded-value|env wins|unset|${repo}\n`);
     expect((await env.exec("yes | head -c 100000")).truncated).toBe(true);
@@ -59,27 +59,28 @@ describe("createEnvironment", () => {
 
   it("says what is missing", async () => {
     await expect(createEnvironment(config({}))).rejects.toThrow(
-      "environment local needs a working directory; got none. Pass --repo DIR, or set environment.cwd in the config.",
+      "environment local needs a work folder (the task's files on this machine); got none. " +
+        "Pass --repo DIR (patchloop run) or --repos-dir DIR (swebench, eval, localize).",
     );
     await expect(createEnvironment(config({ environment_class: "docker" }))).rejects.toThrow(
       "environment docker needs an image (environment.image or --image); got none",
     );
     await expect(
-      createEnvironment(config({ environment_class: "bwrap", network: "bridge" }), { repoDir: repo }),
+      createEnvironment(config({ environment_class: "bwrap", network: "bridge" }), { workFolder: repo }),
     ).rejects.toThrow('environment.network for bwrap must be "none" or "host", got "bridge"');
   });
 
   describeWithEngine("bwrap", "bwrap", () => {
     it("bwrap: same variables, the repository at /testbed (or at environment.cwd) whatever its host folder", async () => {
       await writeFile(join(repo, "marker.txt"), "host file\n");
-      const env = await createEnvironment(config({ environment_class: "bwrap" }), { repoDir: repo });
+      const env = await createEnvironment(config({ environment_class: "bwrap" }), { workFolder: repo });
       expect(env.kind).toBe("bwrap");
       expect(env.cwd).toBe("/testbed");
       expect((await env.exec(PROBE)).output).toBe("config-value|forwarded-value|env wins|unset|/testbed\n");
       expect((await env.exec("cat /testbed/marker.txt")).output).toBe("host file\n");
       await env.close();
       const at = await createEnvironment(config({ environment_class: "bwrap", cwd: "/work/repo" }), {
-        repoDir: repo,
+        workFolder: repo,
       });
       expect((await at.exec("pwd; cat marker.txt")).output).toBe("/work/repo\nhost file\n");
       await at.close();
@@ -88,15 +89,17 @@ describe("createEnvironment", () => {
     it("bwrap: refuses a malformed bind and a missing bind source", async () => {
       await expect(
         createEnvironment(config({ environment_class: "bwrap", binds: ["relative/path"] }), {
-          repoDir: repo,
+          workFolder: repo,
         }),
       ).rejects.toThrow('environment.binds entry "relative/path": both paths must be absolute');
       await expect(
-        createEnvironment(config({ environment_class: "bwrap", binds: ["/a:/b:/c:rw"] }), { repoDir: repo }),
+        createEnvironment(config({ environment_class: "bwrap", binds: ["/a:/b:/c:rw"] }), {
+          workFolder: repo,
+        }),
       ).rejects.toThrow('environment.binds entry "/a:/b:/c:rw" is not HOST[:SANDBOX][:ro|rw]');
       await expect(
         createEnvironment(config({ environment_class: "bwrap", binds: ["/nonexistent/patchloop-bind"] }), {
-          repoDir: repo,
+          workFolder: repo,
         }),
       ).rejects.toThrow("environment.binds: /nonexistent/patchloop-bind does not exist on this machine");
     });

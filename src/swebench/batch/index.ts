@@ -1,11 +1,6 @@
 export { BatchBudget } from "./budget.js";
 export { BatchInputError } from "./errors.js";
-export {
-  imageFor,
-  type OpenInstanceOptions,
-  openInstanceEnvironment,
-  TESTBED,
-} from "./instance-environment.js";
+export { openInstanceEnvironment } from "./instance-environment.js";
 export { createLocalDispatcher, type LocalDispatchOptions } from "./local-dispatch.js";
 export { type PredEntry, PredsFile } from "./preds-file.js";
 export {
