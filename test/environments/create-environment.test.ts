@@ -57,6 +57,26 @@ describe("createEnvironment", () => {
     await env.close();
   });
 
+  const BYTECODE = 'echo "[$(printenv PYTHONDONTWRITEBYTECODE || echo unset)]"';
+  const writesBytecode = config({ env: { PYTHONDONTWRITEBYTECODE: "" } });
+
+  it("local: PYTHONDONTWRITEBYTECODE=1 whatever the host has, unless environment.env sets it (here to empty)", async () => {
+    const host = process.env.PYTHONDONTWRITEBYTECODE;
+    process.env.PYTHONDONTWRITEBYTECODE = "";
+    try {
+      const env = await createEnvironment(config({}), { workFolder: repo, warn: () => {} });
+      expect((await env.exec(BYTECODE)).output).toBe("[1]\n");
+      await env.close();
+      process.env.PYTHONDONTWRITEBYTECODE = "1";
+      const off = await createEnvironment(writesBytecode, { workFolder: repo, warn: () => {} });
+      expect((await off.exec(BYTECODE)).output).toBe("[]\n");
+      await off.close();
+    } finally {
+      if (host === undefined) delete process.env.PYTHONDONTWRITEBYTECODE;
+      else process.env.PYTHONDONTWRITEBYTECODE = host;
+    }
+  });
+
   it("says what is missing", async () => {
     await expect(createEnvironment(config({}))).rejects.toThrow(
       "environment local needs a work folder (the task's files on this machine); got none. " +
@@ -84,6 +104,18 @@ describe("createEnvironment", () => {
       });
       expect((await at.exec("pwd; cat marker.txt")).output).toBe("/work/repo\nhost file\n");
       await at.close();
+    });
+
+    it("bwrap: PYTHONDONTWRITEBYTECODE=1 unless environment.env sets it", async () => {
+      const env = await createEnvironment(config({ environment_class: "bwrap" }), { workFolder: repo });
+      expect((await env.exec(BYTECODE)).output).toBe("[1]\n");
+      await env.close();
+      const off = await createEnvironment(
+        { ...writesBytecode, environment_class: "bwrap" },
+        { workFolder: repo },
+      );
+      expect((await off.exec(BYTECODE)).output).toBe("[]\n");
+      await off.close();
     });
 
     it("bwrap: refuses a malformed bind and a missing bind source", async () => {
@@ -115,7 +147,31 @@ describe("createEnvironment", () => {
         expect(env.kind).toBe(engine);
         expect(env.cwd).toBe("/var");
         expect((await env.exec(PROBE)).output).toBe("config-value|forwarded-value|env wins|unset|/var\n");
+        expect((await env.exec(BYTECODE)).output).toBe("[1]\n");
         await env.close();
+      });
+
+      it(`${engine}: PYTHONDONTWRITEBYTECODE as environment.env sets it, also when forwarded from the host`, async () => {
+        const image = testImage(engine);
+        const off = await createEnvironment(
+          { ...writesBytecode, environment_class: engine, image },
+          { runId: "create-test" },
+        );
+        expect((await off.exec(BYTECODE)).output).toBe("[]\n");
+        await off.close();
+        const host = process.env.PYTHONDONTWRITEBYTECODE;
+        process.env.PYTHONDONTWRITEBYTECODE = "from-host";
+        try {
+          const forwarded = await createEnvironment(
+            config({ environment_class: engine, image, forward_env: ["PYTHONDONTWRITEBYTECODE"] }),
+            { runId: "create-test" },
+          );
+          expect((await forwarded.exec(BYTECODE)).output).toBe("[from-host]\n");
+          await forwarded.close();
+        } finally {
+          if (host === undefined) delete process.env.PYTHONDONTWRITEBYTECODE;
+          else process.env.PYTHONDONTWRITEBYTECODE = host;
+        }
       });
     });
   }
