@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pidAlive } from "../util/process-alive.js";
+import { leftBehind } from "../util/process-alive.js";
 import { endProcesses, waitUntil } from "../util/process-set.js";
 
 /**
@@ -91,15 +91,7 @@ function readPids(file: string): number[] {
 
 /** Removes groups of this module whose creating process is gone (a `kill -9`ed run), killing what is left in them. */
 function sweepStale(parent: string, procsFile: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+  for (const name of leftBehind(parent, PREFIX)) {
     const dir = join(parent, name);
     for (const pid of readPids(join(dir, procsFile))) {
       try {

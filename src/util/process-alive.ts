@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 
 /**
@@ -57,6 +57,23 @@ export function ownerAlive(owner: Owner | string): boolean | "other-host" {
 /** Whether a process of this host, known by its pid alone (a folder name), is alive: {@link ownerAlive}'s rule. */
 export function pidAlive(pid: number): boolean {
   return ownerAlive({ host: hostname(), pid }) === true;
+}
+
+/**
+ * The entries of `dir` named `<prefix><pid>-...` whose process is gone (by {@link pidAlive}; never
+ * this process's): what runs killed before their cleanup left there. [] when `dir` cannot be read.
+ */
+export function leftBehind(dir: string, prefix: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    const pid = name.startsWith(prefix) ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1] ?? 0) : 0;
+    return pid > 0 && pid !== process.pid && !pidAlive(pid);
+  });
 }
 
 /** Signal 0 reaches the pid (a process of another user, EPERM, exists too). */
