@@ -33,7 +33,7 @@ export interface BwrapEnvironmentOptions {
   /**
    * Variables of every command. The sandbox does not inherit the host's environment (API keys stay
    * outside): it gets PATH, LANG, LC_ALL, TERM and USER from the host, HOME (a private folder at the
-   * host's HOME path), then these.
+   * host's HOME path), {@link TASK_DEFAULT_ENV}, then these.
    */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */

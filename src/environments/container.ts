@@ -36,7 +36,7 @@ export interface ContainerEnvironmentOptions {
   mountAt?: string;
   /** Working directory inside the container; default `mountAt`, else the image's working directory. */
   cwd?: string;
-  /** Variables of every command (given to the container at start). */
+  /** Variables of every command (given to the container at start, after {@link TASK_DEFAULT_ENV}). */
   env?: Record<string, string>;
   /** Names of host variables passed into the container (their values never appear on a command line). */
   forwardEnv?: string[];

@@ -16,7 +16,7 @@ import { type WarnFn, warnOnce } from "./warn.js";
 export interface LocalEnvironmentOptions {
   /** The task's directory on the host. */
   cwd: string;
-  /** Variables added to every command (on top of the host's environment). */
+  /** Variables added to every command (on top of the host's environment and {@link TASK_DEFAULT_ENV}). */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */
   timeout?: number;
