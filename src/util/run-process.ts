@@ -104,7 +104,7 @@ export function runProcess(
         notStarted: e.code === "ENOENT" ? "not-found" : "failed",
       });
     });
-    child.on("close", (code) => {
+    const ended = (code: number | null) =>
       finish({
         code: timedOut || overflowed || code === null ? -1 : code,
         stdout: Buffer.concat(out),
@@ -112,7 +112,15 @@ export function runProcess(
         timedOut,
         ...(overflowed ? { overflowed: true as const } : {}),
       });
+    // A program killed here is done with when it exits, even if something it started still holds
+    // its output pipes open (a shell's child): the time limit holds for the caller.
+    child.on("exit", (code) => {
+      if (!timedOut && !overflowed) return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      ended(code);
     });
+    child.on("close", ended);
   });
 }
 
