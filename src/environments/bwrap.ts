@@ -168,7 +168,6 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
           ...run,
           cwd: "/",
           env: { ...baseEnv, ...run.env },
-          captureLimit,
           track: spawned.track,
         }),
       // every process of the sandbox goes with its helper (also what left the command's process group)

@@ -142,7 +142,6 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
           ...run,
           cwd: "/",
           env: process.env as Record<string, string>,
-          captureLimit: options.captureLimit ?? 10_000_000,
           stop: async () => {
             await signalGroup(token, "KILL");
           },

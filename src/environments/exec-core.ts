@@ -22,6 +22,8 @@ export interface DirectRun {
   timeout?: number;
   stdin?: string;
   signal?: AbortSignal;
+  /** Bytes of output kept. */
+  captureLimit: number;
 }
 
 /** What an environment supplies to {@link execCore}: only what differs between local, bwrap and containers. */
@@ -75,7 +77,14 @@ export function execCore(p: ExecParts): Environment["exec"] {
           })
         : null;
     const r = await (launched ??
-      p.direct(command, { cwd, env, timeout, stdin: opts.stdin, signal: opts.signal }));
+      p.direct(command, {
+        cwd,
+        env,
+        timeout,
+        stdin: opts.stdin,
+        signal: opts.signal,
+        captureLimit: p.captureLimit,
+      }));
     if (r.timedOut && !p.isClosed()) await p.endAll();
     return r;
   };

@@ -119,7 +119,6 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
         runCaptured(["bash", "-c", command], {
           ...run,
           env: { ...baseEnv, ...run.env },
-          captureLimit: options.captureLimit ?? 10_000_000,
           track,
         }),
       endAll,

@@ -12,13 +12,13 @@ import { shellQuote } from "../tools/shell-quote.js";
 import type { GradeInstance, Instance, InstanceUse, OpenInstanceOptions, ReadInstance } from "./types.js";
 
 /** Repository root inside SWE-bench instance images, and where bwrap shows a checkout by default. */
-export const TESTBED = "/testbed";
+const TESTBED = "/testbed";
 
 /** Where local batches put their work trees: `<tmp>/patchloop/<instance id>`. */
-export const STABLE_ROOT = () => join(tmpdir(), "patchloop");
+const STABLE_ROOT = () => join(tmpdir(), "patchloop");
 
 /** Bytes of test output kept per instance when grading: the harness keeps all of it; a cut log could lose a marker. */
-export const EVAL_CAPTURE_LIMIT = 100_000_000;
+const EVAL_CAPTURE_LIMIT = 100_000_000;
 
 /** The folder name of an instance (work trees, temp folders). */
 const folderName = (instanceId: string) => instanceId.replace(/[^\w.-]/g, "_");

@@ -13,7 +13,7 @@ export interface OpenInstanceOptions {
   reposDir?: string;
   /** Where checkouts are made (agent on bwrap, grade, read); default the system temp folder. */
   workRoot?: string;
-  /** agent on local: the folder of the stable work trees (default {@link STABLE_ROOT}). */
+  /** agent on local: the folder of the stable work trees (default `<tmp>/patchloop`). */
   stableRoot?: string;
   /** Label of the containers (`patchloop.run`). */
   runId?: string;

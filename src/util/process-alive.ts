@@ -31,7 +31,7 @@ export function parseOwner(label: string): Owner {
 }
 
 /** Field 22 of /proc/PID/stat, or undefined when the process is gone or /proc is not there. */
-export function processStartTime(pid: number): string | undefined {
+function processStartTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
