@@ -5,13 +5,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { environmentProblem } from "../environments/preflight.js";
-import {
-  environmentReader,
-  localizeRow,
-  type RepoReader,
-  type RowSettings,
-  reposDirReader,
-} from "../localize/instance.js";
+import { instanceReader, localizeRow, type RepoReader, type RowSettings } from "../localize/instance.js";
 import { repoAnalyses } from "../localize/repo-analyses.js";
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
@@ -92,10 +86,8 @@ export async function runLocalizeCommand(
   await writeFile(out, "");
   const root = await makeWorkspaceRoot();
   const limits = { maxFileBytes: config.agent.localize.max_file_bytes };
-  const read: RepoReader =
-    from === "repos-dir"
-      ? reposDirReader(resolve(flags.reposDir!), root, limits)
-      : environmentReader(config, root, limits);
+  const reposDir = from === "repos-dir" ? resolve(flags.reposDir!) : undefined;
+  const read: RepoReader = instanceReader(config, { reposDir, workRoot: root }, limits);
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(130);

@@ -7,7 +7,7 @@ import { type EvalFlags, runEval } from "../../src/cli/eval.js";
 import type { EnvironmentProvider } from "../../src/swebench/eval/eval-environment.js";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import { loadSpecOverrides } from "../../src/swebench/eval/test-spec.js";
-import { worktreeProvider } from "../../src/swebench/eval/worktree.js";
+import { localGrading } from "./support/local-grading.js";
 import { buildShadeFixture, installDep, type ShadeFixture, shadeRow } from "./support/shade-fixture.js";
 
 function havePytest(): boolean {
@@ -243,7 +243,7 @@ describe.skipIf(!havePytest())("the environment check (local worktrees, venvs of
   it("caches the check per instance and environment fingerprint: a re-grade opens one environment, new packages run it again", async () => {
     const cache = join(root, "cache-fp");
     let opened = 0;
-    const inner = worktreeProvider({ reposDir: f.reposDir });
+    const inner = localGrading(f.reposDir);
     const provider: EnvironmentProvider = (row) => {
       opened++;
       return inner(row);
