@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { localizeRow, reposDirReader } from "../src/localize/instance.js";
+import { loadConfig } from "../src/config/load.js";
+import { instanceReader, localizeRow } from "../src/localize/instance.js";
 import { repoAnalyses } from "../src/localize/repo-analyses.js";
 import { DEFAULT_LIMITS } from "../src/localize/repo-files.js";
 import { cloneDirFor } from "../src/swebench/batch/workspace.js";
@@ -40,7 +41,9 @@ async function child(keep: boolean): Promise<void> {
   const analyses = repoAnalyses();
   for (const r of rows) analyses.retain(r.repo);
   const root = await makeWorkspaceRoot();
-  const read = reposDirReader(reposDir, root, DEFAULT_LIMITS);
+  // with --repos-dir the checkouts are read on this machine, whatever the config's environment
+  const { config } = loadConfig({ configArgs: [], defaultConfig: "swebench" });
+  const read = instanceReader(config, { reposDir, workRoot: root }, DEFAULT_LIMITS);
   const after: Record<string, number> = {};
   try {
     for (const [i, row] of rows.entries()) {
