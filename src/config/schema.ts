@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REASONING_FAMILIES } from "../models/reasoning-chain.js";
 import { imageTemplateProblem } from "../swebench/images.js";
 
 // The config is checked once per process: compiling zod's fast paths (new Function) would cost more
@@ -161,14 +162,29 @@ export const ModelSchema = z
     action_regex: z.string().nullable(),
     /** `default` warns once on unknown prices; `ignore_errors` stays quiet. */
     cost_tracking: z.enum(["default", "ignore_errors"]),
-    /** Send the model's earlier reasoning back with its replies (`keep`) or not (`drop`). */
-    reasoning_history: z.enum(["keep", "drop"]),
+    /**
+     * The model's earlier reasoning in later requests: all of it (`keep`), none (`drop`), or the
+     * current tool-call chain's as `family`'s chat template keeps it (`chain`; src/models/reasoning-chain.ts).
+     */
+    reasoning_history: z.enum(["keep", "drop", "chain"]),
+    /** The model's chat-template family; says where `reasoning_history: chain` starts a chain. */
+    family: z.enum(REASONING_FAMILIES).nullable(),
+    /** OpenAI-compatible wire format: `chat` (/chat/completions) or `responses` (/responses, harmony for gpt-oss). */
+    api: z.enum(["chat", "responses"]),
     /** Ask the server to enforce the action format (fenced block or a tool call). */
     constrain_actions: z.boolean(),
     /** Which server the base URL is; null: asked from the server when needed. */
     server: z.enum(["vllm", "sglang", "llamacpp", "ollama", "openai"]).nullable(),
   })
-  .strict();
+  .strict()
+  .superRefine((model, ctx) => {
+    if (model.reasoning_history === "chain" && model.family === null)
+      ctx.addIssue({
+        code: "custom",
+        path: ["family"],
+        message: `model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use reasoning_history keep or drop`,
+      });
+  });
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*([smh]?)$/;
 

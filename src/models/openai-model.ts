@@ -4,6 +4,7 @@ import { clientSetup } from "./client-setup.js";
 import { constraintFields } from "./constraints.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
 import type { ReasoningField } from "./reasoning.js";
+import { reasoningPolicy } from "./reasoning-chain.js";
 import type { ReplicaPool } from "./replica-pool.js";
 import { replicaPost } from "./replica-post.js";
 import { sendWithRetries } from "./send-with-retries.js";
@@ -22,8 +23,9 @@ export interface Replicas {
  * SGLang, Ollama, ...): `POST <base>/chat/completions` through json-post.ts. `model` is the name
  * sent in the request (without the `openai/` prefix). Throws only for configuration errors.
  *
- * Reasoning is read from the reply (reasoning.ts) and sent back only with
- * `model.reasoning_history: keep`, in the field the server's replies used. With
+ * Reasoning is read from the reply (reasoning.ts) and sent back as `model.reasoning_history` says
+ * (`keep`: all of it; `chain`: the current tool-call chain's, by `model.family`'s rule,
+ * reasoning-chain.ts; `drop`: none), in the field the server's replies used. With
  * `model.constrain_actions`, the server (`model.server`, else asked once, server-detect.ts) is
  * sent the fields that enforce the action format (constraints.ts). With `replicas`
  * (`model.base_url` as a list) each request goes to a replica of the pool (replica-pool.ts).
@@ -40,7 +42,6 @@ export function createOpenAIModel(
     ? replicaPost(post, replicas.pool, "/chat/completions", replicas.onRequest)
     : (body: Uint8Array, signal: AbortSignal) => post(`${endpoint.baseURL}/chat/completions`, body, signal);
   const kwargs = requestKwargs(config.model_kwargs, name);
-  const keep = config.reasoning_history === "keep";
   let reasoningField: ReasoningField | null = null;
   let facts: Promise<ServerFacts> | null = null;
   const serverFacts = (): Promise<ServerFacts> => {
@@ -52,9 +53,15 @@ export function createOpenAIModel(
   const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";
   const maxValue = typeof kwargs[maxField] === "number" ? (kwargs[maxField] as number) : null;
 
-  const wire = new WireBody((m) =>
-    toWireMessage(m, keep ? { keep: true, field: reasoningField } : { keep: false }),
+  const wire = new WireBody((m, variant) =>
+    toWireMessage(m, variant === "drop" ? null : (variant as ReasoningField)),
   );
+  const sent = reasoningPolicy(config.reasoning_history, config.family);
+  /** How each message's reasoning goes in this request (WireBody's variants). */
+  const variants = (messages: ModelRequest["messages"]): string[] => {
+    const field: ReasoningField = reasoningField ?? "reasoning_content";
+    return sent(messages).map((s) => (s ? field : "drop"));
+  };
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     // messages are serialised once each (wire-body.ts), put in place when the body is sent
@@ -69,16 +76,13 @@ export function createOpenAIModel(
         return { ok: false, kind: "fatal", message: `${name}: ${fields.error}`, attempts: 0 };
       Object.assign(body, fields.fields);
     }
+    const layout = variants(request.messages);
     const result = await sendWithRetries(
       name,
       config,
       deps,
       request,
-      (signal, overrides) =>
-        send(
-          wire.bytes({ ...body, ...overrides }, request.messages, keep ? String(reasoningField) : "drop"),
-          signal,
-        ),
+      (signal, overrides) => send(wire.bytes({ ...body, ...overrides }, request.messages, layout), signal),
       parseCompletion,
       cost,
       { name: maxField, value: maxValue },

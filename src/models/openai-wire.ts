@@ -4,26 +4,21 @@ import { asRecord, count, snippet } from "./json-shape.js";
 import { type ReasoningField, splitThinking, wireReasoning, withThinkTags } from "./reasoning.js";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "./types.js";
 
-/** How assistant reasoning goes back to the server: not at all, or in the field the replies used. */
-export type ReasoningSend = { keep: false } | { keep: true; field: ReasoningField | null };
-
 /**
- * A message as sent: the chat message without patchloop's `extra`. An assistant message's
- * reasoning is sent back only when `reasoning.keep` (in the field the server used, or inside
- * `<think>` tags when the server left it in the content).
+ * A message as sent: the chat message without patchloop's `extra`. `reasoning` is where an
+ * assistant message's reasoning goes, when this request sends it back (reasoning-chain.ts says
+ * which): the field the server's replies used, or inside `<think>` tags in the content when the
+ * server left it there; null sends none.
  */
 export function toWireMessage(
   m: ChatMessage,
-  reasoning: ReasoningSend = { keep: false },
+  reasoning: ReasoningField | null = null,
 ): Record<string, unknown> {
-  let content = m.content;
-  const wire: Record<string, unknown> = { role: m.role, content };
-  if (reasoning.keep && m.role === "assistant" && m.reasoning) {
-    const field = reasoning.field ?? "reasoning_content";
-    if (field === "think_tags") {
-      content = withThinkTags(m.reasoning, typeof content === "string" ? content : "");
-      wire.content = content;
-    } else wire[field] = m.reasoning;
+  const wire: Record<string, unknown> = { role: m.role, content: m.content };
+  if (reasoning !== null && m.role === "assistant" && m.reasoning) {
+    if (reasoning === "think_tags")
+      wire.content = withThinkTags(m.reasoning, typeof m.content === "string" ? m.content : "");
+    else wire[reasoning] = m.reasoning;
   }
   if (m.tool_calls && m.tool_calls.length > 0) wire.tool_calls = m.tool_calls;
   if (m.tool_call_id !== undefined) wire.tool_call_id = m.tool_call_id;

@@ -5,8 +5,8 @@ import type { ChatMessage } from "./types.js";
  * The JSON text of a chat-completions request, made without re-serialising the messages an earlier
  * request already sent. The history layer (src/agent/history/) hands over the same object for an
  * unchanged message at every step, so each message's wire JSON is made once and kept (by object
- * identity, per wire option: `variant` names the reasoning field sent back), as UTF-8 bytes, and a
- * request's body is those bytes put together, sent as they are.
+ * identity, per wire option: a message's `variant` names how its reasoning is sent, or that it is
+ * not), as UTF-8 bytes, and a request's body is those bytes put together, sent as they are.
  */
 const COMMA = Buffer.from(",");
 
@@ -15,24 +15,24 @@ export class WireBody {
   /** Stands in for the messages while the rest of the body is serialised. */
   private readonly slot = `patchloop-messages-${randomBytes(8).toString("hex")}`;
 
-  constructor(private readonly toWire: (m: ChatMessage) => unknown) {}
+  constructor(private readonly toWire: (m: ChatMessage, variant: string) => unknown) {}
 
   private messageJson(m: ChatMessage, variant: string): Buffer {
     const hit = this.cache.get(m);
     if (hit && hit.variant === variant) return hit.json;
-    const json = Buffer.from(JSON.stringify(this.toWire(m)));
+    const json = Buffer.from(JSON.stringify(this.toWire(m, variant)));
     this.cache.set(m, { variant, json });
     return json;
   }
 
-  /** `fields` (messages left out) with `messages` at their place, as UTF-8 JSON bytes. */
-  bytes(fields: Record<string, unknown>, messages: ChatMessage[], variant: string): Buffer {
+  /** `fields` (messages left out) with `messages` at their place (message i as `variants[i]`), as UTF-8 JSON bytes. */
+  bytes(fields: Record<string, unknown>, messages: ChatMessage[], variants: readonly string[]): Buffer {
     const head = JSON.stringify({ ...fields, messages: this.slot });
     const at = head.indexOf(`"${this.slot}"`);
     const parts: Buffer[] = [Buffer.from(`${head.slice(0, at)}[`)];
     messages.forEach((m, i) => {
       if (i > 0) parts.push(COMMA);
-      parts.push(this.messageJson(m, variant));
+      parts.push(this.messageJson(m, variants[i]));
     });
     parts.push(Buffer.from(`]${head.slice(at + this.slot.length + 2)}`));
     return Buffer.concat(parts);

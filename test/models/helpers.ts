@@ -18,6 +18,8 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     action_regex: null,
     cost_tracking: "default",
     reasoning_history: "drop",
+    family: null,
+    api: "chat",
     constrain_actions: false,
     server: null,
     ...overrides,

@@ -8,6 +8,9 @@ export const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 /** SWE-bench rows, the harness's spec table and real harness logs. */
 export const SWEBENCH_DATA = join(FIXTURES, "swebench");
 
+/** Chat templates the model families publish (Qwen3, Gemma 4, gpt-oss, GLM, Kimi-K2-Thinking, MiniMax-M2). */
+export const CHAT_TEMPLATES = join(FIXTURES, "chat-templates");
+
 /** Trajectories written by other scaffolds (SWE-agent, mini-swe-agent). */
 export const TRAJECTORIES = join(FIXTURES, "trajectories");
 
