@@ -5,6 +5,7 @@ import { parseModelName } from "./model-name.js";
 import { createOpenAIModel } from "./openai-model.js";
 import { createReplayModel } from "./replay.js";
 import { baseUrls, createReplicaPool, type ReplicaPool } from "./replica-pool.js";
+import { createResponsesModel } from "./responses-model.js";
 import { realSleep } from "./retry.js";
 import type { Model } from "./types.js";
 
@@ -56,7 +57,7 @@ export function createModel(config: ModelConfig, opts: CreateModelOptions = {}):
     return createAnthropicModel(config, parsed.model, deps);
   }
   const pool = opts.replicas ?? createReplicaPool(config);
-  return createOpenAIModel(
+  return (config.api === "responses" ? createResponsesModel : createOpenAIModel)(
     localServer(config, parsed.model, parsed.via, deps),
     parsed.model,
     deps,

@@ -53,9 +53,9 @@ export function createOpenAIModel(
   const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";
   const maxValue = typeof kwargs[maxField] === "number" ? (kwargs[maxField] as number) : null;
 
-  const wire = new WireBody((m, variant) =>
+  const wire = new WireBody((m, variant) => [
     toWireMessage(m, variant === "drop" ? null : (variant as ReasoningField)),
-  );
+  ]);
   const sent = reasoningPolicy(config.reasoning_history, config.family);
   /** How each message's reasoning goes in this request (WireBody's variants). */
   const variants = (messages: ModelRequest["messages"]): string[] => {

@@ -52,7 +52,7 @@ function contentText(content: unknown): string | null {
  * serialised without recursion (a hostile reply may nest it 100,000 deep; the tool-calls protocol
  * then reports the depth as a format error).
  */
-function argumentsText(args: unknown): string {
+export function argumentsText(args: unknown): string {
   if (typeof args === "string") return args;
   if (args === undefined || args === null) return "{}";
   return valueTooDeep(args, 1000) ? stringifyIterative(args) : (JSON.stringify(args) ?? "{}");

@@ -90,7 +90,11 @@ export interface FakeLlmServer {
   close(): Promise<void>;
 }
 
-const ROUTES: Record<string, Wire> = { "/v1/chat/completions": "openai", "/v1/messages": "anthropic" };
+const ROUTES: Record<string, Wire> = {
+  "/v1/chat/completions": "openai",
+  "/v1/responses": "responses",
+  "/v1/messages": "anthropic",
+};
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -116,8 +120,8 @@ function send(res: ServerResponse, status: number, body: string | Buffer, header
 }
 
 /**
- * Starts an HTTP server on 127.0.0.1 (a free port) speaking `POST /v1/chat/completions` (OpenAI)
- * and `POST /v1/messages` (Anthropic), non-streaming, answering from a queue of scripted
+ * Starts an HTTP server on 127.0.0.1 (a free port) speaking `POST /v1/chat/completions` (OpenAI),
+ * `POST /v1/responses` (the Responses API) and `POST /v1/messages` (Anthropic), non-streaming, answering from a queue of scripted
  * behaviours; `GET /v1/models` lists one model. Other paths get a 404.
  */
 export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
@@ -163,7 +167,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
   /** The context error a `sized` reply gets for this request, or null when it fits. */
   function sizeError(b: { promptTokens: number }, body: unknown): Record<string, unknown> | null {
     const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-    const asked = request.max_completion_tokens ?? request.max_tokens;
+    const asked = request.max_completion_tokens ?? request.max_tokens ?? request.max_output_tokens;
     const maxTokens = typeof asked === "number" ? asked : null;
     const f = flavor ?? "openai";
     const overflow =
@@ -223,7 +227,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
       return;
     }
     if (req.method !== "POST" || !wire) {
-      const message = `fake LLM server: no route for ${req.method} ${path} (POST /v1/chat/completions or /v1/messages)`;
+      const message = `fake LLM server: no route for ${req.method} ${path} (POST /v1/chat/completions, /v1/responses or /v1/messages)`;
       send(res, 404, JSON.stringify({ error: { message, type: "not_found", code: null } }), {});
       return;
     }

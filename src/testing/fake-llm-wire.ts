@@ -1,6 +1,6 @@
 /**
  * Response bodies of the fake LLM server in each vendor's wire format (OpenAI chat completions,
- * Anthropic Messages), built from one vendor-neutral description of a reply.
+ * the Responses API, Anthropic Messages), built from one vendor-neutral description of a reply.
  */
 
 /** A tool call the fake model makes. `arguments` as a JSON string or an object (serialized for OpenAI). */
@@ -36,7 +36,7 @@ export interface FakeReplySpec {
 export type ReasoningPlacement = "reasoning" | "reasoning_content" | "think" | null;
 
 /** Which API a request was made to, from its path. */
-export type Wire = "openai" | "anthropic";
+export type Wire = "openai" | "responses" | "anthropic";
 
 function argumentsText(args: string | Record<string, unknown>): string {
   return typeof args === "string" ? args : JSON.stringify(args);
@@ -96,6 +96,59 @@ export function openaiCompletionBody(
   };
 }
 
+/**
+ * A Responses API `response` object as vLLM returns it for gpt-oss: a `reasoning` item (the
+ * analysis channel), a `message` with `output_text` (the final channel), a `function_call` item
+ * per tool call. `finishReason: "length"` is a response cut at `max_output_tokens`.
+ */
+export function responsesBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
+  const output: Record<string, unknown>[] = [];
+  if (spec.reasoning !== undefined)
+    output.push({
+      id: `rs_fake_${seq}`,
+      type: "reasoning",
+      summary: [],
+      content: [{ type: "reasoning_text", text: spec.reasoning }],
+    });
+  if (typeof spec.content === "string")
+    output.push({
+      id: `msg_fake_${seq}`,
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: spec.content, annotations: [] }],
+    });
+  (spec.toolCalls ?? []).forEach((c, i) => {
+    output.push({
+      id: `fc_fake_${seq}_${i}`,
+      type: "function_call",
+      call_id: c.id ?? `call_fake_${seq}_${i}`,
+      name: c.name,
+      arguments: argumentsText(c.arguments),
+      status: "completed",
+    });
+  });
+  const cut = spec.finishReason === "length";
+  const input = spec.usage?.promptTokens ?? 0;
+  const out = spec.usage?.completionTokens ?? 0;
+  return {
+    id: `resp_fake_${seq}`,
+    object: "response",
+    created_at: 1_700_000_000,
+    model: spec.model ?? "fake-model",
+    status: cut ? "incomplete" : "completed",
+    incomplete_details: cut ? { reason: "max_output_tokens" } : null,
+    output,
+    usage: {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: spec.usage?.cachedTokens ?? 0 },
+      output_tokens: out,
+      output_tokens_details: { reasoning_tokens: spec.reasoningTokens ?? 0 },
+      total_tokens: input + out,
+    },
+  };
+}
+
 /** An Anthropic `message` object. */
 export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
   const calls = spec.toolCalls ?? [];
@@ -133,5 +186,6 @@ export function replyBody(
   seq: number,
   placement: ReasoningPlacement = "reasoning_content",
 ): Record<string, unknown> {
+  if (wire === "responses") return responsesBody(spec, seq);
   return wire === "openai" ? openaiCompletionBody(spec, seq, placement) : anthropicMessageBody(spec, seq);
 }
