@@ -1,8 +1,9 @@
 /**
  * Request fields that some server patchloop talks to understands, for telling a typo in
  * `model.model_kwargs` (`temprature`) from a real field (config warnings). Facts of each API:
- * OpenAI chat completions, vLLM's extra sampling and chat parameters, SGLang's extras, llama.cpp
- * server's sampling fields, Ollama's OpenAI endpoint, and the Anthropic Messages API.
+ * OpenAI chat completions and the Responses API, vLLM's extra sampling and chat parameters,
+ * SGLang's extras, llama.cpp server's sampling fields, Ollama's OpenAI endpoint, and the Anthropic
+ * Messages API.
  */
 export const KNOWN_REQUEST_FIELDS: readonly string[] = [
   // OpenAI chat completions
@@ -36,6 +37,11 @@ export const KNOWN_REQUEST_FIELDS: readonly string[] = [
   "safety_identifier",
   "prompt_cache_key",
   "reasoning",
+  // the Responses API (model.api: responses)
+  "max_output_tokens",
+  "truncation",
+  "text",
+  "include",
   // vLLM
   "top_k",
   "min_p",

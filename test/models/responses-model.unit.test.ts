@@ -166,6 +166,20 @@ describe("the Responses API client (model.api: responses)", () => {
     }
   });
 
+  it("an assistant message with nothing to send leaves no item, and the body stays one JSON object", async () => {
+    const server = await serve();
+    server.enqueue({ type: "reply", content: "ok" });
+    const empty: ChatMessage = { role: "assistant", content: "" };
+    const result = await model(server).m.query({
+      messages: [...start, empty, { role: "user", content: "Say something." }],
+    });
+    if (!result.ok) throw new Error(result.message);
+    expect(inputOf(server, 0)).toEqual([
+      ...start.map((m) => ({ type: "message", role: m.role, content: m.content })),
+      { type: "message", role: "user", content: "Say something." },
+    ]);
+  });
+
   it("retries a 503 through the shared layers, and a response cut at max_output_tokens finishes as length", async () => {
     const server = await serve();
     server.enqueue(
