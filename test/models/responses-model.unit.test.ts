@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import type { ModelConfig } from "../../src/config/schema.js";
 import { createModel } from "../../src/models/create-model.js";
+import { parseResponse } from "../../src/models/responses-wire.js";
 import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { modelConfig, recordingSleep } from "./helpers.js";
@@ -282,5 +283,25 @@ describe("the Responses API client (model.api: responses)", () => {
       },
     ]);
     expect(result.message).toEqual({ role: "assistant", content: "a cat" });
+  });
+});
+
+describe("parseResponse on hostile output", () => {
+  it("arguments nested 100,000 deep become text without recursion; items that are not objects are malformed", () => {
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const body = JSON.parse(
+      `{"output":[{"type":"function_call","call_id":"c","name":"bash","arguments":${deep}}]}`,
+    );
+    const { message } = parseResponse(body);
+    const args = message.tool_calls?.[0].function.arguments ?? "";
+    expect(args === deep).toBe(true);
+    expect(() => parseResponse({ output: ["text"] })).toThrow('output[0] is not an object: "text"');
+    expect(() => parseResponse({ output: [{ type: "function_call", call_id: "c" }] })).toThrow(
+      'output[0] is a function_call without a name: {"type":"function_call","call_id":"c"}',
+    );
+    expect(() => parseResponse({ output: [{ type: "message", role: "assistant", content: "hi" }] })).toThrow(
+      "output[0] (message) has no content list",
+    );
   });
 });
