@@ -3,6 +3,7 @@ import { type AnthropicConversation, ConversionError, toAnthropicConversation } 
 import { parseAnthropicMessage } from "./anthropic-response.js";
 import { type ClientDeps, requestKwargs } from "./client-deps.js";
 import { clientSetup } from "./client-setup.js";
+import { reasoningPolicy } from "./reasoning-chain.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 
@@ -25,9 +26,10 @@ export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<s
 /**
  * A model behind the Anthropic Messages API: `POST <base>/v1/messages` through json-post.ts.
  * Messages are converted at this edge (anthropic-request.ts) and replies converted back to the
- * OpenAI shape (anthropic-response.ts); `thinking` blocks become the message's `reasoning`, which
- * is never sent back (the API would need each block's signature, which patchloop does not keep).
- * Throws only for configuration errors.
+ * OpenAI shape (anthropic-response.ts); `thinking` blocks become the message's `reasoning` and are
+ * kept whole with their signatures, and go back unchanged as `model.reasoning_history` says
+ * (reasoning-chain.ts; `chain` with `model.family: claude` sends those of the current tool-use
+ * turn, which the API needs when thinking is on). Throws only for configuration errors.
  */
 export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `anthropic/${model}`;
@@ -35,11 +37,12 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
   const url = `${endpoint.baseURL}/v1/messages`;
   const { max_tokens: maxTokens, ...rest } = requestKwargs(config.model_kwargs, name);
   const kwargs = translateOpenAIKwargs(rest);
+  const sent = reasoningPolicy(config.reasoning_history, config.family);
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     let conversation: AnthropicConversation;
     try {
-      conversation = toAnthropicConversation(request.messages, request.tools);
+      conversation = toAnthropicConversation(request.messages, request.tools, sent(request.messages));
     } catch (err) {
       if (!(err instanceof ConversionError)) throw err;
       return { ok: false, kind: "fatal", message: `${name}: ${err.message}`, attempts: 0 };

@@ -64,10 +64,11 @@ function toolInput(args: string): Record<string, unknown> {
   return { unparsed_arguments: args };
 }
 
-function turnOf(m: ChatMessage): AnthropicTurn {
+function turnOf(m: ChatMessage, withThinking: boolean): AnthropicTurn {
   if (m.role === "assistant") {
     const text = textOf(m.content);
-    const blocks: AnthropicBlock[] = text === "" ? [] : [{ type: "text", text }];
+    const blocks: AnthropicBlock[] = withThinking ? [...(m.thinking_blocks ?? [])] : [];
+    if (text !== "") blocks.push({ type: "text", text });
     for (const call of m.tool_calls ?? []) {
       blocks.push({
         type: "tool_use",
@@ -90,17 +91,23 @@ function turnOf(m: ChatMessage): AnthropicTurn {
  * Converts OpenAI-shaped messages: system messages join into `system`; assistant tool calls become
  * `tool_use` blocks; tool messages become `tool_result` blocks in a user turn; image parts become
  * image blocks; consecutive turns of one role merge (Anthropic wants them alternating). A turn
- * left without content gets the text "(empty)", since the API rejects empty turns.
+ * left without content gets the text "(empty)", since the API rejects empty turns. An assistant
+ * message `withThinking[i]` starts with its thinking blocks, unchanged (the history policy says
+ * which, reasoning-chain.ts).
  */
-export function toAnthropicConversation(messages: ChatMessage[], tools?: ToolSpec[]): AnthropicConversation {
+export function toAnthropicConversation(
+  messages: ChatMessage[],
+  tools?: ToolSpec[],
+  withThinking: readonly boolean[] = [],
+): AnthropicConversation {
   const system = messages
     .filter((m) => m.role === "system")
     .map((m) => textOf(m.content))
     .filter((t) => t !== "");
   const turns: AnthropicTurn[] = [];
-  for (const m of messages) {
+  for (const [i, m] of messages.entries()) {
     if (m.role === "system") continue;
-    const turn = turnOf(m);
+    const turn = turnOf(m, withThinking[i] === true);
     const last = turns[turns.length - 1];
     if (last && last.role === turn.role) last.content.push(...turn.content);
     else turns.push(turn);

@@ -1,7 +1,7 @@
 import { MalformedResponseError } from "./failure.js";
 import { stringifyIterative, valueTooDeep } from "./json-depth.js";
 import { asRecord, count, snippet } from "./json-shape.js";
-import type { ChatMessage, ToolCall, Usage } from "./types.js";
+import type { ChatMessage, ThinkingBlock, ToolCall, Usage } from "./types.js";
 
 const STOP_REASONS: Record<string, string> = {
   end_turn: "stop",
@@ -19,8 +19,9 @@ export function mapStopReason(reason: unknown): string | null {
 /**
  * An Anthropic `message` body in the OpenAI shape: text blocks joined into `content` (null when
  * there are none), `tool_use` blocks into `tool_calls` with `arguments = JSON.stringify(input)`.
- * `thinking` blocks join into `reasoning`. Prompt tokens include cache reads and writes. Other
- * blocks stay in the raw body.
+ * `thinking` blocks join into `reasoning`, and are kept whole with their signatures (and
+ * `redacted_thinking` blocks) in `thinking_blocks`, to be sent back unchanged. Prompt tokens
+ * include cache reads and writes. Other blocks stay in the raw body.
  */
 export function parseAnthropicMessage(body: unknown): {
   message: ChatMessage;
@@ -33,11 +34,18 @@ export function parseAnthropicMessage(body: unknown): {
   }
   const texts: string[] = [];
   const thinking: string[] = [];
+  const blocks: ThinkingBlock[] = [];
   const calls: ToolCall[] = [];
   for (const item of root.content) {
     const block = asRecord(item);
     if (block?.type === "text" && typeof block.text === "string") texts.push(block.text);
-    if (block?.type === "thinking" && typeof block.thinking === "string") thinking.push(block.thinking);
+    if (block?.type === "thinking" && typeof block.thinking === "string") {
+      thinking.push(block.thinking);
+      if (typeof block.signature === "string")
+        blocks.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+    }
+    if (block?.type === "redacted_thinking" && typeof block.data === "string")
+      blocks.push({ type: "redacted_thinking", data: block.data });
     if (block?.type === "tool_use") {
       const id = typeof block.id === "string" ? block.id : `toolu_${calls.length}`;
       const name = typeof block.name === "string" ? block.name : "";
@@ -48,6 +56,7 @@ export function parseAnthropicMessage(body: unknown): {
   }
   const message: ChatMessage = { role: "assistant", content: texts.length > 0 ? texts.join("") : null };
   if (thinking.length > 0) message.reasoning = thinking.join("\n\n");
+  if (blocks.length > 0) message.thinking_blocks = blocks;
   if (calls.length > 0) message.tool_calls = calls;
   const usage = asRecord(root.usage);
   const prompt =

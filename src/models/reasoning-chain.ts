@@ -6,13 +6,22 @@ import type { ChatMessage } from "./types.js";
  * it (`model.family`). The rules, each read from the family's published template
  * (test/fixtures/chat-templates/, docs/models.md), come in two kinds:
  *
- * - `user`: the chain starts after the last user message (Qwen3, Gemma 4, GLM, MiniMax-M2).
+ * - `user`: the chain starts after the last user message (Qwen3, Gemma 4, GLM, MiniMax-M2, and
+ *   Claude, whose API needs the thinking blocks of the current tool-use turn back).
  * - `final`: the chain starts after the last assistant message without tool calls, the model's
  *   last final answer; a user message does not end it (gpt-oss, Kimi-K2-Thinking).
  *
  * `toolCallsOnly`: only assistant messages with tool calls keep their reasoning inside the chain.
  */
-export const REASONING_FAMILIES = ["qwen3", "gemma4", "gpt_oss", "glm", "kimi_k2", "minimax_m2"] as const;
+export const REASONING_FAMILIES = [
+  "qwen3",
+  "gemma4",
+  "gpt_oss",
+  "glm",
+  "kimi_k2",
+  "minimax_m2",
+  "claude",
+] as const;
 export type ReasoningFamily = (typeof REASONING_FAMILIES)[number];
 
 export type ReasoningHistory = "drop" | "keep" | "chain";
@@ -27,6 +36,7 @@ const RULES: Record<ReasoningFamily, ChainRule> = {
   gemma4: { since: "user", toolCallsOnly: true },
   glm: { since: "user", toolCallsOnly: false },
   minimax_m2: { since: "user", toolCallsOnly: false },
+  claude: { since: "user", toolCallsOnly: false },
   gpt_oss: { since: "final", toolCallsOnly: true },
   kimi_k2: { since: "final", toolCallsOnly: true },
 };
@@ -63,7 +73,8 @@ export function reasoningPolicy(
   history: ReasoningHistory,
   family: ReasoningFamily | null,
 ): (messages: readonly ChatMessage[]) => boolean[] {
-  const has = (m: ChatMessage): boolean => m.role === "assistant" && typeof m.reasoning === "string";
+  const has = (m: ChatMessage): boolean =>
+    m.role === "assistant" && (typeof m.reasoning === "string" || (m.thinking_blocks?.length ?? 0) > 0);
   if (history !== "chain") return (messages) => messages.map((m) => history === "keep" && has(m));
   if (family === null)
     throw new Error(

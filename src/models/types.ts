@@ -19,12 +19,19 @@ export interface ChatMessage {
   name?: string;
   /**
    * The model's thinking, apart from its answer (`content`): read from `reasoning` /
-   * `reasoning_content` or split off `<think>...</think>` (reasoning.ts). Sent back only with
-   * `model.reasoning_history: keep`.
+   * `reasoning_content` or split off `<think>...</think>` (reasoning.ts). Sent back as
+   * `model.reasoning_history` says (reasoning-chain.ts).
    */
   reasoning?: string;
+  /** Anthropic's thinking blocks as they came, signatures included: the API takes them back only unchanged. */
+  thinking_blocks?: ThinkingBlock[];
   extra?: MessageExtra;
 }
+
+/** A thinking block of the Anthropic Messages API (`redacted_thinking`: encrypted by the API). */
+export type ThinkingBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
 
 /**
  * patchloop's bookkeeping on a recorded message, never sent to a model. A reply carries what the

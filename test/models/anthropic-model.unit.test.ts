@@ -126,6 +126,64 @@ describe("Anthropic client over HTTP", () => {
     expect(server.requests[0].headers.authorization).toBe("Bearer not-needed");
   });
 
+  it("reasoning_history chain (family claude) sends the current tool-use turn's thinking blocks back unchanged; drop none", async () => {
+    const reply = (seq: number, thinking: string) => ({
+      type: "error" as const,
+      status: 200,
+      body: {
+        id: `msg_${seq}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-test",
+        content: [
+          { type: "thinking", thinking, signature: `sig-${seq}` },
+          { type: "redacted_thinking", data: `enc-${seq}` },
+          { type: "tool_use", id: `toolu_${seq}`, name: "bash", input: { command: "ls" } },
+        ],
+        stop_reason: "tool_use",
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    });
+    for (const history of ["chain", "drop"] as const) {
+      server.enqueue(reply(1, "first"), reply(2, "second"), { type: "reply", content: "done" });
+      const { model } = anthropic({
+        reasoning_history: history,
+        family: history === "chain" ? "claude" : null,
+      });
+      const messages: ChatMessage[] = [{ role: "user", content: "go" }];
+      for (const k of [1, 2]) {
+        const r = await model.query({ messages: [...messages], tools: [bashTool] });
+        if (!r.ok) throw new Error(r.message);
+        messages.push(r.message, { role: "tool", tool_call_id: `toolu_${k}`, content: "a.txt" });
+        if (k === 1) messages.push({ role: "user", content: "Keep going." });
+      }
+      await model.query({ messages: [...messages], tools: [bashTool] });
+      const sent = server.requests.slice(-1)[0].body as {
+        messages: Array<{ role: string; content: unknown[] }>;
+      };
+      const assistants = sent.messages.filter((m) => m.role === "assistant").map((m) => m.content);
+      const call = (k: number) => ({
+        type: "tool_use",
+        id: `toolu_${k}`,
+        name: "bash",
+        input: { command: "ls" },
+      });
+      expect([history, assistants]).toEqual([
+        history,
+        [
+          [call(1)],
+          history === "chain"
+            ? [
+                { type: "thinking", thinking: "second", signature: "sig-2" },
+                { type: "redacted_thinking", data: "enc-2" },
+                call(2),
+              ]
+            : [call(2)],
+        ],
+      ]);
+    }
+  });
+
   it("converts the reply back: text blocks joined, tool_use to tool_calls, usage, stop reason", async () => {
     const body = {
       id: "msg_1",
@@ -156,6 +214,7 @@ describe("Anthropic client over HTTP", () => {
         role: "assistant",
         content: "First part. Second part.",
         reasoning: "hmm",
+        thinking_blocks: [{ type: "thinking", thinking: "hmm", signature: "sig" }],
         tool_calls: [
           {
             id: "toolu_9",
