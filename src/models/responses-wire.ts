@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { MalformedResponseError } from "./failure.js";
 import { asRecord, count, snippet } from "./json-shape.js";
 import { argumentsText } from "./openai-wire.js";
@@ -34,6 +35,14 @@ const hasText = (content: ChatMessage["content"]): boolean =>
   content !== null && (typeof content !== "string" || content !== "");
 
 /**
+ * The id a reasoning item is sent back with (the item type requires one): made from its text, so
+ * the same reasoning has the same id at every step. vLLM does not look input ids up.
+ */
+export function reasoningItemId(text: string): string {
+  return `rs_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+}
+
+/**
  * The input items of one chat message. An assistant message becomes its reasoning (a `reasoning`
  * item, when `withReasoning`), its text (a `message`), and a `function_call` per tool call; a tool
  * result a `function_call_output` with the call's id; system and user messages a `message`.
@@ -45,7 +54,12 @@ export function toInputItems(m: ChatMessage, withReasoning: boolean): Record<str
     return [{ type: "message", role: m.role, content: inputContent(m.content, m.role) }];
   const items: Record<string, unknown>[] = [];
   if (withReasoning && m.reasoning)
-    items.push({ type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: m.reasoning }] });
+    items.push({
+      type: "reasoning",
+      id: reasoningItemId(m.reasoning),
+      summary: [],
+      content: [{ type: "reasoning_text", text: m.reasoning }],
+    });
   if (hasText(m.content)) {
     const content =
       typeof m.content === "string"

@@ -10,7 +10,13 @@ import {
   selfDescription,
 } from "./fake-llm-flavor.js";
 import { gzipFlood, sendFlood } from "./fake-llm-flood.js";
-import { type FakeReplySpec, type ReasoningPlacement, replyBody, type Wire } from "./fake-llm-wire.js";
+import {
+  type FakeReplySpec,
+  type ReasoningPlacement,
+  replyBody,
+  responsesInputProblem,
+  type Wire,
+} from "./fake-llm-wire.js";
 
 export type { FakeFlavor } from "./fake-llm-flavor.js";
 export type { FakeReplySpec, FakeToolCall } from "./fake-llm-wire.js";
@@ -232,7 +238,10 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
       return;
     }
     const parsed = parseMaybeJson(text);
-    const objected = objection(parsed, queue[0]);
+    const badInput = wire === "responses" ? responsesInputProblem(parsed) : null;
+    const objected = badInput
+      ? { status: 400, message: `fake responses API: ${badInput}` }
+      : objection(parsed, queue[0]);
     if (objected) {
       send(
         res,

@@ -149,6 +149,30 @@ export function responsesBody(spec: FakeReplySpec, seq: number): Record<string, 
   };
 }
 
+/** Fields each Responses API input item type requires (openai-python's `*Param` types, which vLLM validates). */
+const REQUIRED_INPUT_FIELDS: Record<string, string[]> = {
+  message: ["role", "content"],
+  reasoning: ["id", "summary"],
+  function_call: ["call_id", "name", "arguments"],
+  function_call_output: ["call_id", "output"],
+};
+
+/** Why a Responses request's `input` would be refused (a missing list, an unknown item, a required field missing), or null. */
+export function responsesInputProblem(body: unknown): string | null {
+  const input = (body as { input?: unknown } | null)?.input;
+  if (typeof input === "string") return null;
+  if (!Array.isArray(input)) return "input must be a string or a list of items";
+  for (const [i, raw] of input.entries()) {
+    const item = raw as Record<string, unknown>;
+    const type = typeof item?.type === "string" ? item.type : "message";
+    const required = REQUIRED_INPUT_FIELDS[type];
+    if (!required) return `input[${i}]: unknown item type ${JSON.stringify(type)}`;
+    const missing = required.filter((f) => item[f] === undefined);
+    if (missing.length > 0) return `input[${i}] (${type}) lacks ${missing.join(", ")}`;
+  }
+  return null;
+}
+
 /** An Anthropic `message` object. */
 export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<string, unknown> {
   const calls = spec.toolCalls ?? [];

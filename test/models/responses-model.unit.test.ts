@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import type { ModelConfig } from "../../src/config/schema.js";
@@ -125,6 +126,7 @@ describe("the Responses API client (model.api: responses)", () => {
     await m.query({ messages: [...messages], tools: [bash] });
     const reasoningItem = (text: string) => ({
       type: "reasoning",
+      id: `rs_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`,
       summary: [],
       content: [{ type: "reasoning_text", text }],
     });
