@@ -34,8 +34,12 @@ const JobShape = z.strictObject({
   sig: z.string().optional(),
 });
 
-/** A job this worker may run, or why it refuses it. */
-export type JobCheck = { ok: true; job: InstanceJob } | { ok: false; problem: string };
+/**
+ * A job this worker may run, or why it refuses it: `by: "job"`, the job is wrong (malformed, not
+ * signed as this worker needs, names that could be paths): no worker may run it, and it fails at
+ * once; `by: "worker"`, this worker lacks what the job needs (another worker may have it).
+ */
+export type JobCheck = { ok: true; job: InstanceJob } | { ok: false; problem: string; by: "job" | "worker" };
 
 /** Why `sig` does not let this worker run the job, or null. */
 function signatureProblem(
@@ -44,11 +48,7 @@ function signatureProblem(
   secret: Buffer | null,
   secretEnv: string | null,
 ): string | null {
-  if (secret === null)
-    return sig === undefined
-      ? null
-      : "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
-          "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret";
+  if (secret === null) return null;
   if (sig === undefined)
     return (
       `the job carries no signature, and this worker runs only signed jobs (run.queue.secret_env ${secretEnv}); ` +
@@ -73,7 +73,7 @@ export function checkJob(
   secret: Buffer | null,
   secretEnv: string | null,
 ): JobCheck {
-  const refuse = (problem: string): JobCheck => ({ ok: false, problem });
+  const refuse = (problem: string): JobCheck => ({ ok: false, problem, by: "job" });
   const shape = JobShape.safeParse(data);
   if (!shape.success)
     return refuse(
@@ -107,5 +107,14 @@ export function checkJob(
   const expected = instanceJobId(signed.run, row.instance_id);
   if (jobId !== expected)
     return refuse(`the job's id ${shown(jobId)} is not that of its run and instance (${expected})`);
+  // the job may be fine: a worker with the secret can check it
+  if (secret === null && sig !== undefined)
+    return {
+      ok: false,
+      by: "worker",
+      problem:
+        "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
+        "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret",
+    };
   return { ok: true, job: { ...signed, row, ...(sig === undefined ? {} : { sig }) } };
 }

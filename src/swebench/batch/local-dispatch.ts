@@ -2,13 +2,12 @@ import { setMaxListeners } from "node:events";
 import { rm } from "node:fs/promises";
 import type { Config } from "../../config/schema.js";
 import { createModel } from "../../models/create-model.js";
-import { createReplicaPool, type ReplicaPool } from "../../models/replica-pool.js";
+import { createReplicaPool, type ReplicaCounts, type ReplicaPool } from "../../models/replica-pool.js";
 import type { Model } from "../../models/types.js";
 import type { SwebenchInstance } from "../types.js";
 import { openInstanceEnvironment } from "./instance-environment.js";
-import type { RunFolder } from "./run-folder.js";
 import { runInstance } from "./run-instance.js";
-import type { Dispatcher, EnvironmentOpener } from "./types.js";
+import type { Dispatcher, EnvironmentOpener, InstanceResult, InstanceSink } from "./types.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
 
 /** What running instances in this process needs. */
@@ -21,6 +20,11 @@ export interface LocalDispatchOptions {
   modelFor?: (row: SwebenchInstance) => Model;
   /** Opens the environment of one instance (default: `openInstanceEnvironment`). */
   openEnvironment?: EnvironmentOpener;
+  /**
+   * The replicas of `model.base_url` (a list), shared with other dispatchers of this process (a
+   * worker's runs); default: a pool of this dispatcher's own. Not used with `modelFor`.
+   */
+  replicas?: ReplicaPool | null;
   /** Label of this run's containers (`patchloop.run`). */
   runId: string;
   modelName: string;
@@ -44,47 +48,72 @@ async function defaultOpener(
   };
 }
 
+/** Adds one request's outcome to an instance's counts per replica. */
+function countInto(counts: Record<string, ReplicaCounts>) {
+  return (url: string, outcome: "ok" | "failed") => {
+    const c = counts[url] ?? { requests: 0, failures: 0 };
+    c.requests++;
+    if (outcome === "failed") c.failures++;
+    counts[url] = c;
+  };
+}
+
 /**
  * Runs instances in this process, `workers` at a time (async): the agent writes each trajectory
- * straight into the run folder. One signal per instance, aborted by `interrupt`: listeners that
- * model clients leave on a signal (one per call) then go away with the instance instead of piling
- * up on a shared one. Every instance's model shares one replica pool (`model.base_url` as a list).
+ * straight into the sink's folder (the run folder, or a worker's scratch folder). One signal per
+ * instance, aborted by `interrupt` or by the caller's signal: listeners that model clients leave on
+ * a signal (one per call) then go away with the instance instead of piling up on a shared one.
+ * Every instance's model shares one replica pool (`model.base_url` as a list); each result counts
+ * the requests its instance sent to each replica.
  */
-export async function createLocalDispatcher(o: LocalDispatchOptions, folder: RunFolder): Promise<Dispatcher> {
-  const warn = (m: string) => folder.warn(m);
+export async function createLocalDispatcher(
+  o: LocalDispatchOptions,
+  sink: InstanceSink,
+): Promise<Dispatcher> {
+  const warn = (m: string) => sink.warn(m);
   const opener = o.openEnvironment
     ? { open: o.openEnvironment, done: async () => {} }
     : await defaultOpener(o, warn);
-  const pool: ReplicaPool | null = o.modelFor ? null : createReplicaPool(o.config.model);
-  const modelFor =
-    o.modelFor ?? (() => createModel(o.config.model, { warn, ...(pool ? { replicas: pool } : {}) }));
+  const pool = o.modelFor ? null : o.replicas !== undefined ? o.replicas : createReplicaPool(o.config.model);
   const running = new Set<AbortController>();
   let interrupted = false;
   return {
     slots: Math.max(1, Math.floor(o.workers)),
-    async run(row, hooks) {
+    async run(row, hooks, signal) {
       const id = row.instance_id;
-      folder.log(`start ${id}`);
+      sink.log(`start ${id}`);
       hooks.onStart(id);
-      // Its trajectory is about to be replaced: what its earlier attempt spent moves to run.json.
-      await folder.retire(id);
+      // Its folder is about to be written anew (the run folder: what its earlier attempt spent moves to run.json).
+      await sink.retire(id);
       const own = new AbortController();
       setMaxListeners(0, own.signal);
-      if (interrupted) own.abort();
+      const stop = () => own.abort();
+      if (interrupted || signal?.aborted) stop();
+      signal?.addEventListener("abort", stop, { once: true });
       running.add(own);
+      const counts: Record<string, ReplicaCounts> = {};
+      const modelFor =
+        o.modelFor ??
+        (() =>
+          createModel(o.config.model, {
+            warn,
+            ...(pool ? { replicas: pool, onReplica: countInto(counts) } : {}),
+          }));
       try {
         const outcome = await runInstance(row, {
           config: o.config,
-          outputDir: folder.dir,
+          outputDir: sink.dir,
           modelFor,
           openEnvironment: opener.open,
           modelName: o.modelName,
           signal: own.signal,
-          log: (line) => folder.log(line),
+          log: (line) => sink.log(line),
           onAgentEvent: (event) => hooks.onAgentEvent(id, event),
         });
-        return { outcome };
+        const result: InstanceResult = { outcome };
+        return pool ? { ...result, replicas: counts } : result;
       } finally {
+        signal?.removeEventListener("abort", stop);
         running.delete(own);
       }
     },
@@ -94,7 +123,6 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
       interrupted = true;
       for (const c of running) c.abort();
     },
-    replicaCounts: () => pool?.counts() ?? null,
     close: () => opener.done().catch((err: Error) => warn(`could not remove the work trees: ${err.message}`)),
   };
 }

@@ -39,7 +39,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
     modelName,
     warn: o.warn,
     runInfo: {
-      workers,
+      // a queue's run has no number of its own: whatever workers take its jobs run them
+      ...(o.dispatch ? {} : { workers }),
       run_id: o.runId ?? `swebench-${process.pid}-${Date.now().toString(36)}`,
       ...o.runInfo,
     },
@@ -135,10 +136,11 @@ class Scheduler {
       this.o.signal?.removeEventListener("abort", onAbort);
       await dispatcher.close();
     }
-    await folder.close(
-      { stoppedBy: this.stoppedBy, ran: this.outcomes.length, notStarted: this.notStarted.length },
-      dispatcher.replicaCounts(),
-    );
+    await folder.close({
+      stoppedBy: this.stoppedBy,
+      ran: this.outcomes.length,
+      notStarted: this.notStarted.length,
+    });
     if (this.fatal) throw this.fatal;
     return this.result(started);
   }
@@ -183,7 +185,7 @@ class Scheduler {
         this.notStarted.push(id);
         return;
       }
-      const recorded = await this.folder.accept(result, this.dispatcher.replicaCounts());
+      const recorded = await this.folder.accept(result);
       await this.dispatcher.settle(result, true);
       if (!recorded) return;
       const { outcome } = recorded;

@@ -12,7 +12,7 @@ import { mustRunAgain, needsRun, type PriorState, readPriorState, trajectoryPath
 import { lockRunFolder } from "./run-folder-lock.js";
 import { RunLog } from "./run-log.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
-import type { InstanceResult, ReplicaCounts, StopReason } from "./types.js";
+import type { InstanceResult, InstanceSink, ReplicaCounts, StopReason } from "./types.js";
 
 /**
  * Instances in a row that end with `ModelError` after the model server kept failing (retries
@@ -118,9 +118,10 @@ const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
  * trajectories, what earlier runs left (prior state, earlier spend) and the policies built on it
  * (which instances run again, in which order, when a server outage makes a ModelError final, when
  * the server is down). Results come in as `InstanceResult` (a TaskOutcome), the same from this process and from
- * remote workers, and are accepted once per instance.
+ * remote workers, and are accepted once per instance and attempt (`dropReason`: the only place
+ * that rule lives; a queue's coordinator asks it too).
  */
-export class RunFolder {
+export class RunFolder implements InstanceSink {
   readonly dir: string;
   /** What runs now, instances that never ran first. */
   readonly todo: SwebenchInstance[];
@@ -255,9 +256,11 @@ export class RunFolder {
     record.data.selected = o.instances.length;
     record.data.skipped = this.skipped.length;
     await Promise.all([preds.flush(), record.save()]);
+    // a queue's run (no `workers`) runs on however many workers take its jobs
+    const where = o.runInfo.workers === undefined ? "workers of the queue" : `${o.runInfo.workers} workers`;
     this.log(
       `batch: ${o.instances.length} selected, ${this.skipped.length} with a final status kept, ${this.todo.length} to run, ` +
-        `${o.runInfo.workers ?? 1} workers, model ${o.modelName}, environment ${o.config.environment.environment_class}`,
+        `${where}, model ${o.modelName}, environment ${o.config.environment.environment_class}`,
     );
   }
 
@@ -275,22 +278,15 @@ export class RunFolder {
     return trajectoryPathFor(this.dir, id);
   }
 
-  /** Sets a fact of run.json `info` (e.g. the queue the run goes through), saved with the next write. */
-  setInfo(key: string, value: unknown): void {
+  /** Sets a fact of run.json `info` (e.g. the queue the run goes through) and writes run.json at once. */
+  async recordInfo(key: string, value: unknown): Promise<void> {
     this.record.data.info[key] = value;
+    await this.record.save();
   }
 
   /** The run id an earlier run of this folder recorded under `info[key]` (e.g. its queue run). */
   earlierInfo(key: string): unknown {
     return this.record.previousInfo[key];
-  }
-
-  /** Requests per model replica: this process's pool (`live`) and what remote results reported. */
-  private replicaTotals(live: Record<string, ReplicaCounts> | null): Record<string, ReplicaCounts> {
-    const all: Record<string, ReplicaCounts> = {};
-    addCounts(all, this.replicas);
-    addCounts(all, live ?? {});
-    return all;
   }
 
   /**
@@ -313,14 +309,21 @@ export class RunFolder {
   }
 
   /** The attempt whose result run.json holds for an instance (remote runs), if any. */
-  recordedAttempt(id: string): string | undefined {
+  private recordedAttempt(id: string): string | undefined {
     const r = this.record.data.instances[id] as { attempt?: unknown } | undefined;
     return typeof r?.attempt === "string" ? r.attempt : undefined;
   }
 
-  /** Whether a result for this instance was accepted in this run. */
-  has(id: string): boolean {
-    return this.accepted.has(id);
+  /**
+   * Why a result of `id` (of `attempt`, for a remote one) would be dropped, or null when it would
+   * be recorded: one result per instance in a run, of an instance this run runs, and never an
+   * attempt the folder holds already (a result sent again after a coordinator was killed).
+   */
+  dropReason(id: string, attempt: string | undefined): string | null {
+    if (attempt !== undefined && attempt === this.recordedAttempt(id)) return "the folder holds it already";
+    if (this.accepted.has(id)) return "this run has its result already";
+    if (!this.todoIds.has(id)) return "it is not part of this run";
+    return null;
   }
 
   /** Whether the model server is taken to be down (OUTAGE_LIMIT instances in a row ran out of retries). */
@@ -330,19 +333,14 @@ export class RunFolder {
 
   /**
    * Records one instance's result: its files (remote), preds.json, run.json and exit_statuses.yaml,
-   * a line in run.log. Returns null, writing nothing, for an instance that is not part of this run
-   * or already has a result of this run (a second attempt of it: results are accepted once).
+   * a line in run.log. Returns null, writing nothing, for a result `dropReason` drops (an instance
+   * not part of this run, or one with a result already: results are accepted once).
    */
-  async accept(result: InstanceResult, live: Record<string, ReplicaCounts> | null): Promise<Recorded | null> {
+  async accept(result: InstanceResult): Promise<Recorded | null> {
     const { outcome } = result;
     const id = outcome.instance_id;
-    const repeat = outcome.attempt !== undefined && outcome.attempt === this.recordedAttempt(id);
-    if (this.accepted.has(id) || !this.todoIds.has(id) || repeat) {
-      const why = repeat
-        ? "the folder holds it already"
-        : this.accepted.has(id)
-          ? "this run has its result already"
-          : "it is not part of this run";
+    const why = this.dropReason(id, outcome.attempt);
+    if (why) {
       this.log(`${id}: a result of attempt ${outcome.attempt ?? "?"} was dropped: ${why}`);
       return null;
     }
@@ -365,7 +363,7 @@ export class RunFolder {
       ...(isOutage(outcome) ? { model_error_runs: outageRuns(before) + 1 } : {}),
       ...(e.calls > 0 || e.cost > 0 ? { earlier_calls: e.calls, earlier_cost: e.cost } : {}),
     });
-    this.record.data.replicas = this.replicaTotals(live);
+    this.record.data.replicas = { ...this.replicas };
     await this.record.save();
     this.log(
       `end ${id} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +
@@ -395,12 +393,9 @@ export class RunFolder {
   }
 
   /** Writes the final run.json (state, stopped_by, replica counts), closes run.log and unlocks. */
-  async close(
-    summary: { stoppedBy: StopReason; ran: number; notStarted: number },
-    live: Record<string, ReplicaCounts> | null,
-  ): Promise<void> {
+  async close(summary: { stoppedBy: StopReason; ran: number; notStarted: number }): Promise<void> {
     try {
-      this.record.data.replicas = this.replicaTotals(live);
+      this.record.data.replicas = { ...this.replicas };
       if (Object.keys(this.record.data.replicas).length === 0) delete this.record.data.replicas;
       await this.record.finish(summary.stoppedBy);
       this.log(

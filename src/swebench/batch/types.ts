@@ -73,8 +73,8 @@ export type { ReplicaCounts, TaskOutcome };
 
 /**
  * What running one instance gives the run folder: its outcome (the same type whether it ran in
- * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), and what
- * came with it from a remote worker.
+ * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), the
+ * requests it sent to each model replica, and what came with it from a remote worker.
  */
 export interface InstanceResult {
   outcome: TaskOutcome;
@@ -85,7 +85,7 @@ export interface InstanceResult {
   files?: Record<string, string>;
   /** The remote worker that ran it; absent for this process. */
   worker?: WorkerInfo;
-  /** Requests per model replica made for this instance (remote; this process reports its pool). */
+  /** Requests per model replica made for this instance (`model.base_url` as a list); absent with one server. */
   replicas?: Record<string, ReplicaCounts>;
 }
 
@@ -97,6 +97,22 @@ export interface DispatchHooks {
 }
 
 /**
+ * Where a dispatcher in this process puts each instance's folder and its lines: the run folder
+ * (run-folder.ts), or a `patchloop worker`'s scratch folder (src/distributed/scratch-folder.ts).
+ */
+export interface InstanceSink {
+  /** The folder under which `<id>/<id>.traj.json` is written. */
+  readonly dir: string;
+  log(line: string): void;
+  warn(message: string): void;
+  /**
+   * The instance's folder is about to be written anew: the run folder moves what its earlier
+   * attempt spent to run.json (the caps still count it); a scratch folder empties it.
+   */
+  retire(id: string): Promise<void>;
+}
+
+/**
  * Where instances run: in this process (local-dispatch.ts) or on `patchloop worker` processes
  * through a queue (src/distributed/coordinator-dispatch.ts).
  */
@@ -105,9 +121,10 @@ export interface Dispatcher {
   readonly slots: number;
   /**
    * Runs one instance to its result; null when it was withdrawn before it started (stopStarting).
-   * Rejects only when the run cannot go on (a file of the run that cannot be written).
+   * Aborting `signal` interrupts this instance alone (it ends as `Interrupted`). Rejects only when
+   * the run cannot go on (a file of the run that cannot be written).
    */
-  run(row: SwebenchInstance, hooks: DispatchHooks): Promise<InstanceResult | null>;
+  run(row: SwebenchInstance, hooks: DispatchHooks, signal?: AbortSignal): Promise<InstanceResult | null>;
   /**
    * The scheduler is done with a result `run` gave: `written` when the folder holds it (or dropped
    * it as a repeat), false when writing failed (a queue then keeps it for the next coordinator).
@@ -117,8 +134,6 @@ export interface Dispatcher {
   stopStarting(): Promise<void>;
   /** The running instances are interrupted (they end as `Interrupted`). */
   interrupt(): void;
-  /** Requests per model replica so far, for run.json (this process's pool); null when none. */
-  replicaCounts(): Record<string, ReplicaCounts> | null;
   /** Releases what the dispatcher holds (work trees, connections). */
   close(): Promise<void>;
 }
