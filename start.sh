@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Sets patchloop up on a fresh machine and runs the main job:
-#   - installs the dependencies, builds, and puts the `patchloop` command on PATH (see link_cli);
+#   - installs the dependencies (again only when package-lock.json changed), builds (again only when
+#     the sources changed, see build_if_stale), and puts the `patchloop` command on PATH (see link_cli);
 #   - with PATCHLOOP_MODEL set (e.g. openai/qwen3-coder with OPENAI_BASE_URL=http://127.0.0.1:8000/v1):
-#     a SWE-bench Lite batch run (PATCHLOOP_SLICE, default 0:5; PATCHLOOP_WORKERS, default 2;
-#     PATCHLOOP_ENVIRONMENT, default docker) followed by its evaluation;
+#     a SWE-bench batch run followed by its evaluation, set by
+#       PATCHLOOP_SUBSET       lite (default), verified, full or a dataset file
+#       PATCHLOOP_SLICE        rows A:B (default 0:5)
+#       PATCHLOOP_WORKERS      instances at a time (default 2)
+#       PATCHLOOP_ENVIRONMENT  docker (default), podman, local or bwrap
+#       PATCHLOOP_REPOS_DIR    the folder of owner__repo git clones (--repos-dir; local and bwrap need it)
+#       PATCHLOOP_CONFIG       the config (default swebench)
 #   - without it: the offline demo (a recorded model fixes a bundled bug, a hidden test grades it).
-# `./start.sh link` only puts the command on PATH (after moving the checkout, for instance).
+# `./start.sh link` only puts the command on PATH (after moving the checkout, for instance);
+# PATCHLOOP_BIN_DIR names a folder to try first.
 set -euo pipefail
 cd "$(dirname "$0")"
 here="$(pwd -P)"
@@ -31,19 +38,80 @@ link_cli() {
     "or link it yourself: mkdir -p ~/.local/bin && ln -s $target ~/.local/bin/patchloop (with ~/.local/bin on PATH)"
 }
 
+# `npm ci` when node_modules is missing or was installed from another package-lock.json
+# (node_modules/.patchloop-lock holds the hash of the one it was installed from).
+install_if_stale() {
+  local want have=""
+  want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  [ -f node_modules/.patchloop-lock ] && have="$(cat node_modules/.patchloop-lock)"
+  if [ -d node_modules ] && [ "$have" = "$want" ]; then
+    echo "patchloop: dependencies up to date (package-lock.json unchanged)"
+    return 0
+  fi
+  npm ci --no-audit --no-fund
+  echo "$want" >node_modules/.patchloop-lock
+}
+
+# What `npm run build` reads (the sources it compiles, the files that say how): paths and contents.
+build_inputs() {
+  { find src bench -type f -print0; printf '%s\0' package.json package-lock.json tsconfig.json rolldown.config.mjs; } |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
+}
+
+# What is in dist/ (paths, sizes, modification times; the stamp left out): a build by anything
+# else (`npm run build`, the tests' own) changes it, so such a dist/ is never taken for this one's.
+build_outputs() {
+  find dist -type f ! -path dist/.start-build -printf '%P\0%s\0%T@\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+}
+
+# `npm run build` unless dist/.start-build says that dist/ is what the last build here made from
+# the current inputs. A build starts from an empty dist/, and the stamp is written only after it
+# succeeded, so an interrupted or failed build is never taken for a good one.
+build_if_stale() {
+  local inputs
+  inputs="$(build_inputs)"
+  if [ -f dist/.start-build ] && [ "$(cat dist/.start-build)" = "$inputs $(build_outputs)" ]; then
+    echo "patchloop: build up to date (no source changed since the last build)"
+    return 0
+  fi
+  rm -rf dist
+  npm run build --silent
+  echo "$inputs $(build_outputs)" >dist/.start-build
+}
+
 if [ "${1:-}" = "link" ]; then
   link_cli
   exit 0
 fi
 
 command -v node >/dev/null || { echo "patchloop needs Node.js 20 or newer (apt-get install nodejs npm)"; exit 2; }
-[ -d node_modules ] || npm ci --no-audit --no-fund
-npm run build --silent
+environment="${PATCHLOOP_ENVIRONMENT:-docker}"
+repos_dir=()
+if [ -n "${PATCHLOOP_MODEL:-}" ]; then
+  # what would stop the batch, said before the set-up's minutes
+  if [ -n "${PATCHLOOP_REPOS_DIR:-}" ]; then
+    [ -d "$PATCHLOOP_REPOS_DIR" ] || {
+      echo "patchloop: PATCHLOOP_REPOS_DIR=$PATCHLOOP_REPOS_DIR is not a folder: give the folder of git clones, one per repository, named owner__repo"
+      exit 2
+    }
+    repos_dir=(--repos-dir "$PATCHLOOP_REPOS_DIR")
+  elif [ "$environment" = "local" ] || [ "$environment" = "bwrap" ]; then
+    echo "patchloop: PATCHLOOP_ENVIRONMENT=$environment runs on clones of the repositories: set PATCHLOOP_REPOS_DIR to" \
+      "a folder with one git clone per repository, named owner__repo (e.g. git clone https://github.com/psf/requests" \
+      "repos/psf__requests), or use PATCHLOOP_ENVIRONMENT=docker"
+    exit 2
+  fi
+fi
+install_if_stale
+build_if_stale
 link_cli
 if [ -n "${PATCHLOOP_MODEL:-}" ]; then
-  out="runs/lite-$(date +%Y%m%d-%H%M%S)"
-  exec ./bin/patchloop.js swebench --subset "${PATCHLOOP_SUBSET:-lite}" --split test --slice "${PATCHLOOP_SLICE:-0:5}" \
-    -m "$PATCHLOOP_MODEL" -w "${PATCHLOOP_WORKERS:-2}" --environment "${PATCHLOOP_ENVIRONMENT:-docker}" \
+  subset="${PATCHLOOP_SUBSET:-lite}"
+  name="${subset##*/}"
+  name="$(printf '%s' "${name%%.*}" | tr -c 'A-Za-z0-9_-' '_')"
+  out="runs/$name-$(date +%Y%m%d-%H%M%S)"
+  exec ./bin/patchloop.js swebench --subset "$subset" --split test --slice "${PATCHLOOP_SLICE:-0:5}" \
+    -m "$PATCHLOOP_MODEL" -w "${PATCHLOOP_WORKERS:-2}" --environment "$environment" "${repos_dir[@]}" \
     -c "${PATCHLOOP_CONFIG:-swebench}" -o "$out" --evaluate
 fi
 echo "PATCHLOOP_MODEL is not set: running the offline demo instead."

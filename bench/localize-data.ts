@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { readWorkTree } from "../src/localize/read-worktree.js";
-import { DEFAULT_LIMITS, type RepoSnapshot, sharedDocStore } from "../src/localize/repo-files.js";
+import { repoAnalyses } from "../src/localize/repo-analyses.js";
+import { DEFAULT_LIMITS, type RepoSnapshot } from "../src/localize/repo-files.js";
 import { cloneDirFor, createWorkspace } from "../src/swebench/batch/workspace.js";
 import { makeWorkspaceRoot } from "../src/swebench/batch/workspace-root.js";
 import { loadDataset } from "../src/swebench/dataset.js";
@@ -73,9 +74,11 @@ export async function forEachCheckout(
     byRepo.set(r.repo, [...(byRepo.get(r.repo) ?? []), r]);
   }
   const root = await makeWorkspaceRoot();
-  const store = sharedDocStore();
+  // each repository's analyses are kept for its later rows and dropped after its last
+  const analyses = repoAnalyses();
   try {
-    for (const list of byRepo.values()) {
+    for (const [repo, list] of byRepo) {
+      analyses.retain(repo, list.length);
       // oldest first: each checkout's history then builds on the previous one's (history-cache.ts)
       list.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
       let cold = true;
@@ -89,11 +92,12 @@ export async function forEachCheckout(
             ? `base commit not checked out from the clone of ${row.repo} (missing in the snapshot)`
             : `checkout failed (${row.repo})`;
           note(missing, why, row.instance_id);
+          analyses.release(repo);
           continue;
         }
         const checkoutSeconds = (performance.now() - t0) / 1000;
         try {
-          const snapshot = await readWorkTree(ws.dir, store, DEFAULT_LIMITS);
+          const snapshot = await readWorkTree(ws.dir, analyses.store(repo), DEFAULT_LIMITS);
           await each({
             row,
             snapshot,
@@ -104,6 +108,7 @@ export async function forEachCheckout(
           });
           cold = false;
         } finally {
+          analyses.release(repo);
           await ws.remove();
         }
       }

@@ -1,6 +1,7 @@
 import { baselineRanking } from "../src/localize/baseline.js";
 import { localize } from "../src/localize/localize.js";
 import { arg, forEachCheckout, type Missing, selectedRows } from "./localize-data.js";
+import { benchLocalizeMemory } from "./localize-memory.js";
 
 /**
  * `npm run bench -- --only localize --repos-dir DIR`: fault localization on real SWE-bench rows
@@ -9,7 +10,9 @@ import { arg, forEachCheckout, type Missing, selectedRows } from "./localize-dat
  * on the same files in the same run, the SWE-bench BM25 baseline (baseline.ts), both scored
  * against the files the gold patch changes. Reports recall@1/3/5/10 and MRR per repository,
  * overall and for the two halves of the rows (A: the 1st, 3rd, ... row; B: the others), seconds
- * per instance (reading the checkout and ranking; the checkout itself apart), and what was missing.
+ * per instance (reading the checkout and ranking; the checkout itself apart), what was missing, and
+ * the peak memory of localizing the same rows in one process, repositories dropped after their
+ * last row against every repository kept (localize-memory.ts).
  */
 
 const KS = [1, 3, 5, 10] as const;
@@ -140,6 +143,7 @@ export async function benchLocalize(): Promise<Record<string, unknown>> {
           ),
         })),
     },
+    memory: benchLocalizeMemory(),
     missing: Object.fromEntries(
       Object.entries(missing).map(([why, ids]) => [
         why,

@@ -15,6 +15,7 @@ import {
 } from "./history/index.js";
 import { type LimitHit, limitsFor, type Progress, type StopCondition } from "./limits.js";
 import { observationMessages } from "./observe.js";
+import { cleanPatch } from "./patch-filter.js";
 import { createProtocol } from "./protocols/create.js";
 import { type Action, type Protocol, textOf } from "./protocols/types.js";
 import { rejectionMessages, replyMessage } from "./step-messages.js";
@@ -118,6 +119,8 @@ export interface AgentResult {
   exitMessage: string;
   /** The patch: what was submitted, or the work tree's diff (when diff_on_exit). */
   submission: string;
+  /** The commit the work tree started at (the patch's base), when known. */
+  baseCommit: string | null;
   trajectory: Trajectory;
 }
 
@@ -423,7 +426,11 @@ class AgentRun {
     info.exit_status = final.status;
     info.exit_message = final.message;
     if (final.modelError) info.model_error = final.modelError;
-    this.rec.setSubmission(this.submission ?? "");
+    // what can only harm a patch (binary sections without content, new build artifacts) is left
+    // out whatever command produced it, and recorded
+    const cleaned = cleanPatch(this.submission ?? "");
+    if (cleaned.dropped.length > 0) info.submission_dropped = cleaned.dropped;
+    this.rec.setSubmission(cleaned.patch);
     info.timing.ended_at = new Date().toISOString();
     await this.rec.save();
     this.o.onEvent?.({ type: "exit", status: final.status, message: final.message });
@@ -431,6 +438,7 @@ class AgentRun {
       exitStatus: final.status,
       exitMessage: final.message,
       submission: info.submission,
+      baseCommit: base,
       trajectory: this.rec.trajectory,
     };
   }

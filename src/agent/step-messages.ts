@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH, valueTooDeep } from "../models/json-depth.js";
-import type { ChatMessage, ModelResult } from "../models/types.js";
+import type { ChatMessage, MessageExtra, ModelResult } from "../models/types.js";
 import type { ParseResult } from "./protocols/types.js";
 import type { AgentTemplates } from "./templates.js";
 
@@ -56,7 +56,12 @@ export function rejectionMessages(
   step: number,
 ): ChatMessage[] {
   const cutOff = finishReason === "length";
-  const extra = { format_error: true, kind: cutOff ? "length" : "format_error", step, timestamp: now() };
+  const extra: MessageExtra = {
+    format_error: true,
+    kind: cutOff ? "length" : "format_error",
+    step,
+    timestamp: now(),
+  };
   const text = cutOff
     ? parsed.error
     : templates.formatError(parsed.error, reply, finishReason, vars, parsed.actions ?? []);

@@ -1,5 +1,6 @@
 import type { LocalizationRecord } from "../localize/types.js";
 import type { ChatMessage, ModelErrorKind } from "../models/types.js";
+import type { DroppedFile } from "./patch-filter.js";
 
 /** Exit statuses (contract: README.md "Outputs"). */
 export const EXIT_STATUSES = [
@@ -41,6 +42,8 @@ export interface TrajectoryInfo {
   submission: string;
   /** Lines of the patch masked because they held a known secret value; absent when none. */
   submission_masked_lines?: number;
+  /** File sections left out of the submitted patch (patch-filter.ts); absent when none. */
+  submission_dropped?: DroppedFile[];
   model_stats: ModelStats;
   /** The resolved config the task ran with. */
   config: unknown;

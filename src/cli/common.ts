@@ -5,6 +5,12 @@ import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
 
+/** Where a command writes: its report to `out`, notes, progress and errors to `err`. */
+export interface CommandIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
 /** commander collector for repeatable options such as `-c`. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

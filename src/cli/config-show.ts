@@ -7,7 +7,7 @@ import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
-import { instanceCwd } from "../swebench/batch/instance-environment.js";
+import { instanceCwd } from "../instance/open.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 

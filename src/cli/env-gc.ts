@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { type GcReport, gcContainers } from "../environments/gc.js";
+import type { CommandIo } from "./common.js";
 
 /** Flags of `patchloop env gc`. */
 export interface EnvGcFlags {
@@ -7,12 +8,6 @@ export interface EnvGcFlags {
   all?: boolean;
   runId?: string;
   dryRun?: boolean;
-}
-
-/** Where the command writes: the report to `out`, notes and errors to `err`. */
-export interface EnvGcIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
 }
 
 function describeReport(exe: string, r: GcReport, dryRun: boolean): string {
@@ -30,7 +25,7 @@ function describeReport(exe: string, r: GcReport, dryRun: boolean): string {
  * behind. Without --executable it asks docker and podman and skips one that is not usable here.
  * Returns the exit status: 0 done, 1 a removal failed or the named engine could not be asked.
  */
-export async function runEnvGc(flags: EnvGcFlags, io: EnvGcIo): Promise<number> {
+export async function runEnvGc(flags: EnvGcFlags, io: CommandIo): Promise<number> {
   const engines = flags.executable ? [flags.executable] : ["docker", "podman"];
   let status = 0;
   for (const exe of engines) {

@@ -5,13 +5,8 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { environmentProblem } from "../environments/preflight.js";
-import {
-  environmentReader,
-  localizeRow,
-  type RepoReader,
-  type RowSettings,
-  reposDirReader,
-} from "../localize/instance.js";
+import { instanceReader, localizeRow, type RepoReader, type RowSettings } from "../localize/instance.js";
+import { repoAnalyses } from "../localize/repo-analyses.js";
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
@@ -91,10 +86,8 @@ export async function runLocalizeCommand(
   await writeFile(out, "");
   const root = await makeWorkspaceRoot();
   const limits = { maxFileBytes: config.agent.localize.max_file_bytes };
-  const read: RepoReader =
-    from === "repos-dir"
-      ? reposDirReader(resolve(flags.reposDir!), root, limits)
-      : environmentReader(config, root, limits);
+  const reposDir = from === "repos-dir" ? resolve(flags.reposDir!) : undefined;
+  const read: RepoReader = instanceReader(config, { reposDir, workRoot: root }, limits);
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(130);
@@ -106,10 +99,16 @@ export async function runLocalizeCommand(
   const t0 = performance.now();
   let failed = 0;
   let done = 0;
+  // A repository's analyses are kept while rows of it are still to come, and dropped after its last.
+  const analyses = repoAnalyses();
+  for (const row of rows) analyses.retain(row.repo);
+  let released = 0;
   try {
     for (const [i, row] of rows.entries()) {
       if (abort.signal.aborted) break;
       const r = await localizeRow(row, read, settings, abort.signal);
+      analyses.release(row.repo);
+      released++;
       await appendFile(out, `${JSON.stringify(r.line)}\n`);
       done++;
       const where = `[${i + 1}/${rows.length}] ${r.line.instance_id}`;
@@ -124,6 +123,7 @@ export async function runLocalizeCommand(
       }
     }
   } finally {
+    for (const row of rows.slice(released)) analyses.release(row.repo);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await rm(root, { recursive: true, force: true });

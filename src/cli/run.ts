@@ -6,7 +6,6 @@ import type { Command } from "commander";
 import pc from "picocolors";
 import { createActionRunner } from "../agent/create-runner.js";
 import { createProtocol } from "../agent/protocols/create.js";
-import { workTreeDiff } from "../agent/work-tree-diff.js";
 import { checkTemplates } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
@@ -28,7 +27,7 @@ import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
 import type { TaskOutcome } from "../task/outcome.js";
 import { PredsFile, predOf } from "../task/preds-file.js";
-import { runTask } from "../task/run-task.js";
+import { runTask, type WorkTreeChanges } from "../task/run-task.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 import { openTaskEnvironment } from "./open-environment.js";
@@ -258,7 +257,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (session) write(`${modeNote(mode)}\n\n`);
   // the changes are read where the agent worked, with its time limit, before it is released: git
   // here never runs in a tree the agent wrote (it could plant a repository, a monitor or a filter)
-  let changes: { patch: string } | { error: string } = { error: "the agent did not run" };
+  let changes: WorkTreeChanges = { error: "the agent did not run" };
   const predsFile = new PredsFile(outDir);
   let outcome: TaskOutcome;
   try {
@@ -277,11 +276,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       hooks: session?.hooks(),
       onEvent: print,
       log: (line) => process.stderr.write(`${line}\n`),
-      beforeClose: async (opened) => {
-        changes = await workTreeDiff(opened, ws.base, config.environment.timeout).then(
-          (patch) => ({ patch }),
-          (err: Error) => ({ error: err.message }),
-        );
+      onChanges: (read) => {
+        changes = read;
       },
     });
   } catch (err) {

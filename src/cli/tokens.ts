@@ -8,6 +8,7 @@ import type { Config } from "../config/schema.js";
 import { normalizeTrajectory, TrajectoryFormatError } from "../inspect/normalize.js";
 import { isTrajectoryName } from "../inspect/scan-files.js";
 import type { TrajectoryView } from "../inspect/view-model.js";
+import { MissingPackagesError } from "../tokens/optional-packages.js";
 import { type ReplayFigures, replay } from "../tokens/replay.js";
 import { familyOf, loadTokenizer, TOKENIZER_NAMES, type TokenizerName } from "../tokens/tokenizers.js";
 import { collect } from "./common.js";
@@ -186,7 +187,8 @@ function table(report: TokensReport): string {
  * `patchloop tokens PATH... [-c CONFIG]... [--json] [--tokenizer NAME]`: replays recorded
  * trajectories (patchloop, mini-swe-agent, SWE-agent) under the configured `agent.history` without
  * a model and reports per trajectory and in total the prompt tokens, the tokens a block prefix cache
- * would prefill, the largest prompt and the append-only requests. Exit 2 on a bad path, file or config.
+ * would prefill, the largest prompt and the append-only requests. Exit 2 on a bad path, file or
+ * config, or when the tokenizer's optional package is not installed.
  */
 export function register(program: Command): void {
   program
@@ -225,7 +227,12 @@ export function register(program: Command): void {
         });
         process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${table(report)}\n`);
       } catch (err) {
-        if (!(err instanceof TrajectoryFormatError) && !(err instanceof ConfigError)) throw err;
+        if (
+          !(err instanceof TrajectoryFormatError) &&
+          !(err instanceof ConfigError) &&
+          !(err instanceof MissingPackagesError)
+        )
+          throw err;
         command.error(`patchloop tokens: ${err.message}`, { exitCode: 2, code: "patchloop.tokens.input" });
       }
     });

@@ -3,15 +3,15 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync } from "nod
 import { rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
+import { endProcesses } from "../util/process-set.js";
 import { type Cgroup, createCgroup, parseMemory } from "./cgroup.js";
 import { runCli, stderrTail } from "./container-cli.js";
-import { WRITE_FILE } from "./container-scripts.js";
+import { execCore, fileCalls, SpawnedGroups, TASK_DEFAULT_ENV } from "./exec-core.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
 import { hostEtcSecrets } from "./host-secrets.js";
 import { Launcher } from "./launcher.js";
-import { nulProblem, requireAbsolute } from "./paths.js";
 import { childrenOf, descendantsOf, namespacePids } from "./proc-tree.js";
-import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
+import type { Environment } from "./types.js";
 
 /** One extra folder or file shown in the sandbox (`environment.binds`). */
 export interface SandboxBind {
@@ -33,7 +33,7 @@ export interface BwrapEnvironmentOptions {
   /**
    * Variables of every command. The sandbox does not inherit the host's environment (API keys stay
    * outside): it gets PATH, LANG, LC_ALL, TERM and USER from the host, HOME (a private folder at the
-   * host's HOME path), then these.
+   * host's HOME path), {@link TASK_DEFAULT_ENV}, then these.
    */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */
@@ -111,50 +111,161 @@ export function parseBind(spec: string): SandboxBind | string {
  * copy the sandbox shows, never the host file itself.
  */
 export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Environment {
-  const repoDir = resolve(options.repoDir);
+  for (const b of options.binds ?? [])
+    if (!existsSync(b.source))
+      throw new Error(`environment.binds: ${b.source} does not exist on this machine`);
   const mountAt = posix.normalize(options.mountAt ?? SANDBOX_REPO);
   const cwd = options.cwd ?? mountAt;
-  const executable = options.executable ?? "bwrap";
   const captureLimit = options.captureLimit ?? 10_000_000;
   const home = process.env.HOME || homedir();
-  const memoryBytes = options.memory ? parseMemory(options.memory) : null;
-  if (options.memory && memoryBytes === null) {
-    throw new Error(`environment.memory ${JSON.stringify(options.memory)} is not a size such as 8g or 512m`);
-  }
-  let cgroup: Cgroup | undefined;
-  if ((options.pidsLimit ?? null) !== null || memoryBytes !== null) {
-    const made = createCgroup("bwrap", { pidsLimit: options.pidsLimit ?? null, memoryBytes });
-    if (typeof made === "string") {
-      throw new Error(
-        `environment bwrap cannot enforce ${limitsText(options.pidsLimit ?? null, options.memory ?? null)} here: ${made}. ` +
-          "Run where cgroups are writable (root, or a delegated cgroup v2 subtree), or turn the limits off " +
-          "with -c environment.pids_limit=null -c environment.memory=null (a fork bomb then reaches the host).",
-      );
-    }
-    cgroup = made;
-  }
-
+  const cgroup = sandboxCgroup(options);
   const scratch = mkdtempSync(join(tmpdir(), "patchloop-bwrap-"));
-  const hostTmp = join(scratch, "tmp");
-  const hostVarTmp = join(scratch, "var-tmp");
-  const hostHome = join(scratch, "home");
-  for (const d of [hostTmp, hostVarTmp, hostHome]) mkdirSync(d);
-
   const baseEnv: Record<string, string> = {};
   for (const name of PASSED_HOST_VARS) {
     const value = process.env[name];
     if (value !== undefined) baseEnv[name] = value;
   }
   baseEnv.HOME = home;
-  Object.assign(baseEnv, options.env);
-  const live = new Set<number>();
-  const track = (child: ChildProcess, running: boolean) => {
-    if (!child.pid) return;
-    if (running) live.add(child.pid);
-    else live.delete(child.pid);
-  };
+  Object.assign(baseEnv, TASK_DEFAULT_ENV, options.env);
+  const spawned = new SpawnedGroups();
   let closed = false;
+  const sandboxArgv = sandboxCommand(options, { mountAt, home, scratch, cgroup });
 
+  // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
+  const launcher = new Launcher(baseEnv, {
+    wrap: (argv) => sandboxArgv("/", argv),
+    kill: killInSandbox,
+  });
+
+  /**
+   * Ends the helper's sandbox (and so every process in it: its pid namespace dies with its init)
+   * and waits until they are gone; the next command starts a new sandbox with the same files.
+   */
+  async function replaceSandbox(): Promise<void> {
+    const helper = launcher.helperPid;
+    const inside = helper ? [helper, ...descendantsOf(helper).map((p) => p.pid)] : [];
+    launcher.reset();
+    await endProcesses({
+      find: () => inside.filter((pid) => existsSync(`/proc/${pid}`)),
+      signal: null,
+      pauseMs: 20,
+      withinMs: 5000,
+    });
+  }
+
+  return {
+    kind: "bwrap",
+    cwd,
+    exec: execCore({
+      name: "bwrap",
+      cwd,
+      timeout: options.timeout,
+      captureLimit,
+      launcher,
+      isClosed: () => closed,
+      direct: (command, run) =>
+        runCaptured(sandboxArgv(run.cwd, ["bash", "-c", command]), {
+          ...run,
+          cwd: "/",
+          env: { ...baseEnv, ...run.env },
+          track: spawned.track,
+        }),
+      // every process of the sandbox goes with its helper (also what left the command's process group)
+      endAll: replaceSandbox,
+    }),
+    spawn(argv, opts = {}) {
+      return spawnInteractive(sandboxArgv(opts.cwd ?? cwd, argv.length > 0 ? argv : ["bash"]), {
+        cwd: "/",
+        env: { ...baseEnv, ...opts.env },
+        track: spawned.track,
+        // Outer bwrap -> bwrap as PID 1 of the sandbox (session and group leader) -> the program.
+        interrupt: (child) => {
+          if (!child.pid) return;
+          const init = childrenOf(child.pid).find((p) => p.comm === "bwrap");
+          if (init && init.pgid > 1) killGroup(init.pgid, "SIGINT");
+        },
+      });
+    },
+    ...fileCalls(
+      // a small program in a sandbox of the same view: every path resolves as the sandbox sees it
+      (argv, input, maxStdout) => {
+        const [exe, ...args] = sandboxArgv("/", argv);
+        return runCli(exe, args, { input, timeout: 300, maxStdout });
+      },
+      {
+        name: "bwrap",
+        isClosed: () => closed,
+        readProblem: readFailure,
+        writeProblem: (stderr) => {
+          const why = stderrTail(stderr, 2);
+          return /Read-only file system/.test(why)
+            ? `the sandbox is read-only there (writable: ${mountAt}, /tmp, /var/tmp and ${home})`
+            : why;
+        },
+      },
+    ),
+    async close() {
+      if (closed) return;
+      closed = true;
+      launcher.close();
+      spawned.killAll();
+      await cgroup?.remove();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The command's process group inside the helper's sandbox: the process whose pid one namespace
+ * below ours is the one the helper reported (deeper namespaces, such as a bwrap the command
+ * started, do not count).
+ */
+function killInSandbox(helper: ChildProcess, pid: number): void {
+  const depth = namespacePids(process.pid).length;
+  const match = helper.pid
+    ? descendantsOf(helper.pid).find((p) => {
+        const ids = namespacePids(p.pid);
+        return ids.length === depth + 1 && ids[depth] === pid;
+      })
+    : undefined;
+  killGroup(match?.pid, "SIGKILL");
+}
+
+/** The control group enforcing the sandbox's limits; none without limits; throws when limits cannot be enforced here. */
+function sandboxCgroup(options: BwrapEnvironmentOptions): Cgroup | undefined {
+  const memoryBytes = options.memory ? parseMemory(options.memory) : null;
+  if (options.memory && memoryBytes === null) {
+    throw new Error(`environment.memory ${JSON.stringify(options.memory)} is not a size such as 8g or 512m`);
+  }
+  const pidsLimit = options.pidsLimit ?? null;
+  if (pidsLimit === null && memoryBytes === null) return undefined;
+  const made = createCgroup("bwrap", { pidsLimit, memoryBytes });
+  if (typeof made !== "string") return made;
+  throw new Error(
+    `environment bwrap cannot enforce ${limitsText(pidsLimit, options.memory ?? null)} here: ${made}. ` +
+      "Run where cgroups are writable (root, or a delegated cgroup v2 subtree), or turn the limits off " +
+      "with -c environment.pids_limit=null -c environment.memory=null (a fork bomb then reaches the host).",
+  );
+}
+
+/** What the sandbox shows, besides the options: where the repository appears, the host's HOME path, the private folders' parent. */
+interface SandboxView {
+  mountAt: string;
+  home: string;
+  /** Host folder holding the sandbox's private /tmp, /var/tmp and HOME. */
+  scratch: string;
+  cgroup?: Cgroup;
+}
+
+/** The bwrap command line of one program in the sandbox, started in `innerCwd`. */
+function sandboxCommand(
+  options: BwrapEnvironmentOptions,
+  view: SandboxView,
+): (innerCwd: string, command: string[]) => string[] {
+  const hostTmp = join(view.scratch, "tmp");
+  const hostVarTmp = join(view.scratch, "var-tmp");
+  const hostHome = join(view.scratch, "home");
+  for (const d of [hostTmp, hostVarTmp, hostHome]) mkdirSync(d);
   const secrets = hostEtcSecrets();
   const mounts: string[] = [
     "--ro-bind",
@@ -178,18 +289,14 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     "/var/tmp",
     "--bind",
     hostHome,
-    home,
+    view.home,
     "--bind",
-    repoDir,
-    mountAt,
+    resolve(options.repoDir),
+    view.mountAt,
   ];
-  for (const b of options.binds ?? []) {
-    if (!existsSync(b.source))
-      throw new Error(`environment.binds: ${b.source} does not exist on this machine`);
-    mounts.push(b.writable ? "--bind" : "--ro-bind", b.source, b.target);
-  }
-
-  function sandboxArgv(innerCwd: string, command: string[]): string[] {
+  for (const b of options.binds ?? []) mounts.push(b.writable ? "--bind" : "--ro-bind", b.source, b.target);
+  const executable = options.executable ?? "bwrap";
+  return (innerCwd, command) => {
     const argv = [
       executable,
       ...mounts,
@@ -206,131 +313,7 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
       "--",
       ...command,
     ];
-    return cgroup ? cgroup.joinArgv(argv) : argv;
-  }
-
-  // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
-  const launcher = new Launcher(baseEnv, {
-    wrap: (argv) => sandboxArgv("/", argv),
-    // The command is the process whose pid one namespace below ours is the one the helper reported
-    // (deeper namespaces, such as a bwrap the command started, do not count).
-    kill: (helper, pid) => {
-      const depth = namespacePids(process.pid).length;
-      const match = helper.pid
-        ? descendantsOf(helper.pid).find((p) => {
-            const ids = namespacePids(p.pid);
-            return ids.length === depth + 1 && ids[depth] === pid;
-          })
-        : undefined;
-      killGroup(match?.pid, "SIGKILL");
-    },
-  });
-
-  /**
-   * Ends the helper's sandbox (and so every process in it: its pid namespace dies with its init)
-   * and waits until they are gone; the next command starts a new sandbox with the same files.
-   */
-  async function replaceSandbox(): Promise<void> {
-    const helper = launcher.helperPid;
-    const inside = helper ? [helper, ...descendantsOf(helper).map((p) => p.pid)] : [];
-    launcher.reset();
-    const deadline = Date.now() + 5000;
-    while (inside.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-  }
-
-  function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    if (closed) return Promise.resolve(closedResult());
-    const refused = nulProblem(command, opts);
-    if (refused) return Promise.resolve(refused);
-    const launched =
-      opts.stdin === undefined
-        ? launcher.run({
-            command,
-            cwd: opts.cwd ?? cwd,
-            env: opts.env ?? {},
-            timeout: opts.timeout ?? options.timeout,
-            signal: opts.signal,
-            captureLimit,
-          })
-        : null;
-    // After a timeout every process of the sandbox goes (its helper, and with it the sandbox: also
-    // what left the command's process group); the next command starts in a new one.
-    if (launched)
-      return launched.then(async (r) => {
-        if (r.timedOut) await replaceSandbox();
-        return r;
-      });
-    return runCaptured(sandboxArgv(opts.cwd ?? cwd, ["bash", "-c", command]), {
-      cwd: "/",
-      env: { ...baseEnv, ...opts.env },
-      timeout: opts.timeout ?? options.timeout,
-      stdin: opts.stdin,
-      signal: opts.signal,
-      captureLimit,
-      track,
-    });
-  }
-
-  function spawnProcess(
-    argv: string[],
-    opts: { cwd?: string; env?: Record<string, string> } = {},
-  ): InteractiveProcess {
-    return spawnInteractive(sandboxArgv(opts.cwd ?? cwd, argv.length > 0 ? argv : ["bash"]), {
-      cwd: "/",
-      env: { ...baseEnv, ...opts.env },
-      track,
-      // Outer bwrap -> bwrap as PID 1 of the sandbox (session and group leader) -> the program.
-      interrupt: (child) => {
-        if (!child.pid) return;
-        const init = childrenOf(child.pid).find((p) => p.comm === "bwrap");
-        if (init && init.pgid > 1) killGroup(init.pgid, "SIGINT");
-      },
-    });
-  }
-
-  /** Runs a small program in a sandbox of the same view (file calls), bytes in and out. */
-  function inSandbox(argv: string[], input?: Buffer | string, maxStdout?: number) {
-    const [exe, ...args] = sandboxArgv("/", argv);
-    return runCli(exe, args, { input, timeout: 300, maxStdout });
-  }
-
-  return {
-    kind: "bwrap",
-    cwd,
-    exec,
-    spawn: spawnProcess,
-    async readFile(path, opts) {
-      requireAbsolute(path);
-      if (closed) throw new Error(`cannot read ${path}: the bwrap environment is closed`);
-      const cap = opts?.maxBytes;
-      const r = await inSandbox(["cat", "--", path], undefined, cap === undefined ? undefined : cap + 1);
-      if (r.overflowed) return r.stdout;
-      if (r.code !== 0) throw new Error(`cannot read ${path}: ${readFailure(r.stderr)}`);
-      return r.stdout;
-    },
-    async writeFile(path, data) {
-      requireAbsolute(path);
-      if (closed) throw new Error(`cannot write ${path}: the bwrap environment is closed`);
-      const r = await inSandbox(["sh", "-c", WRITE_FILE, "sh", path], data);
-      if (r.code !== 0) {
-        const why = stderrTail(r.stderr, 2);
-        throw new Error(
-          /Read-only file system/.test(why)
-            ? `cannot write ${path}: the sandbox is read-only there (writable: ${mountAt}, /tmp, /var/tmp and ${home})`
-            : `cannot write ${path}: ${why}`,
-        );
-      }
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      launcher.close();
-      for (const pid of live) killGroup(pid, "SIGKILL");
-      live.clear();
-      await cgroup?.remove();
-      await rm(scratch, { recursive: true, force: true });
-    },
+    return view.cgroup ? view.cgroup.joinArgv(argv) : argv;
   };
 }
 
@@ -346,8 +329,4 @@ function readFailure(stderr: string): string {
   if (/Is a directory/.test(stderr)) return "it is a directory";
   if (/Permission denied/.test(stderr)) return "permission denied";
   return stderrTail(stderr, 2);
-}
-
-function closedResult(): ExecResult {
-  return { output: "the bwrap environment is closed", returncode: -1, timedOut: false };
 }

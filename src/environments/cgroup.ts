@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pidAlive } from "../util/process-alive.js";
+import { leftBehind } from "../util/process-alive.js";
+import { endProcesses, waitUntil } from "../util/process-set.js";
 
 /**
  * A control group around the processes of one environment (local, bwrap): it caps how many
@@ -90,15 +91,7 @@ function readPids(file: string): number[] {
 
 /** Removes groups of this module whose creating process is gone (a `kill -9`ed run), killing what is left in them. */
 function sweepStale(parent: string, procsFile: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+  for (const name of leftBehind(parent, PREFIX)) {
     const dir = join(parent, name);
     for (const pid of readPids(join(dir, procsFile))) {
       try {
@@ -230,31 +223,34 @@ function v2Parent(ownPath: string, limits: CgroupLimits): { dir: string } | { pr
   }
 }
 
+/** Removes an empty group folder: true when it is gone (or was already), false while it is busy. */
+function removedDir(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
+
 function group(where: string, nodes: Node[], killFile: string | null): Cgroup {
   let removed = false;
   const members = (): number[] => [...new Set(nodes.flatMap((n) => readPids(n.procs)))];
   const killAll = async (): Promise<void> => {
-    const deadline = Date.now() + 2000;
-    for (;;) {
-      const pids = members();
-      if (pids.length === 0) return;
-      if (killFile && existsSync(killFile)) {
+    await endProcesses({
+      find: members,
+      // cgroup.kill (v2) ends every member at once; the signals are for v1 and what it missed
+      beforeRound: () => {
+        if (!killFile || !existsSync(killFile)) return;
         try {
           writeFileSync(killFile, "1");
         } catch {
           // fall back to one signal per process
         }
-      }
-      for (const pid of pids) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone already
-        }
-      }
-      if (Date.now() > deadline) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      },
+      pauseMs: 20,
+      withinMs: 2000,
+    });
   };
   return {
     where,
@@ -274,19 +270,8 @@ function group(where: string, nodes: Node[], killFile: string | null): Cgroup {
       if (removed) return;
       removed = true;
       await killAll();
-      for (const n of nodes) {
-        for (let i = 0; i < 50; i++) {
-          try {
-            rmdirSync(n.dir);
-            break;
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code;
-            if (code === "ENOENT") break;
-            // EBUSY: the last members are still exiting
-            await new Promise((r) => setTimeout(r, 20));
-          }
-        }
-      }
+      // EBUSY while the last members are still exiting: tried again for a second
+      for (const n of nodes) await waitUntil(() => removedDir(n.dir), 1000, 20);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { isPodman, runCli, stderrTail } from "./container-cli.js";
+import { engineDown } from "./preflight.js";
 
 /**
  * The fully qualified form of an image name, as podman needs it (it does not assume Docker Hub):
@@ -79,6 +80,12 @@ export async function ensureImage(
   if (wanted !== name && (await imagePresent(executable, wanted, platform))) return wanted;
   const pulled = await pullImage(executable, wanted, pullTimeout, platform);
   if (!pulled.ok) {
+    // Not there and not pulled: the engine may be what is down, not the image that is missing.
+    const down = await engineDown(executable, isPodman(executable) ? "podman" : "docker");
+    if (down)
+      throw new Error(
+        `image ${wanted} cannot be looked up or pulled: ${down.failure}${down.state ? ` ${down.state}: ${down.remedy}.` : ""}`,
+      );
     throw new Error(
       `image ${wanted} is not present in ${executable} and could not be pulled: ${pulled.error}\n` +
         `Pull it ahead (patchloop images pull) or check the name.`,

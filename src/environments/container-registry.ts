@@ -1,7 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { hostname } from "node:os";
-import { pidAlive } from "../util/process-alive.js";
 
 /**
  * Every container this process has started and not yet removed, so that they are removed when the
@@ -56,36 +53,4 @@ function installHandlers(): void {
   process.on("exit", removeLiveContainersSync);
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-}
-
-/**
- * The value of the `patchloop.owner` label: host, PID and the PID's start time (clock ticks since
- * boot), so that `env gc` can tell a live owner from a dead one even after the PID is reused.
- */
-export function ownerLabel(pid = process.pid): string {
-  return `${hostname()}:${pid}:${processStartTime(pid) ?? "?"}`;
-}
-
-/** Field 22 of /proc/PID/stat, or undefined when the process is gone or /proc is not there. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when the owner label names a process of this host that is still running. */
-export function ownerAlive(owner: string): boolean | "other-host" {
-  const [host, pidText, start] = owner.split(":");
-  if (host !== hostname()) return "other-host";
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (!existsSync("/proc/self/stat")) {
-    // No /proc (macOS): whether the pid is alive is all that can be told.
-    return pidAlive(pid);
-  }
-  const now = processStartTime(pid);
-  return now !== undefined && (start === "?" || now === start);
 }

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ownerLabel } from "../util/process-alive.js";
+import { endProcesses, waitUntil } from "../util/process-set.js";
 import { isPodman, runCli, stderrTail } from "./container-cli.js";
 import { ensureImage } from "./container-images.js";
-import { ownerLabel, registerContainer, unregisterContainer } from "./container-registry.js";
+import { registerContainer, unregisterContainer } from "./container-registry.js";
 import {
   BASH_ENV_PATH,
   BASH_ENV_SCRIPT,
@@ -11,12 +13,11 @@ import {
   SIGNAL_GROUP,
   SPAWN_WRAPPER,
   WRITE_BASH_ENV,
-  WRITE_FILE,
 } from "./container-scripts.js";
+import { execCore, fileCalls, TASK_DEFAULT_ENV } from "./exec-core.js";
 import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
 import { Launcher } from "./launcher.js";
-import { nulProblem, requireAbsolute } from "./paths.js";
-import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
+import type { Environment } from "./types.js";
 
 /** The ulimits podman is given by default: these machines cannot raise rlimits inside containers. */
 export const PODMAN_DEFAULT_ULIMITS = ["nofile=20000:20000", "nproc=32768:32768"];
@@ -29,11 +30,13 @@ export interface ContainerEnvironmentOptions {
   image: string;
   /** Reported `kind`; default: `podman` when the executable is podman, else `docker`. */
   kind?: string;
-  /** Host folder bind-mounted read-write at the same path inside the container. */
+  /** Host folder bind-mounted read-write at `mountAt` inside the container. */
   repoDir?: string;
-  /** Working directory inside the container; default `repoDir`, else the image's working directory. */
+  /** Where `repoDir` appears inside; default its own path. */
+  mountAt?: string;
+  /** Working directory inside the container; default `mountAt`, else the image's working directory. */
   cwd?: string;
-  /** Variables of every command (given to the container at start). */
+  /** Variables of every command (given to the container at start, after {@link TASK_DEFAULT_ENV}). */
   env?: Record<string, string>;
   /** Names of host variables passed into the container (their values never appear on a command line). */
   forwardEnv?: string[];
@@ -63,8 +66,6 @@ export interface ContainerEnvironmentOptions {
   runId?: string;
 }
 
-const CLOSED: ExecResult = { output: "the container environment is closed", returncode: -1, timedOut: false };
-
 /**
  * The container's main process (PID 1): lives `$1` seconds, and as its init it reaps the
  * processes orphaned inside (`sleep` would not: their zombies would count against the pids limit
@@ -83,74 +84,9 @@ export const CONTAINER_INIT =
  */
 export async function createContainerEnvironment(options: ContainerEnvironmentOptions): Promise<Environment> {
   const exe = options.executable;
-  const podman = isPodman(exe);
-  const kind = options.kind ?? (podman ? "podman" : "docker");
-  const runId = options.runId ?? "adhoc";
-  const name = `patchloop-${runId.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40)}-${randomBytes(4).toString("hex")}`;
-  const repoDir = options.repoDir ? resolve(options.repoDir) : undefined;
-  const captureLimit = options.captureLimit ?? 10_000_000;
-
-  const image = await ensureImage(exe, options.image, options.pullTimeout ?? 600, options.platform);
-  const runArgs = ["run", "-d", "--rm", "--pull", "never", "--name", name];
-  if (options.platform) runArgs.push("--platform", options.platform);
-  runArgs.push("--label", "patchloop=1", "--label", `patchloop.run=${runId}`);
-  runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
-  runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "bash");
-  runArgs.push("-e", `BASH_ENV=${BASH_ENV_PATH}`);
-  // Forwarded names pass no value on the command line (the CLI reads it from its own environment);
-  // a name also set in `env` takes the `env` value.
-  for (const k of options.forwardEnv ?? []) {
-    if (process.env[k] !== undefined && options.env?.[k] === undefined) runArgs.push("-e", k);
-  }
-  for (const [k, v] of Object.entries(options.env ?? {})) runArgs.push("-e", `${k}=${v}`);
-  if (options.network) runArgs.push("--network", options.network);
-  if (options.memory) runArgs.push("--memory", options.memory);
-  if (options.cpus) runArgs.push("--cpus", String(options.cpus));
-  if (options.pidsLimit) runArgs.push("--pids-limit", String(options.pidsLimit));
-  for (const u of options.ulimits ?? (podman ? PODMAN_DEFAULT_ULIMITS : [])) runArgs.push("--ulimit", u);
-  if (repoDir) runArgs.push("--volume", `${repoDir}:${repoDir}`);
-  runArgs.push(
-    ...(options.runArgs ?? []),
-    image,
-    "-c",
-    CONTAINER_INIT,
-    "patchloop-init",
-    String(Math.ceil(options.containerTimeout ?? 14_400)),
-  );
-
-  registerContainer(name, exe);
-  let closed = false;
-  const remove = async () => {
-    closed = true;
-    await runCli(exe, ["rm", "-f", name], { timeout: 120 });
-    unregisterContainer(name);
-  };
-  const started = await runCli(exe, runArgs, { timeout: 300 });
-  if (started.code !== 0) {
-    await remove();
-    throw new Error(`${exe} could not start a container from ${image}: ${stderrTail(started.stderr)}`);
-  }
-  const rc = await runCli(
-    exe,
-    ["exec", "-i", "-u", "0", name, "sh", "-c", WRITE_BASH_ENV, "sh", BASH_ENV_PATH],
-    {
-      input: BASH_ENV_SCRIPT,
-      timeout: 60,
-    },
-  );
-  let cwd = options.cwd || repoDir;
-  if (rc.code === 0 && !cwd) {
-    const pwd = await runCli(exe, ["exec", name, "pwd"], { timeout: 60 });
-    if (pwd.code === 0) cwd = pwd.stdout.toString("utf8").trim();
-  }
-  if (rc.code !== 0 || !cwd) {
-    await remove();
-    throw new Error(
-      `the container from ${image} does not answer commands (patchloop needs bash in the image): ${stderrTail(rc.stderr)}`,
-    );
-  }
-  const workdir = cwd;
-
+  const kind = options.kind ?? (isPodman(exe) ? "podman" : "docker");
+  const c = await startContainer(options);
+  const { name, workdir } = c;
   const envFlags = (env: Record<string, string> | undefined) =>
     Object.entries(env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   const signalGroup = (token: string, signal: "KILL" | "INT") =>
@@ -187,93 +123,151 @@ export async function createContainerEnvironment(options: ContainerEnvironmentOp
     await runCli(exe, ["exec", "-u", "0", name, "sh", "-c", rounds], { timeout: 30 });
   }
 
-  function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    if (closed) return Promise.resolve(CLOSED);
-    const refused = nulProblem(command, opts);
-    if (refused) return Promise.resolve(refused);
-    return execCommand(command, opts).then(async (r) => {
-      if (r.timedOut && !closed) await endAgentProcesses();
-      return r;
-    });
-  }
-
-  function execCommand(command: string, opts: ExecOptions): Promise<ExecResult> {
-    const launched =
-      opts.stdin === undefined
-        ? launcher.run({
-            command,
-            cwd: opts.cwd ?? workdir,
-            env: { BASH_ENV: BASH_ENV_PATH, ...opts.env },
-            timeout: opts.timeout ?? options.timeout,
-            signal: opts.signal,
-            captureLimit,
-          })
-        : null;
-    if (launched) return launched;
-    const token = randomBytes(6).toString("hex");
-    const args = ["exec", ...(opts.stdin === undefined ? [] : ["-i"]), "-w", opts.cwd ?? workdir];
-    args.push(...envFlags(opts.env), name, "bash", "-c", EXEC_WRAPPER, "patchloop", token, command);
-    return runCaptured([exe, ...args], {
-      cwd: "/",
-      env: process.env as Record<string, string>,
-      timeout: opts.timeout ?? options.timeout,
-      stdin: opts.stdin,
-      signal: opts.signal,
-      captureLimit,
-      stop: async () => {
-        await signalGroup(token, "KILL");
-      },
-    });
-  }
-
-  function spawnProcess(
-    argv: string[],
-    opts: { cwd?: string; env?: Record<string, string> } = {},
-  ): InteractiveProcess {
-    const token = randomBytes(6).toString("hex");
-    const args = ["exec", "-i", "-w", opts.cwd ?? workdir, ...envFlags(opts.env), name];
-    args.push("bash", "-c", SPAWN_WRAPPER, "patchloop", token, ...(argv.length > 0 ? argv : ["bash"]));
-    return spawnInteractive([exe, ...args], {
-      cwd: "/",
-      env: process.env as Record<string, string>,
-      interrupt: () => void signalGroup(token, "INT"),
-      kill: (child) => {
-        void signalGroup(token, "KILL").finally(() => killGroup(child.pid, "SIGKILL"));
-      },
-    });
-  }
-
   return {
     kind,
     cwd: workdir,
-    exec,
-    spawn: spawnProcess,
-    async readFile(path, opts) {
-      requireAbsolute(path);
-      const cap = opts?.maxBytes;
-      const r = await runCli(exe, ["exec", name, "cat", "--", path], {
-        timeout: 300,
-        maxStdout: cap === undefined ? undefined : cap + 1,
+    exec: execCore({
+      name: "container",
+      cwd: workdir,
+      timeout: options.timeout,
+      captureLimit: options.captureLimit ?? 10_000_000,
+      launcher,
+      isClosed: c.isClosed,
+      requestEnv: (env) => ({ BASH_ENV: BASH_ENV_PATH, ...env }),
+      direct: (command, run) => {
+        const token = randomBytes(6).toString("hex");
+        const args = ["exec", ...(run.stdin === undefined ? [] : ["-i"]), "-w", run.cwd];
+        args.push(...envFlags(run.env), name, "bash", "-c", EXEC_WRAPPER, "patchloop", token, command);
+        return runCaptured([exe, ...args], {
+          ...run,
+          cwd: "/",
+          env: process.env as Record<string, string>,
+          stop: async () => {
+            await signalGroup(token, "KILL");
+          },
+        });
+      },
+      endAll: endAgentProcesses,
+    }),
+    spawn(argv, opts = {}) {
+      const token = randomBytes(6).toString("hex");
+      const args = ["exec", "-i", "-w", opts.cwd ?? workdir, ...envFlags(opts.env), name];
+      args.push("bash", "-c", SPAWN_WRAPPER, "patchloop", token, ...(argv.length > 0 ? argv : ["bash"]));
+      return spawnInteractive([exe, ...args], {
+        cwd: "/",
+        env: process.env as Record<string, string>,
+        interrupt: () => void signalGroup(token, "INT"),
+        kill: (child) => {
+          void signalGroup(token, "KILL").finally(() => killGroup(child.pid, "SIGKILL"));
+        },
       });
-      // the image's own cat may be the model's: the cap holds here, on the host side of the pipe
-      if (r.overflowed) return r.stdout;
-      if (r.code !== 0) throw new Error(`cannot read ${path} in the container: ${stderrTail(r.stderr, 2)}`);
-      return r.stdout;
     },
-    async writeFile(path, data) {
-      requireAbsolute(path);
-      const r = await runCli(exe, ["exec", "-i", name, "sh", "-c", WRITE_FILE, "sh", path], {
-        input: data,
-        timeout: 300,
-      });
-      if (r.code !== 0) throw new Error(`cannot write ${path} in the container: ${stderrTail(r.stderr, 2)}`);
-    },
+    ...fileCalls(
+      (argv, input, maxStdout) =>
+        runCli(exe, ["exec", ...(input === undefined ? [] : ["-i"]), name, ...argv], {
+          input,
+          timeout: 300,
+          maxStdout,
+        }),
+      { name: "container", isClosed: c.isClosed, where: " in the container" },
+    ),
     async close() {
-      if (closed) return;
+      if (c.isClosed()) return;
       launcher.close();
-      await remove();
+      await c.remove();
     },
   };
+}
+
+/** A started container: its name, its working directory, and how to remove it. */
+interface StartedContainer {
+  name: string;
+  workdir: string;
+  isClosed(): boolean;
+  /** Removes the container (and forgets it in the registry); isClosed is true from then on. */
+  remove(): Promise<void>;
+}
+
+/** Pulls the image when needed, starts the container, writes its BASH_ENV file and finds its working directory. */
+async function startContainer(options: ContainerEnvironmentOptions): Promise<StartedContainer> {
+  const exe = options.executable;
+  const runId = options.runId ?? "adhoc";
+  const name = `patchloop-${runId.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40)}-${randomBytes(4).toString("hex")}`;
+  const image = await ensureImage(exe, options.image, options.pullTimeout ?? 600, options.platform);
+  registerContainer(name, exe);
+  let closed = false;
+  const remove = async () => {
+    closed = true;
+    await runCli(exe, ["rm", "-f", name], { timeout: 120 });
+    unregisterContainer(name);
+  };
+  const started = await runCli(exe, runArguments(options, name, image), { timeout: 300 });
+  if (started.code !== 0) {
+    await remove();
+    throw new Error(`${exe} could not start a container from ${image}: ${stderrTail(started.stderr)}`);
+  }
+  const rc = await runCli(
+    exe,
+    ["exec", "-i", "-u", "0", name, "sh", "-c", WRITE_BASH_ENV, "sh", BASH_ENV_PATH],
+    {
+      input: BASH_ENV_SCRIPT,
+      timeout: 60,
+    },
+  );
+  let cwd = options.cwd || insidePath(options);
+  if (rc.code === 0 && !cwd) {
+    const pwd = await runCli(exe, ["exec", name, "pwd"], { timeout: 60 });
+    if (pwd.code === 0) cwd = pwd.stdout.toString("utf8").trim();
+  }
+  if (rc.code !== 0 || !cwd) {
+    await remove();
+    throw new Error(
+      `the container from ${image} does not answer commands (patchloop needs bash in the image): ${stderrTail(rc.stderr)}`,
+    );
+  }
+  return { name, workdir: cwd, isClosed: () => closed, remove };
+}
+
+/** Where the host folder appears inside, when one is mounted. */
+function insidePath(options: ContainerEnvironmentOptions): string | undefined {
+  return options.repoDir ? (options.mountAt ?? resolve(options.repoDir)) : undefined;
+}
+
+/** The arguments of `run` for the container `name` of `image`. */
+function runArguments(options: ContainerEnvironmentOptions, name: string, image: string): string[] {
+  const podman = isPodman(options.executable);
+  const runArgs = ["run", "-d", "--rm", "--pull", "never", "--name", name];
+  if (options.platform) runArgs.push("--platform", options.platform);
+  runArgs.push("--label", "patchloop=1", "--label", `patchloop.run=${options.runId ?? "adhoc"}`);
+  runArgs.push("--label", `patchloop.owner=${ownerLabel()}`);
+  runArgs.push("--stop-signal", "SIGKILL", "--entrypoint", "bash");
+  runArgs.push("-e", `BASH_ENV=${BASH_ENV_PATH}`);
+  // Forwarded names pass no value on the command line (the CLI reads it from its own environment);
+  // a name also set in `env` takes the `env` value.
+  const forwarded = (options.forwardEnv ?? []).filter(
+    (k) => process.env[k] !== undefined && options.env?.[k] === undefined,
+  );
+  for (const k of forwarded) runArgs.push("-e", k);
+  const defaults = Object.entries(TASK_DEFAULT_ENV).filter(
+    ([k]) => options.env?.[k] === undefined && !forwarded.includes(k),
+  );
+  for (const [k, v] of [...defaults, ...Object.entries(options.env ?? {})]) runArgs.push("-e", `${k}=${v}`);
+  if (options.network) runArgs.push("--network", options.network);
+  if (options.memory) runArgs.push("--memory", options.memory);
+  if (options.cpus) runArgs.push("--cpus", String(options.cpus));
+  if (options.pidsLimit) runArgs.push("--pids-limit", String(options.pidsLimit));
+  for (const u of options.ulimits ?? (podman ? PODMAN_DEFAULT_ULIMITS : [])) runArgs.push("--ulimit", u);
+  const inside = insidePath(options);
+  if (options.repoDir && inside) runArgs.push("--volume", `${resolve(options.repoDir)}:${inside}`);
+  runArgs.push(
+    ...(options.runArgs ?? []),
+    image,
+    "-c",
+    CONTAINER_INIT,
+    "patchloop-init",
+    String(Math.ceil(options.containerTimeout ?? 14_400)),
+  );
+  return runArgs;
 }
 
 /** The cgroup folders of a container's processes (pids controller), seen from this host. */
@@ -332,30 +326,24 @@ async function killThroughCgroup(exe: string, name: string): Promise<boolean> {
   if (containerPids(dirs).length === 0) return false;
   const paused = (await runCli(exe, ["pause", name], { timeout: 30 })).code === 0;
   try {
-    for (let round = 0; round < 20; round++) {
-      const others = containerPids(dirs).filter((p) => p !== initPid);
-      if (others.length === 0) break;
-      for (const pid of others) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone, or not ours to signal
-        }
-      }
+    await endProcesses({
+      find: () => containerPids(dirs).filter((p) => p !== initPid),
       // Frozen processes die when thawed: one round is all that is needed then.
-      if (paused) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      rounds: paused ? 1 : 20,
+      pauseMs: paused ? 0 : 50,
+    });
   } finally {
     if (paused) await runCli(exe, ["unpause", name], { timeout: 30 });
   }
   // Killed processes take a moment to be reaped, and hold their place under the pids limit until then.
-  const deadline = Date.now() + 10_000;
-  const settled = () => {
-    const live = containerPids(dirs).length;
-    // init and the sleep it restarts are left; exited tasks count until init has reaped them.
-    return live <= 2 && pidsCurrent(dirs) <= live;
-  };
-  while (!settled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(
+    () => {
+      const live = containerPids(dirs).length;
+      // init and the sleep it restarts are left; exited tasks count until init has reaped them.
+      return live <= 2 && pidsCurrent(dirs) <= live;
+    },
+    10_000,
+    50,
+  );
   return true;
 }

@@ -1,5 +1,5 @@
+import { ownerAlive } from "../util/process-alive.js";
 import { isPodman, runCli, stderrTail } from "./container-cli.js";
-import { ownerAlive } from "./container-registry.js";
 
 /** Options of {@link gcContainers}. */
 export interface GcOptions {

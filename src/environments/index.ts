@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { EnvironmentConfig } from "../config/schema.js";
 import { createBwrapEnvironment, parseBind, SANDBOX_REPO, type SandboxBind } from "./bwrap.js";
 import { createContainerEnvironment } from "./container.js";
@@ -19,10 +20,22 @@ export { createLocalEnvironment, type LocalEnvironmentOptions } from "./local.js
 export type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
 export type { WarnFn } from "./warn.js";
 
-/** What a caller knows beyond the config. */
+/** What a caller knows beyond the config: above all, where the task's files are. */
 export interface CreateEnvironmentOptions {
-  /** Host folder of the repository (local: the working dir; bwrap: bound read-write; containers: mounted). */
-  repoDir?: string;
+  /**
+   * The task's files on this machine (a repository or work tree). local: where commands run (needed);
+   * bwrap: shown read-write at `mountAt` (needed); docker/podman: mounted read-write at `mountAt`
+   * (without one, the container works on its image's own files).
+   */
+  workFolder?: string;
+  /**
+   * Where the task's files are inside the environment, and where commands start. Default: the
+   * config's `environment.cwd`, else for bwrap /testbed, for containers the work folder's own path,
+   * else the image's working directory. local runs in the work folder itself: any other path is refused.
+   */
+  mountAt?: string;
+  /** docker/podman: the image to start; default `environment.image`. */
+  image?: string;
   /** Run id for container labels (`patchloop.run`). */
   runId?: string;
   /** Receives warnings meant for the user (local: nothing is isolated). */
@@ -43,29 +56,37 @@ export function configEnv(config: EnvironmentConfig): Record<string, string> {
   return Object.assign(env, config.env);
 }
 
-function need(value: string | undefined, what: string, config: EnvironmentConfig): string {
-  if (value) return value;
-  throw new Error(
-    `environment ${config.environment_class} needs ${what}; got none. ` +
-      `Pass --repo DIR, or set environment.cwd in the config.`,
-  );
+/**
+ * Where the config says the repository is inside the environment (`environment.cwd`), or
+ * undefined when it says nothing: the one reader of that key.
+ */
+export function configuredRepoPath(config: EnvironmentConfig): string | undefined {
+  return config.cwd || undefined;
 }
 
 /**
- * Creates the environment the config names (`environment_class`): local, bwrap, docker or podman.
- * Rejects with a readable Error when a setting is missing or wrong (no image for a container,
- * a bwrap network other than none/host) or the engine cannot start.
+ * Creates the environment the config names (`environment_class`): local, bwrap, docker or podman,
+ * on the work folder and at the mount point the options give. Rejects with a readable Error when
+ * a setting is missing or wrong (no work folder where one is needed, no image for a container, a
+ * bwrap network other than none/host) or the engine cannot start.
  */
 export async function createEnvironment(
   config: EnvironmentConfig,
   options: CreateEnvironmentOptions = {},
 ): Promise<Environment> {
-  const env = configEnv(config);
-  switch (config.environment_class) {
-    case "local":
+  const kind = config.environment_class;
+  const workFolder = options.workFolder ? resolve(options.workFolder) : undefined;
+  const mountAt = options.mountAt ?? configuredRepoPath(config);
+  switch (kind) {
+    case "local": {
+      const cwd = needFolder(workFolder, config);
+      if (options.mountAt !== undefined && resolve(options.mountAt) !== cwd)
+        throw new Error(
+          `environment local runs in the work folder itself (${cwd}); it cannot show it at ${options.mountAt}`,
+        );
       return createLocalEnvironment({
-        cwd: need(config.cwd || options.repoDir, "a working directory", config),
-        env,
+        cwd,
+        env: configEnv(config),
         timeout: config.timeout,
         captureLimit: config.capture_limit,
         warn: options.warn,
@@ -73,13 +94,14 @@ export async function createEnvironment(
         pidsLimit: config.pids_limit,
         memory: config.memory,
       });
+    }
     case "bwrap": {
       if (config.network !== "none" && config.network !== "host") {
         throw new Error(
           `environment.network for bwrap must be "none" or "host", got ${JSON.stringify(config.network)}`,
         );
       }
-      const repoDir = need(options.repoDir, "a repository folder (--repo DIR)", config);
+      const repoDir = needFolder(workFolder, config);
       const binds = config.binds.map((spec) => {
         const b = parseBind(spec);
         if (typeof b === "string") throw new Error(b);
@@ -87,13 +109,10 @@ export async function createEnvironment(
       });
       const problem = await bwrapProblem();
       if (problem) throw new Error(problem);
-      // The repository appears at environment.cwd when the config names one, else at /testbed.
-      const mountAt = config.cwd || SANDBOX_REPO;
       return createBwrapEnvironment({
         repoDir,
-        mountAt,
-        cwd: mountAt,
-        env,
+        mountAt: mountAt ?? SANDBOX_REPO,
+        env: configEnv(config),
         timeout: config.timeout,
         captureLimit: config.capture_limit,
         network: config.network,
@@ -104,17 +123,16 @@ export async function createEnvironment(
     }
     case "docker":
     case "podman": {
-      if (!config.image) {
-        throw new Error(
-          `environment ${config.environment_class} needs an image (environment.image or --image); got none`,
-        );
-      }
+      const image = options.image ?? config.image;
+      if (!image)
+        throw new Error(`environment ${kind} needs an image (environment.image or --image); got none`);
       return createContainerEnvironment({
-        executable: config.executable ?? config.environment_class,
-        kind: config.environment_class,
-        image: config.image,
-        repoDir: options.repoDir,
-        cwd: config.cwd || undefined,
+        executable: config.executable ?? kind,
+        kind,
+        image,
+        repoDir: workFolder,
+        mountAt,
+        cwd: mountAt,
         env: config.env,
         forwardEnv: config.forward_env,
         timeout: config.timeout,
@@ -131,8 +149,16 @@ export async function createEnvironment(
       });
     }
     default: {
-      const never: never = config.environment_class;
+      const never: never = kind;
       throw new Error(`unknown environment_class ${JSON.stringify(never)}`);
     }
   }
+}
+
+function needFolder(workFolder: string | undefined, config: EnvironmentConfig): string {
+  if (workFolder) return workFolder;
+  throw new Error(
+    `environment ${config.environment_class} needs a work folder (the task's files on this machine); got none. ` +
+      "Pass --repo DIR (patchloop run) or --repos-dir DIR (swebench, eval, localize).",
+  );
 }

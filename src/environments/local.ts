@@ -2,19 +2,21 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { createCgroup, parseMemory } from "./cgroup.js";
-import { killGroup, runCaptured, spawnInteractive } from "./host-process.js";
+import { endProcesses } from "../util/process-set.js";
+import { type Cgroup, createCgroup, parseMemory } from "./cgroup.js";
+import { execCore, SpawnedGroups, TASK_DEFAULT_ENV } from "./exec-core.js";
+import { runCaptured, spawnInteractive } from "./host-process.js";
 import { Launcher } from "./launcher.js";
-import { nulProblem, readHostFile, requireAbsolute } from "./paths.js";
+import { readHostFile, requireAbsolute } from "./paths.js";
 import { processesWithVariable } from "./proc-tree.js";
-import type { Environment, ExecOptions, ExecResult, InteractiveProcess } from "./types.js";
+import type { Environment } from "./types.js";
 import { type WarnFn, warnOnce } from "./warn.js";
 
 /** Options of {@link createLocalEnvironment}. */
 export interface LocalEnvironmentOptions {
   /** The task's directory on the host. */
   cwd: string;
-  /** Variables added to every command (on top of the host's environment). */
+  /** Variables added to every command (on top of the host's environment and {@link TASK_DEFAULT_ENV}). */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */
   timeout?: number;
@@ -68,110 +70,66 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
   const baseEnv: Record<string, string> = {};
   const hidden = new Set([...HIDDEN_HOST_ENV, ...(options.hideEnv ?? [])]);
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !hidden.has(k)) baseEnv[k] = v;
-  Object.assign(baseEnv, options.env);
+  Object.assign(baseEnv, TASK_DEFAULT_ENV, options.env);
   const envId = randomBytes(8).toString("hex");
   baseEnv[ENVIRONMENT_ID_VAR] = envId;
-  const limits = {
-    pidsLimit: options.pidsLimit ?? null,
-    memoryBytes: options.memory ? parseMemory(options.memory) : null,
-  };
-  const made = createCgroup("local", limits);
-  const cgroup = typeof made === "string" ? undefined : made;
-  if (typeof made === "string" && (limits.pidsLimit !== null || limits.memoryBytes !== null)) {
-    warnOnce(
-      options.warn,
-      `environment 'local': pids_limit and memory are not enforced on this machine (${made}); a fork bomb or a ` +
-        "runaway test reaches the whole machine. Use bwrap, docker or podman to contain it.",
-    );
-  }
-  const captureLimit = options.captureLimit ?? 10_000_000;
-  const live = new Set<number>();
+  const cgroup = localCgroup(options);
+  const spawned = new SpawnedGroups();
   // Every process this environment starts joins its cgroup from here, right after the spawn: a
   // wrapper shell in front of it would change the signal dispositions its commands start with.
   // (The moment between spawn and move is not a hole: the environment id finds what forks in it.)
-  const joinGroup = (pid: number) => {
+  const track = (child: ChildProcess, running: boolean) => {
+    spawned.track(child, running);
+    if (!running || !child.pid) return;
     try {
-      cgroup?.add(pid);
+      cgroup?.add(child.pid);
     } catch {
       // the process is already gone
     }
   };
-  const track = (child: ChildProcess, running: boolean) => {
-    if (!child.pid) return;
-    if (running) {
-      live.add(child.pid);
-      joinGroup(child.pid);
-    } else live.delete(child.pid);
-  };
 
   // The helper joins the cgroup before its first request (it forks nothing until then).
   const launcher = new Launcher(baseEnv, undefined, cgroup ? (pid) => cgroup.add(pid) : undefined);
-
-  /** A timed-out command's result, after every process of the environment was ended. */
-  async function afterTimeout(r: ExecResult): Promise<ExecResult> {
-    if (r.timedOut) await endAll();
-    return r;
-  }
+  let closed = false;
 
   /** Kills the helper and every process of this environment: the cgroup's members, and those carrying its id. */
   async function endAll(): Promise<void> {
     launcher.reset();
     await cgroup?.killAll();
-    for (let round = 0; round < 5; round++) {
-      const left = processesWithVariable(ENVIRONMENT_ID_VAR, envId).filter((p) => p !== process.pid);
-      if (left.length === 0) return;
-      for (const pid of left) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  function exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    const refused = nulProblem(command, opts);
-    if (refused) return Promise.resolve(refused);
-    const timeout = opts.timeout ?? options.timeout;
-    // Absolute: the helper does not run in this process's folder.
-    const cwd = resolve(opts.cwd ?? options.cwd);
-    // Commands without stdin go through the helper shell (no fork of this process); see launcher.ts.
-    const launched =
-      opts.stdin === undefined
-        ? launcher.run({ command, cwd, env: opts.env ?? {}, timeout, signal: opts.signal, captureLimit })
-        : null;
-    // After a timeout every process this environment started goes, also those outside the
-    // command's process group (and the helper: the next command starts a new one).
-    if (launched) return launched.then(afterTimeout);
-    return runCaptured(["bash", "-c", command], {
-      cwd: opts.cwd ?? options.cwd,
-      env: { ...baseEnv, ...opts.env },
-      timeout: opts.timeout ?? options.timeout,
-      stdin: opts.stdin,
-      signal: opts.signal,
-      captureLimit,
-      track,
-    }).then(afterTimeout);
-  }
-
-  function spawnProcess(
-    argv: string[],
-    opts: { cwd?: string; env?: Record<string, string> } = {},
-  ): InteractiveProcess {
-    return spawnInteractive(argv.length > 0 ? argv : ["bash"], {
-      cwd: opts.cwd ?? options.cwd,
-      env: { ...baseEnv, ...opts.env },
-      track,
+    await endProcesses({
+      find: () => processesWithVariable(ENVIRONMENT_ID_VAR, envId).filter((p) => p !== process.pid),
+      pauseMs: 20,
+      rounds: 5,
     });
   }
 
   return {
     kind: "local",
     cwd: options.cwd,
-    exec,
-    spawn: spawnProcess,
+    exec: execCore({
+      name: "local",
+      cwd: options.cwd,
+      timeout: options.timeout,
+      captureLimit: options.captureLimit ?? 10_000_000,
+      launcher,
+      isClosed: () => closed,
+      // absolute: the helper does not run in this process's folder
+      folder: (cwd) => resolve(cwd),
+      direct: (command, run) =>
+        runCaptured(["bash", "-c", command], {
+          ...run,
+          env: { ...baseEnv, ...run.env },
+          track,
+        }),
+      endAll,
+    }),
+    spawn(argv, opts = {}) {
+      return spawnInteractive(argv.length > 0 ? argv : ["bash"], {
+        cwd: opts.cwd ?? options.cwd,
+        env: { ...baseEnv, ...opts.env },
+        track,
+      });
+    },
     async readFile(path, opts) {
       requireAbsolute(path);
       return readHostFile(path, path, opts?.maxBytes);
@@ -182,11 +140,33 @@ export function createLocalEnvironment(options: LocalEnvironmentOptions): Enviro
       await writeFile(path, data);
     },
     async close() {
+      if (closed) return;
+      closed = true;
       launcher.close();
-      for (const pid of live) killGroup(pid, "SIGKILL");
-      live.clear();
+      spawned.killAll();
       await endAll();
       await cgroup?.remove();
     },
   };
+}
+
+/**
+ * The control group of a local environment, where this machine allows one (it enforces the
+ * limits and lists every process); else undefined, with a warning when limits were asked for.
+ */
+function localCgroup(options: LocalEnvironmentOptions): Cgroup | undefined {
+  const limits = {
+    pidsLimit: options.pidsLimit ?? null,
+    memoryBytes: options.memory ? parseMemory(options.memory) : null,
+  };
+  const made = createCgroup("local", limits);
+  if (typeof made !== "string") return made;
+  if (limits.pidsLimit !== null || limits.memoryBytes !== null) {
+    warnOnce(
+      options.warn,
+      `environment 'local': pids_limit and memory are not enforced on this machine (${made}); a fork bomb or a ` +
+        "runaway test reaches the whole machine. Use bwrap, docker or podman to contain it.",
+    );
+  }
+  return undefined;
 }

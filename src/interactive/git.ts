@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ProcessResult, runProcess } from "../util/run-process.js";
 
 export interface GitResult {
   code: number;
@@ -39,34 +39,36 @@ export const HOST_GIT_TIMEOUT = 120;
  * the repository pinned (see {@link HostRepo}), the settings of {@link HOST_GIT_CONFIG}, and a
  * time limit. Never rejects; the caller reads `code`.
  */
-export function runGit(
+export async function runGit(
   repo: HostRepo,
   args: string[],
   opts: { input?: string; env?: Record<string, string>; timeout?: number } = {},
 ): Promise<GitResult> {
   const timeout = opts.timeout ?? HOST_GIT_TIMEOUT;
-  return new Promise((resolve) => {
-    const child = execFile(
-      "git",
-      [...HOST_GIT_CONFIG, ...args],
-      {
-        cwd: repo.workTree,
-        env: { ...process.env, ...opts.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree },
-        maxBuffer: 512 * 1024 * 1024,
-        encoding: "utf8",
-        timeout: timeout * 1000,
-        killSignal: "SIGKILL",
-      },
-      (err, stdout, stderr) => {
-        if (err?.killed && err.signal === "SIGKILL")
-          return resolve({ code: 124, stdout, stderr: `git ${args[0]} did not finish within ${timeout} s` });
-        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr: stderr || (err && code !== 0 && !stderr ? err.message : "") });
-      },
-    );
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(opts.input ?? "");
+  const r = await runProcess("git", [...HOST_GIT_CONFIG, ...args], {
+    cwd: repo.workTree,
+    env: { ...process.env, ...opts.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree },
+    input: opts.input ?? "",
+    timeout,
+    maxStdout: HOST_GIT_MAX_OUTPUT,
   });
+  return hostResult(r, args, timeout);
+}
+
+/** Bytes of output a git call here may print before it is stopped. */
+const HOST_GIT_MAX_OUTPUT = 512 * 1024 * 1024;
+
+/** A run's result as the callers here read it: 124 when the time limit stopped git, 1 for any other stop. */
+function hostResult(r: ProcessResult, args: string[], timeout: number): GitResult {
+  const stdout = r.stdout.toString("utf8");
+  if (r.timedOut) return { code: 124, stdout, stderr: `git ${args[0]} did not finish within ${timeout} s` };
+  if (r.overflowed)
+    return {
+      code: 1,
+      stdout,
+      stderr: r.stderr || `git ${args[0]} printed more than ${HOST_GIT_MAX_OUTPUT} bytes`,
+    };
+  return { code: r.code < 0 || r.notStarted ? 1 : r.code, stdout, stderr: r.stderr };
 }
 
 /** git that must succeed: rejects with the command, the repository and git's own words. */
@@ -87,16 +89,11 @@ export async function git(
  * git in a folder before any agent ran (finding the repository from `--repo`): the same settings
  * and time limit, the repository found the usual way.
  */
-export function discoverGit(cwd: string, args: string[]): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile(
-      "git",
-      [...HOST_GIT_CONFIG, ...args],
-      { cwd, encoding: "utf8", timeout: HOST_GIT_TIMEOUT * 1000, killSignal: "SIGKILL" },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr: stderr || (err && code !== 0 ? err.message : "") });
-      },
-    );
+export async function discoverGit(cwd: string, args: string[]): Promise<GitResult> {
+  const r = await runProcess("git", [...HOST_GIT_CONFIG, ...args], {
+    cwd,
+    timeout: HOST_GIT_TIMEOUT,
+    maxStdout: HOST_GIT_MAX_OUTPUT,
   });
+  return hostResult(r, args, HOST_GIT_TIMEOUT);
 }

@@ -4,7 +4,8 @@ import type { Model } from "../models/types.js";
 import { localizationVars } from "./format.js";
 import { localize } from "./localize.js";
 import { readThroughEnvironment } from "./read-environment.js";
-import { sharedDocStore } from "./repo-files.js";
+import { repoAnalyses } from "./repo-analyses.js";
+import { DocStore } from "./repo-files.js";
 import { rerankFiles } from "./rerank.js";
 import type { LocalizationRecord, LocalizationVars } from "./types.js";
 
@@ -22,12 +23,15 @@ export interface AgentLocalization {
  * Resolves undefined when `agent.localize.enabled` is off; never rejects: a failure becomes the
  * record's `error` and an empty ranking, and the agent starts without one. The optional re-rank
  * uses `model` (its cost goes into the record, which the agent adds to the task's budget).
+ * `repo` (`owner/name`) reads into that repository's analyses ({@link repoAnalyses}: a batch
+ * retains each pending instance's repository and releases it when the instance is over); without
+ * it nothing is kept after the call.
  */
 export async function localizeForAgent(
   config: Config,
   env: Environment,
   task: string,
-  options: { model?: Model; signal?: AbortSignal } = {},
+  options: { model?: Model; signal?: AbortSignal; repo?: string } = {},
 ): Promise<AgentLocalization | undefined> {
   const lc = config.agent.localize;
   if (!lc.enabled) return undefined;
@@ -43,7 +47,7 @@ export async function localizeForAgent(
   try {
     const snapshot = await readThroughEnvironment(
       env,
-      sharedDocStore(),
+      options.repo === undefined ? new DocStore() : repoAnalyses().store(options.repo),
       { maxFileBytes: lc.max_file_bytes },
       { timeout: config.environment.timeout, signal: options.signal },
     );

@@ -1,12 +1,12 @@
 import type { Config } from "../config/schema.js";
+import { openInstance } from "../instance/open.js";
 import type { Model } from "../models/types.js";
-import { openInstanceEnvironment } from "../swebench/batch/instance-environment.js";
-import { createWorkspace } from "../swebench/batch/workspace.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { localize } from "./localize.js";
 import { readThroughEnvironment } from "./read-environment.js";
 import { readWorkTree } from "./read-worktree.js";
-import { type ReadLimits, type RepoSnapshot, sharedDocStore } from "./repo-files.js";
+import { repoAnalyses } from "./repo-analyses.js";
+import type { ReadLimits, RepoSnapshot } from "./repo-files.js";
 import { type RerankSettings, rerankFiles } from "./rerank.js";
 import type { LocalizationLine, RerankRecord } from "./types.js";
 
@@ -16,36 +16,35 @@ export type RepoReader = (
   signal?: AbortSignal,
 ) => Promise<{ snapshot: RepoSnapshot; release: () => Promise<void> }>;
 
-/** Checkouts made from `reposDir`'s `owner__repo` clones (workspace.ts) under `root`, read from this machine. */
-export function reposDirReader(reposDir: string, root: string, limits: ReadLimits): RepoReader {
-  return async (row) => {
-    const ws = await createWorkspace(reposDir, row, root);
-    try {
-      return { snapshot: await readWorkTree(ws.dir, sharedDocStore(), limits), release: ws.remove };
-    } catch (err) {
-      await ws.remove();
-      throw err;
-    }
-  };
+/** Where a reader finds the rows' repositories. */
+export interface ReaderPlace {
+  /** A folder of `owner__repo` clones: checkouts of them are read on this machine, whatever the environment. */
+  reposDir?: string;
+  /** Where checkouts are made. */
+  workRoot: string;
+  /** Label of the containers. */
+  runId?: string;
 }
 
-/** The instance's own environment (a docker or podman container of its image), read through it. */
-export function environmentReader(
-  config: Config,
-  workRoot: string,
-  limits: ReadLimits,
-  runId?: string,
-): RepoReader {
+/**
+ * The repository of each row opened for reading (`openInstance`): a checkout of `reposDir` read
+ * from this machine, or else the instance's own environment (a docker or podman container of its
+ * image) read through it.
+ */
+export function instanceReader(config: Config, place: ReaderPlace, limits: ReadLimits): RepoReader {
   return async (row, signal) => {
-    const opened = await openInstanceEnvironment(config, row, { workRoot, runId });
+    const opened = await openInstance(config.environment, row, "read", place);
     try {
-      const snapshot = await readThroughEnvironment(opened.env, sharedDocStore(), limits, {
-        timeout: Math.max(config.environment.timeout, 300),
-        signal,
-      });
-      return { snapshot, release: opened.cleanup };
+      const snapshot = opened.env
+        ? await readThroughEnvironment(opened.env, repoAnalyses().store(row.repo), limits, {
+            root: opened.repoDir,
+            timeout: Math.max(config.environment.timeout, 300),
+            signal,
+          })
+        : await readWorkTree(opened.repoDir, repoAnalyses().store(row.repo), limits);
+      return { snapshot, release: opened.close };
     } catch (err) {
-      await opened.cleanup().catch(() => undefined);
+      await opened.close().catch(() => undefined);
       throw err;
     }
   };

@@ -1,5 +1,5 @@
 import { stemmer } from "stemmer";
-import { termId } from "./tokenize.js";
+import { detached, termId } from "./tokenize.js";
 
 /**
  * The text analysis of the SWE-bench BM25 baseline (baseline.ts), re-created from what Pyserini's
@@ -21,7 +21,13 @@ const LUCENE_STOP = new Set(
 const TOKEN = /[\p{L}\p{N}_]+(?:['’.][\p{L}\p{N}_]+)*/gu;
 const MAX_TOKEN = 255;
 
+/** Raw token → term id: a memo, emptied when a repository's analyses are dropped (repo-analyses.ts). */
 const memo = new Map<string, number>();
+
+/** Empties the token memo. */
+export function forgetTokenMemo(): void {
+  memo.clear();
+}
 
 /** The term id of one raw token, or -1 when the analyzer drops it. */
 function analyze(raw: string): number {
@@ -31,7 +37,7 @@ function analyze(raw: string): number {
   if (t.endsWith("'s") || t.endsWith("’s")) t = t.slice(0, -2);
   const id = t.length === 0 || t.length > MAX_TOKEN || LUCENE_STOP.has(t) ? -1 : termId(`L:${stemmer(t)}`);
   if (memo.size > 2_000_000) memo.clear();
-  memo.set(raw, id);
+  memo.set(detached(raw), id);
   return id;
 }
 

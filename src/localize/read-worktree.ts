@@ -1,10 +1,7 @@
-import { execFile } from "node:child_process";
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { runProcess } from "../util/run-process.js";
 import { type DocStore, type ReadLimits, type RepoSnapshot, SnapshotBuilder } from "./repo-files.js";
-
-const run = promisify(execFile);
 
 /**
  * The tracked files of a git work tree on this machine, as the index lists them (`git ls-files -s`:
@@ -14,16 +11,16 @@ const run = promisify(execFile);
  */
 export async function readWorkTree(dir: string, store: DocStore, limits: ReadLimits): Promise<RepoSnapshot> {
   const b = new SnapshotBuilder(store, limits);
-  let listing: string;
-  try {
-    ({ stdout: listing } = await run("git", ["-C", dir, "ls-files", "-s", "-z"], {
-      maxBuffer: 256 * 1024 * 1024,
-      encoding: "utf8",
-    }));
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`cannot list the files of ${dir} (git ls-files): ${(e.stderr || e.message).trim()}`);
+  const listed = await runProcess("git", ["-C", dir, "ls-files", "-s", "-z"], {
+    maxStdout: 256 * 1024 * 1024,
+  });
+  if (listed.code !== 0) {
+    const why = listed.overflowed
+      ? "the listing passed 256 MiB"
+      : listed.stderr.trim() || `exit status ${listed.code}`;
+    throw new Error(`cannot list the files of ${dir} (git ls-files): ${why}`);
   }
+  const listing = listed.stdout.toString("utf8");
   const todo: Array<{ path: string; blob: string }> = [];
   for (const entry of listing.split("\0")) {
     // `<mode> <blob> <stage>\t<path>`

@@ -4,9 +4,9 @@ import { type PythonOutline, pythonOutline } from "./python-defs.js";
 import { blockVectors, mergeVectors, TermCounter, type TermVector, vectorOf } from "./tokenize.js";
 
 /**
- * The files of a repository as the localizer sees them: text files up to a size limit, each
- * analysed at most once per process. Analyses are kept per git blob id in a {@link DocStore}, so
- * the instances of one repository at different commits share the work for every file that did not
+ * The files of a repository as the localizer sees them: text files up to a size limit. Analyses
+ * are kept per git blob id in a {@link DocStore}, one per repository (repo-analyses.ts), so the
+ * instances of one repository at different commits share the work for every file that did not
  * change between them.
  */
 
@@ -146,19 +146,44 @@ export class Doc {
 }
 
 /**
- * Analysed documents by blob id, dropped oldest-first past `maxChars` characters of text in all.
- * One store per process is the default ({@link sharedDocStore}).
+ * Analysed documents by blob id, one store per repository (repo-analyses.ts). A store keeps the
+ * documents of the last two snapshots read into it: when a snapshot begins, the documents that
+ * neither it nor the one before used are dropped, so the instances of a repository share the
+ * files their neighbouring commits have in common, and a long list of instances at commits years
+ * apart does not pile up every version of every file. Past `maxChars` characters of text in all,
+ * documents are also dropped oldest first.
  */
 export class DocStore {
   private readonly docs = new Map<string, Doc>();
+  /** The snapshot each document was last used by. */
+  private readonly lastUse = new Map<string, number>();
+  private snapshots = 0;
   /** Blobs seen to be binary or over the size limit (with the limit they were over). */
   readonly rejected = new Map<string, { why: "binary" | "huge"; limit: number }>();
   private chars = 0;
 
   constructor(private readonly maxChars = 600_000_000) {}
 
+  /** Documents held. */
+  get size(): number {
+    return this.docs.size;
+  }
+
   get(blob: string): Doc | undefined {
     return this.docs.get(blob);
+  }
+
+  /** A snapshot begins (SnapshotBuilder): drops what neither it nor the previous one used; its number. */
+  beginSnapshot(): number {
+    const current = ++this.snapshots;
+    for (const [blob, used] of this.lastUse) if (used < current - 1) this.drop(blob);
+    return current;
+  }
+
+  /** Snapshot `n` uses `doc`. */
+  use(doc: Doc, n: number): void {
+    if (this.docs.get(doc.blob) === doc && (this.lastUse.get(doc.blob) ?? 0) < n)
+      this.lastUse.set(doc.blob, n);
   }
 
   /** The document of `data` (an existing one when the content was seen before). */
@@ -167,20 +192,22 @@ export class DocStore {
     if (known) return known;
     const doc = new Doc(blob, data.toString("utf8"));
     this.docs.set(blob, doc);
+    this.lastUse.set(blob, this.snapshots);
     this.chars += doc.bytes;
-    for (const [key, old] of this.docs) {
-      if (this.chars <= this.maxChars || old === doc) break;
-      this.docs.delete(key);
-      this.chars -= old.bytes;
+    for (const key of this.docs.keys()) {
+      if (this.chars <= this.maxChars || key === blob) break;
+      this.drop(key);
     }
     return doc;
   }
-}
 
-let shared: DocStore | undefined;
-export function sharedDocStore(): DocStore {
-  shared ??= new DocStore();
-  return shared;
+  private drop(blob: string): void {
+    const doc = this.docs.get(blob);
+    if (!doc) return;
+    this.docs.delete(blob);
+    this.lastUse.delete(blob);
+    this.chars -= doc.bytes;
+  }
 }
 
 /** A file of the snapshot: its path (relative to the repository root, `/`-separated) and content. */
@@ -206,16 +233,21 @@ export class SnapshotBuilder {
   readonly skipped = { binary: 0, huge: 0, unreadable: 0 };
   private chars = 0;
   private readonly t0 = performance.now();
+  /** This snapshot's number in the store. */
+  private readonly n: number;
 
   constructor(
     readonly store: DocStore,
     readonly limits: ReadLimits,
-  ) {}
+  ) {
+    this.n = store.beginSnapshot();
+  }
 
   /** Adds a file already analysed (known blob). */
   addDoc(path: string, doc: Doc): void {
     this.files.push({ path, kind: fileKind(path), doc });
     this.chars += doc.bytes;
+    this.store.use(doc, this.n);
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { localizationVars } from "./format.js";
-import { environmentReader, localizeRow, reposDirReader } from "./instance.js";
+import { instanceReader, localizeRow } from "./instance.js";
 import type { LocalizationVars } from "./types.js";
 
 /**
@@ -30,7 +30,7 @@ export async function localizationForShow(
   const root = await makeWorkspaceRoot();
   try {
     const limits = { maxFileBytes: lc.max_file_bytes };
-    const read = reposDir ? reposDirReader(reposDir, root, limits) : environmentReader(config, root, limits);
+    const read = instanceReader(config, { reposDir, workRoot: root }, limits);
     const r = await localizeRow(row, read, { topK: lc.top_k, topSymbols: lc.top_symbols });
     return localizationVars(r.line.files, r.line.symbols, r.line.error);
   } finally {

@@ -25,12 +25,22 @@ const PARTS = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 const vocabulary = new Map<string, number>();
 const termText: string[] = [];
 
+/**
+ * A copy of `s` that holds no reference to the text it was cut from. V8 keeps a slice of a long
+ * string (an identifier cut from a file) as a view into that string, so a table keyed by such
+ * slices would keep every file's whole text alive after its analysis was dropped.
+ */
+export function detached(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
 export function termId(term: string): number {
   let id = vocabulary.get(term);
   if (id === undefined) {
     id = termText.length;
-    vocabulary.set(term, id);
-    termText.push(term);
+    const own = detached(term);
+    vocabulary.set(own, id);
+    termText.push(own);
   }
   return id;
 }
@@ -58,6 +68,7 @@ export function identifierTerms(ident: string): string[] {
   return out;
 }
 
+/** Identifier → its term ids: a memo, emptied when a repository's analyses are dropped (repo-analyses.ts). */
 const splitMemo = new Map<string, number[]>();
 
 function idsOf(ident: string): number[] {
@@ -65,9 +76,14 @@ function idsOf(ident: string): number[] {
   if (!ids) {
     ids = identifierTerms(ident).map(termId);
     if (splitMemo.size > 2_000_000) splitMemo.clear();
-    splitMemo.set(ident, ids);
+    splitMemo.set(detached(ident), ids);
   }
   return ids;
+}
+
+/** Empties the identifier memo (the vocabulary stays: kept analyses hold its ids). */
+export function forgetIdentifierMemo(): void {
+  splitMemo.clear();
 }
 
 /** Whether a character code can start an identifier (`[A-Za-z_]`), or continue one (`[A-Za-z0-9_]`). */

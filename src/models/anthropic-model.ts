@@ -1,5 +1,3 @@
-import type Anthropic from "@anthropic-ai/sdk";
-import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { ModelConfig } from "../config/schema.js";
 import { type AnthropicConversation, ConversionError, toAnthropicConversation } from "./anthropic-request.js";
 import { parseAnthropicMessage } from "./anthropic-response.js";
@@ -25,7 +23,7 @@ export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<s
 }
 
 /**
- * A model behind the Anthropic Messages API, through the official SDK with its own retries off.
+ * A model behind the Anthropic Messages API: `POST <base>/v1/messages` through json-post.ts.
  * Messages are converted at this edge (anthropic-request.ts) and replies converted back to the
  * OpenAI shape (anthropic-response.ts); `thinking` blocks become the message's `reasoning`, which
  * is never sent back (the API would need each block's signature, which patchloop does not keep).
@@ -33,15 +31,10 @@ export function translateOpenAIKwargs(kwargs: Record<string, unknown>): Record<s
  */
 export function createAnthropicModel(config: ModelConfig, model: string, deps: ClientDeps): Model {
   const name = `anthropic/${model}`;
-  const { sdkOptions, cost } = clientSetup("anthropic", name, config, deps);
+  const { endpoint, post, cost } = clientSetup("anthropic", name, config, deps);
+  const url = `${endpoint.baseURL}/v1/messages`;
   const { max_tokens: maxTokens, ...rest } = requestKwargs(config.model_kwargs, name);
   const kwargs = translateOpenAIKwargs(rest);
-  // the SDK (hundreds of modules) is loaded at the first request, not when patchloop starts
-  let client: Anthropic | null = null;
-  const sdk = async (): Promise<Anthropic> => {
-    client ??= new (await import("@anthropic-ai/sdk")).default(sdkOptions);
-    return client;
-  };
 
   async function query(request: ModelRequest): Promise<ModelResult> {
     let conversation: AnthropicConversation;
@@ -58,12 +51,7 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
       config,
       deps,
       request,
-      (signal, overrides) =>
-        sdk().then((c) =>
-          c.messages.create({ ...body, ...overrides } as unknown as MessageCreateParamsNonStreaming, {
-            signal,
-          }),
-        ),
+      (signal, overrides) => post(url, JSON.stringify({ ...body, ...overrides }), signal),
       parseAnthropicMessage,
       cost,
       { name: "max_tokens", value: max },

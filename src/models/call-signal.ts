@@ -1,20 +1,45 @@
+/** setTimeout's longest delay; a larger one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** No complete reply within `model.request_timeout`: the attempt's own timer aborted it. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`no response within ${ms} ms`);
+    this.name = "RequestTimeoutError";
+  }
+}
+
 /**
- * A signal for one SDK call that follows `parent` and is released afterwards. The SDKs add an
- * abort listener to the signal they are given and never remove it; a run that passes one long-lived
- * signal to every call would pile them up (MaxListenersExceededWarning after ten steps).
+ * Runs one attempt with a signal of its own, aborted when `parent` aborts or when `timeoutMs` have
+ * passed; in the second case the attempt rejects with {@link RequestTimeoutError}, whatever the
+ * aborted request threw. The timer and the listener on `parent` are released afterwards: a run
+ * passes one long-lived signal to every call, and listeners left on it would pile up
+ * (MaxListenersExceededWarning after ten steps).
  */
 export async function withCallSignal<T>(
   parent: AbortSignal | undefined,
-  call: (signal: AbortSignal | undefined) => Promise<T>,
+  timeoutMs: number,
+  call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (!parent) return call(undefined);
   const ctl = new AbortController();
-  const forward = () => ctl.abort(parent.reason);
-  if (parent.aborted) ctl.abort(parent.reason);
-  else parent.addEventListener("abort", forward, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      ctl.abort(new RequestTimeoutError(timeoutMs));
+    },
+    Math.min(timeoutMs, MAX_TIMER_MS),
+  );
+  const forward = () => ctl.abort(parent?.reason);
+  if (parent?.aborted) forward();
+  else parent?.addEventListener("abort", forward, { once: true });
   try {
     return await call(ctl.signal);
+  } catch (err) {
+    if (timedOut) throw new RequestTimeoutError(timeoutMs);
+    throw err;
   } finally {
-    parent.removeEventListener("abort", forward);
+    clearTimeout(timer);
+    parent?.removeEventListener("abort", forward);
   }
 }

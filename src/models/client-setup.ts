@@ -1,19 +1,15 @@
 import type { ModelConfig } from "../config/schema.js";
-import { createCheckedFetch } from "./checked-fetch.js";
-import { type ClientDeps, timeoutMs } from "./client-deps.js";
-import { resolveEndpoint } from "./endpoint.js";
+import type { ClientDeps } from "./client-deps.js";
+import { type Endpoint, resolveEndpoint } from "./endpoint.js";
+import { createJsonPost, type JsonPost } from "./json-post.js";
 import { createCostFunction } from "./pricing.js";
+import { requestHeaders } from "./request-headers.js";
 import type { Usage } from "./types.js";
 
-/** What both SDK clients are built from: the SDK options (endpoint, key, retries off) and pricing. */
+/** What both model clients are built from: where to send, how (headers, byte cap), and pricing. */
 export interface ClientSetup {
-  sdkOptions: {
-    apiKey: string;
-    baseURL: string;
-    maxRetries: 0;
-    timeout: number;
-    fetch: ReturnType<typeof createCheckedFetch>;
-  };
+  endpoint: Endpoint;
+  post: JsonPost;
   cost: (usage: Usage) => number;
 }
 
@@ -25,13 +21,8 @@ export function clientSetup(
 ): ClientSetup {
   const endpoint = resolveEndpoint(provider, config, deps.env);
   return {
-    sdkOptions: {
-      apiKey: endpoint.apiKey,
-      baseURL: endpoint.baseURL,
-      maxRetries: 0,
-      timeout: timeoutMs(config.request_timeout),
-      fetch: createCheckedFetch(config.max_response_bytes),
-    },
+    endpoint,
+    post: createJsonPost(config.max_response_bytes, requestHeaders(provider, endpoint.apiKey, deps.env)),
     cost: createCostFunction({
       qualifiedName: name,
       hosted: endpoint.hosted,

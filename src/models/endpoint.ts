@@ -29,7 +29,7 @@ const DEFAULTS = {
 
 const HOSTED = new Set(["api.openai.com", "api.anthropic.com"]);
 
-/** Placeholder key for servers that do not check one (the SDKs insist on some value). */
+/** Placeholder key for servers that do not check one (sent all the same: some proxies want the header). */
 export const NO_KEY = "not-needed";
 
 /**

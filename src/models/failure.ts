@@ -1,8 +1,6 @@
-// the error classes alone: the Anthropic SDK itself loads at its first request (anthropic-model.ts)
-import * as AnthropicErrors from "@anthropic-ai/sdk/error";
-import OpenAI from "openai";
-import { HttpStatusError, InvalidJsonBodyError } from "./checked-fetch.js";
+import { RequestTimeoutError } from "./call-signal.js";
 import { ResponseTooLargeError } from "./http-transport.js";
+import { ConnectionError, HttpStatusError, InvalidJsonBodyError } from "./json-post.js";
 import { retryAfterMs } from "./retry-after.js";
 import { sizeVerdict } from "./server-errors.js";
 
@@ -128,66 +126,38 @@ function tooLargeFailure(err: ResponseTooLargeError): Failure {
   };
 }
 
-function causeChain(err: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = err;
-  while (current !== undefined && current !== null && chain.length < 10 && !chain.includes(current)) {
-    chain.push(current);
-    current = current instanceof Error ? current.cause : undefined;
+/** Node's error and its causes, each with its code where the message lacks it. */
+function describeConnection(err: ConnectionError): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let e: unknown = err.cause; e instanceof Error && !seen.has(e) && seen.size < 10; e = e.cause) {
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    const text = typeof code === "string" && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+    if (text !== "") parts.push(text);
   }
-  return chain;
-}
-
-function describeConnection(chain: unknown[]): string {
-  const parts = chain
-    .filter((e): e is Error => e instanceof Error)
-    .map((e) => {
-      const code = (e as { code?: unknown }).code;
-      return typeof code === "string" && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
-    })
-    .filter((m) => m !== "" && m !== "Connection error.");
   return parts.length > 0 ? parts.join(": ") : "connection error";
 }
 
 /**
- * Turns whatever an SDK call threw into a `Failure`. Understands the typed errors of
- * checked-fetch.ts (anywhere in the cause chain) and the connection, timeout and abort errors of
- * both SDKs. `timeoutSeconds` is only used in the message.
+ * Turns what one attempt threw into a `Failure`: the HTTP response of a non-2xx status (its status,
+ * body and Retry-After), a reply over the byte cap, a 2xx body that is not JSON or not a reply, the
+ * attempt's timeout, a connection that failed; `signal` aborted means aborted, whatever was thrown.
+ * `timeoutSeconds` is only used in the message.
  */
 export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: AbortSignal): Failure {
   if (signal?.aborted) return { kind: "aborted", message: "request aborted" };
-  const chain = causeChain(err);
-  const httpError = chain.find((e): e is HttpStatusError => e instanceof HttpStatusError);
-  if (httpError) return statusFailure(httpError);
-  const tooLarge = chain.find((e): e is ResponseTooLargeError => e instanceof ResponseTooLargeError);
-  if (tooLarge) return tooLargeFailure(tooLarge);
-  const badBody = chain.find((e): e is InvalidJsonBodyError => e instanceof InvalidJsonBodyError);
-  if (badBody) {
-    const snippet = oneLine(badBody.bodyText, 200);
-    return {
-      kind: "retryable",
-      status: badBody.status,
-      message: `${badBody.message}: ${snippet || "(empty)"}`,
-    };
+  if (err instanceof HttpStatusError) return statusFailure(err);
+  if (err instanceof ResponseTooLargeError) return tooLargeFailure(err);
+  if (err instanceof InvalidJsonBodyError) {
+    const snippet = oneLine(err.bodyText, 200);
+    return { kind: "retryable", status: err.status, message: `${err.message}: ${snippet || "(empty)"}` };
   }
   if (err instanceof MalformedResponseError) return { kind: "retryable", message: err.message };
-  if (err instanceof OpenAI.APIUserAbortError || err instanceof AnthropicErrors.APIUserAbortError) {
-    return { kind: "aborted", message: "request aborted" };
-  }
-  if (
-    err instanceof OpenAI.APIConnectionTimeoutError ||
-    err instanceof AnthropicErrors.APIConnectionTimeoutError
-  ) {
+  if (err instanceof RequestTimeoutError)
     return { kind: "retryable", message: `no response within ${timeoutSeconds} s (model.request_timeout)` };
-  }
-  if (err instanceof OpenAI.APIConnectionError || err instanceof AnthropicErrors.APIConnectionError) {
-    return { kind: "retryable", message: `connection failed: ${describeConnection(chain.slice(1))}` };
-  }
-  if (err instanceof OpenAI.APIError || err instanceof AnthropicErrors.APIError) {
-    const status = typeof err.status === "number" ? err.status : undefined;
-    const kind = status !== undefined && retryableStatus(status) ? "retryable" : "fatal";
-    return { kind, status, message: err.message };
-  }
+  if (err instanceof ConnectionError)
+    return { kind: "retryable", message: `connection failed: ${describeConnection(err)}` };
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { kind: "fatal", message: `unexpected error: ${text}` };
 }

@@ -3,16 +3,26 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
+/** A response's headers, looked up by name in any case (what `retry-after.ts` and messages read). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
 /** A complete HTTP response, body read to the end. */
 export interface RawResponse {
   status: number;
   statusText: string;
-  headers: Headers;
+  headers: ResponseHeaders;
   bodyText: string;
 }
 
-/** The request part of the fetch interface that the SDKs use. */
-export type FetchInput = string | URL | Request;
+/** What to send: the method (default GET), header names and values, a string or byte body. */
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+}
 
 function decoded(res: IncomingMessage): Readable {
   const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase();
@@ -22,13 +32,16 @@ function decoded(res: IncomingMessage): Readable {
   return res;
 }
 
-function toHeaders(res: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  return headers;
+/** node:http's headers (names already lower case), not the global Headers: that loads Node's fetch. */
+function toHeaders(res: IncomingMessage): ResponseHeaders {
+  const headers = res.headers;
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
 }
 
 /**
@@ -48,7 +61,6 @@ export class ResponseTooLargeError extends Error {
     readonly measured: "sent" | "decoded",
     readonly url: string,
   ) {
-    // neutral on purpose (no URL either): the SDKs take any fetch error whose text speaks of time as a timeout
     super(`the response passed ${limit} bytes (${measured}); reading stopped there`);
     this.name = "ResponseTooLargeError";
   }
@@ -61,10 +73,11 @@ function abortError(): Error {
 }
 
 /**
- * Sends one request with node:http(s) and reads the whole response. Used instead of the global
- * fetch because Node's fetch gives up on a response whose headers take more than 300 s, and a
- * local model generating a long non-streamed reply can take longer; here the only time limit is
- * the SDK's own (`model.request_timeout`, delivered through `init.signal`). Connections are kept
+ * Sends one request with node:http(s) and reads the whole response: the one HTTP layer of the model
+ * clients (json-post.ts), the server probes (server-detect.ts) and the batch preflight. Not the
+ * global fetch: Node's fetch gives up on a response whose headers take more than 300 s, and a local
+ * model generating a long non-streamed reply can take longer; here the only time limit is the
+ * caller's (`model.request_timeout`, delivered through `options.signal`). Connections are kept
  * alive through `agents`. An abort rejects with an error named `AbortError`, as fetch does.
  *
  * A body over `maxBytes`, on the wire or decoded (a small gzip body can decode to gigabytes), rejects
@@ -72,24 +85,19 @@ function abortError(): Error {
  * ever read, and what was read is dropped.
  */
 export function sendRequest(
-  input: FetchInput,
-  init: RequestInit | undefined,
+  input: string | URL,
+  options: RequestOptions,
   agents: { http: HttpAgent; https: HttpsAgent },
   maxBytes: number = PROBE_MAX_BYTES,
 ): Promise<RawResponse> {
-  const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-  const headers = Object.fromEntries(new Headers(init?.headers).entries());
-  const body = init?.body;
-  if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
-    return Promise.reject(new TypeError("http-transport sends string or byte bodies only"));
-  }
-  const signal = init?.signal ?? undefined;
+  const url = new URL(input);
+  const { headers = {}, body, signal } = options;
   return new Promise<RawResponse>((resolve, reject) => {
     if (signal?.aborted) return reject(abortError());
     const https = url.protocol === "https:";
     const send = https ? httpsRequest : httpRequest;
     const req = send(url, {
-      method: init?.method ?? "GET",
+      method: options.method ?? "GET",
       headers,
       agent: https ? agents.https : agents.http,
     });

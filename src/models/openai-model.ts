@@ -1,13 +1,11 @@
-import OpenAI from "openai";
-import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
 import { type ClientDeps, requestKwargs } from "./client-deps.js";
 import { clientSetup } from "./client-setup.js";
 import { constraintFields } from "./constraints.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
 import type { ReasoningField } from "./reasoning.js";
-import { replicaFetch } from "./replica-fetch.js";
 import type { ReplicaPool } from "./replica-pool.js";
+import { replicaPost } from "./replica-post.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
@@ -21,7 +19,7 @@ export interface Replicas {
 
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (hosted OpenAI, vLLM, llama.cpp,
- * SGLang, Ollama, ...), through the official SDK with its own retries off. `model` is the name
+ * SGLang, Ollama, ...): `POST <base>/chat/completions` through json-post.ts. `model` is the name
  * sent in the request (without the `openai/` prefix). Throws only for configuration errors.
  *
  * Reasoning is read from the reply (reasoning.ts) and sent back only with
@@ -37,18 +35,18 @@ export function createOpenAIModel(
   replicas?: Replicas,
 ): Model {
   const name = `openai/${model}`;
-  const { sdkOptions, cost } = clientSetup("openai", name, config, deps);
-  if (replicas)
-    sdkOptions.fetch = replicaFetch(sdkOptions.fetch, replicas.pool, sdkOptions.baseURL, replicas.onRequest);
+  const { endpoint, post, cost } = clientSetup("openai", name, config, deps);
+  const send = replicas
+    ? replicaPost(post, replicas.pool, "/chat/completions", replicas.onRequest)
+    : (body: Uint8Array, signal: AbortSignal) => post(`${endpoint.baseURL}/chat/completions`, body, signal);
   const kwargs = requestKwargs(config.model_kwargs, name);
-  const client = new OpenAI(sdkOptions);
   const keep = config.reasoning_history === "keep";
   let reasoningField: ReasoningField | null = null;
   let facts: Promise<ServerFacts> | null = null;
   const serverFacts = (): Promise<ServerFacts> => {
     facts ??= config.server
       ? Promise.resolve({ server: config.server, contextLength: null, source: "model.server" })
-      : detectServer(replicas ? replicas.pool.urls[0] : sdkOptions.baseURL, model);
+      : detectServer(replicas ? replicas.pool.urls[0] : endpoint.baseURL, model);
     return facts;
   };
   const maxField = "max_completion_tokens" in kwargs ? "max_completion_tokens" : "max_tokens";
@@ -59,7 +57,7 @@ export function createOpenAIModel(
   );
 
   async function query(request: ModelRequest): Promise<ModelResult> {
-    // messages are serialised once each (wire-body.ts), placed where the SDK would put them
+    // messages are serialised once each (wire-body.ts), put in place when the body is sent
     const body: Record<string, unknown> = { ...kwargs, model, messages: null };
     if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
     let contextLength: number | undefined;
@@ -77,15 +75,10 @@ export function createOpenAIModel(
       deps,
       request,
       (signal, overrides) =>
-        client.post<ChatCompletion>("/chat/completions", {
-          body: wire.bytes(
-            { ...body, ...overrides },
-            request.messages,
-            keep ? String(reasoningField) : "drop",
-          ),
-          headers: { "content-type": "application/json" },
+        send(
+          wire.bytes({ ...body, ...overrides }, request.messages, keep ? String(reasoningField) : "drop"),
           signal,
-        }),
+        ),
       parseCompletion,
       cost,
       { name: maxField, value: maxValue },

@@ -1,6 +1,6 @@
 import type { ModelConfig } from "../config/schema.js";
 import { withCallSignal } from "./call-signal.js";
-import type { ClientDeps } from "./client-deps.js";
+import { type ClientDeps, timeoutMs } from "./client-deps.js";
 import { classifyFailure } from "./failure.js";
 import type { ReasoningField } from "./reasoning.js";
 import { withRetries } from "./retry.js";
@@ -27,17 +27,18 @@ export interface MaxTokensField {
 }
 
 /**
- * One model call as both clients make it: send through the SDK with a per-call signal, parse the
- * body, retry what is retryable (shared policy, retry.ts), and price the usage. When the server
- * says the prompt fits but prompt + max_tokens does not, the call is tried once more with the
- * max-token field lowered to what fits, and that is recorded (`maxTokensLowered`). Never throws.
+ * One model call as both clients make it: send each attempt with a signal of its own that
+ * `model.request_timeout` aborts (call-signal.ts), parse the body, retry what is retryable (shared
+ * policy, retry.ts), and price the usage. When the server says the prompt fits but prompt +
+ * max_tokens does not, the call is tried once more with the max-token field lowered to what fits,
+ * and that is recorded (`maxTokensLowered`). Never throws.
  */
 export async function sendWithRetries(
   name: string,
   config: ModelConfig,
   deps: ClientDeps,
   request: ModelRequest,
-  send: (signal: AbortSignal | undefined, overrides: Overrides) => Promise<unknown>,
+  send: (signal: AbortSignal, overrides: Overrides) => Promise<unknown>,
   parse: (raw: unknown) => ParsedReply,
   cost: (usage: Usage) => number,
   maxTokens: MaxTokensField,
@@ -49,7 +50,9 @@ export async function sendWithRetries(
   const result = await withRetries(
     name,
     async () => {
-      const raw = await withCallSignal(request.signal, (signal) => send(signal, overrides));
+      const raw = await withCallSignal(request.signal, timeoutMs(config.request_timeout), (signal) =>
+        send(signal, overrides),
+      );
       return { raw, ...parse(raw) };
     },
     config.retry,

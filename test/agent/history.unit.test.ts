@@ -10,7 +10,7 @@ import {
   ScriptedModel,
   type ScriptedResponse,
 } from "../../src/models/scripted.js";
-import type { ChatMessage } from "../../src/models/types.js";
+import type { ChatMessage, RequestRecord } from "../../src/models/types.js";
 import { makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -136,7 +136,7 @@ describe("agent.history: what is sent at each step", () => {
     expect(layout(recorded).slice(0, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map(whole));
     const requests = recorded
       .filter((m) => m.role === "assistant")
-      .map((m) => m.extra?.request as Record<string, unknown>);
+      .map((m) => m.extra?.request as RequestRecord);
     expect(requests.map((r) => [r.masked, r.block_step, r.shared_previous])).toEqual([
       [0, false, false],
       [0, false, true],
@@ -187,10 +187,17 @@ describe("agent.history: what is sent at each step", () => {
       0, 0, 0, 0, 2, 2, 2, 2,
     ]);
     const replies = result.trajectory.messages.filter((m) => m.role === "assistant");
-    expect(replies.map((m) => (m.extra?.usage as Record<string, number> | undefined)?.cached_tokens)).toEqual(
-      [50, 150, 250, 800, 250, 350, 450, undefined],
-    );
-    const req = replies.map((m) => m.extra?.request as Record<string, number | boolean>);
+    expect(replies.map((m) => m.extra?.usage?.cached_tokens)).toEqual([
+      50,
+      150,
+      250,
+      800,
+      250,
+      350,
+      450,
+      undefined,
+    ]);
+    const req = replies.map((m) => m.extra?.request as RequestRecord);
     // append-only requests: the shared prefix is the whole previous prompt, as the server counted it
     expect(req.map((r) => r.shared_tokens)).toEqual([0, 100, 200, 300, req[4].shared_tokens, 300, 400, 0]);
     expect(req[4].block_step).toBe(true);

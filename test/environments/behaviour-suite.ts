@@ -124,6 +124,19 @@ export function environmentBehaviourSuite(target: SuiteTarget): void {
     expect(r.output).toBe("per-command|two words\n");
   });
 
+  it("tells Python to write no bytecode (PYTHONDONTWRITEBYTECODE=1), in commands and in a spawned shell", async () => {
+    expect((await env.exec('echo "[$(printenv PYTHONDONTWRITEBYTECODE || echo unset)]"')).output).toBe(
+      "[1]\n",
+    );
+    expect(
+      (await env.exec('echo "[$(printenv PYTHONDONTWRITEBYTECODE || echo unset)]"', { stdin: "" })).output,
+    ).toBe("[1]\n");
+    const proc = env.spawn!(["bash", "-c", 'echo "[$(printenv PYTHONDONTWRITEBYTECODE || echo unset)]"']);
+    const out = collector(proc);
+    expect(await out.until("]\n")).toBe(true);
+    expect(out.text).toBe("[1]\n");
+  });
+
   it("runs in the environment's cwd unless told otherwise", async () => {
     expect((await env.exec("pwd")).output).toBe(`${env.cwd}\n`);
     expect((await env.exec("pwd", { cwd: "/tmp" })).output).toBe("/tmp\n");

@@ -3,8 +3,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runEnvGc } from "../../src/cli/env-gc.js";
-import { ownerLabel } from "../../src/environments/container-registry.js";
 import { gcContainers } from "../../src/environments/gc.js";
+import { ownerLabel } from "../../src/util/process-alive.js";
 import { describeWithEngine, testImage } from "../support/engines.js";
 
 const HOLDER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "hold-container.mjs");

@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createContainerEnvironment } from "../../src/environments/container.js";
 import { ensureImage, qualifyImageName } from "../../src/environments/container-images.js";
 import { describeWithEngine, testImage } from "../support/engines.js";
+import { tempDir } from "../support/tmp.js";
 
 describe("qualifyImageName", () => {
   it("adds docker.io (and library/) to names without a registry", () => {
@@ -20,6 +22,28 @@ describe("qualifyImageName", () => {
       "ghcr.io/o/r",
     ]) {
       expect(qualifyImageName(name)).toBe(name);
+    }
+  });
+});
+
+describeWithEngine("docker", "docker with its daemon out of reach", () => {
+  it("a container cannot start: the message says the engine does not answer, not that the image is missing", async () => {
+    const saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `unix://${join(tempDir(), "no-daemon.sock")}`;
+    try {
+      const err = await createContainerEnvironment({
+        executable: "docker",
+        image: testImage("docker"),
+      }).catch((e: Error) => e);
+      const message = (err as Error).message;
+      expect(message).toMatch(
+        new RegExp(`^image ${testImage("docker")} cannot be looked up or pulled: \`docker info\` failed: .+`),
+      );
+      expect(message).toContain(" The Docker engine is not answering: start the Docker daemon");
+      expect(message).not.toContain("Pull it ahead");
+    } finally {
+      if (saved === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = saved;
     }
   });
 });

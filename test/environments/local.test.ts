@@ -10,11 +10,18 @@ describe("local environment", () => {
   environmentBehaviourSuite({
     async create() {
       dir = await mkdtemp(join(tmpdir(), "patchloop-local-"));
-      return createLocalEnvironment({
-        cwd: dir,
-        env: { PATCHLOOP_SUITE_VAR: "from-config" },
-        captureLimit: SUITE_CAPTURE_LIMIT,
-      });
+      // made where the host does not set PYTHONDONTWRITEBYTECODE: the environment must set it itself
+      const host = process.env.PYTHONDONTWRITEBYTECODE;
+      delete process.env.PYTHONDONTWRITEBYTECODE;
+      try {
+        return createLocalEnvironment({
+          cwd: dir,
+          env: { PATCHLOOP_SUITE_VAR: "from-config" },
+          captureLimit: SUITE_CAPTURE_LIMIT,
+        });
+      } finally {
+        if (host !== undefined) process.env.PYTHONDONTWRITEBYTECODE = host;
+      }
     },
     scratchDir: () => dir,
     cleanup: () => rm(dir, { recursive: true, force: true }),

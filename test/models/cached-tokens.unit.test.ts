@@ -24,7 +24,7 @@ describe("cached prompt tokens and the request body", () => {
     expect(second.ok && second.usage).toEqual({ promptTokens: 520, completionTokens: 5 });
   });
 
-  it("messages serialised once per message are the same JSON the SDK would send, step after step", async () => {
+  it("messages serialised once per message are the same JSON as the body serialised whole, step after step", async () => {
     const model = createModel(
       modelConfig({ base_url: `${server.url}/v1`, model_kwargs: { temperature: 0 } }),
       {

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
+import { openInstance } from "../../src/instance/open.js";
 import { openInstanceEnvironment } from "../../src/swebench/batch/instance-environment.js";
 import { cloneDirFor, createWorkspace } from "../../src/swebench/batch/workspace.js";
-import { worktreeProvider } from "../../src/swebench/eval/worktree.js";
 import { engineStatus, IN_CI } from "../support/engines.js";
 import { buildFixtureInstances, type FixtureInstances } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
@@ -94,8 +94,11 @@ describe("the work tree holds no history after the base commit", () => {
   );
 
   it("eval's work trees (local) reach nothing after the base either", async () => {
-    const provider = worktreeProvider({ reposDir: f.reposDir });
-    const opened = await provider(f.rows[0]);
+    const config = loadConfig({
+      configArgs: ["swebench", "environment.environment_class=local"],
+      defaultConfig: "swebench",
+    }).config;
+    const opened = await openInstance(config.environment, f.rows[0], "grade", { reposDir: f.reposDir });
     try {
       const r = await opened.env.exec(PROBE.replace("FIX", fix.commit), { cwd: opened.repoDir });
       const [, objects, rest] = r.output.split("---\n");
@@ -103,7 +106,7 @@ describe("the work tree holds no history after the base commit", () => {
       expect(objects).not.toContain(fix.blob);
       expect(rest).toContain("fatal: bad object");
     } finally {
-      await opened.cleanup();
+      await opened.close();
     }
   });
 

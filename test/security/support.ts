@@ -39,7 +39,7 @@ export function hostileConfig(sandbox: Sandbox, extra: string[] = []): Config {
 
 /** The environment of a task on `repo` in `sandbox` (docker mounts it at its host path). */
 export function openSandbox(config: Config, repo: string): Promise<Environment> {
-  return createEnvironment(config.environment, { repoDir: repo });
+  return createEnvironment(config.environment, { workFolder: repo });
 }
 
 /** A scripted reply calling bash. */

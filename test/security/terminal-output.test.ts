@@ -35,24 +35,33 @@ describe("the live run console", () => {
     const out = printed([
       { type: "message", step: 0, message: { role: "user", content: `task ${EVIL}` } },
       {
-        type: "message",
+        type: "reply",
         step: 1,
         message: {
           role: "assistant",
           content: `thinking ${EVIL}\n\`\`\`mswea_bash_command\necho ${EVIL}\n\`\`\`\n`,
-          extra: { actions: [{ command: `echo ${EVIL}` }] },
         },
+        thought: `thinking ${EVIL}`,
+        actions: [{ kind: "command", command: `echo ${EVIL}` }],
       },
       {
-        type: "message",
+        type: "reply",
         step: 2,
         message: {
           role: "assistant",
           content: "",
           tool_calls: [{ id: "1", type: "function", function: { name: `bash${EVIL}`, arguments: EVIL } }],
         },
+        thought: "",
+        actions: null,
       },
-      { type: "message", step: 2, message: { role: "tool", tool_call_id: "1", content: `out ${EVIL}\r\n` } },
+      {
+        type: "observation",
+        step: 2,
+        action: { kind: "tool", id: "1", name: `bash${EVIL}`, args: {} },
+        result: { returncode: 0, timedOut: false, interrupted: false, ran: true, durationMs: 1 },
+        text: `out ${EVIL}\r\n`,
+      },
       {
         type: "model_retry",
         step: 3,

@@ -7,7 +7,7 @@ import { type EvalFlags, runEval } from "../../src/cli/eval.js";
 import type { EnvironmentProvider } from "../../src/swebench/eval/eval-environment.js";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import { loadSpecOverrides } from "../../src/swebench/eval/test-spec.js";
-import { worktreeProvider } from "../../src/swebench/eval/worktree.js";
+import { localGrading } from "./support/local-grading.js";
 import { buildShadeFixture, installDep, type ShadeFixture, shadeRow } from "./support/shade-fixture.js";
 
 function havePytest(): boolean {
@@ -163,6 +163,43 @@ describe.skipIf(!havePytest())("the environment check (local worktrees, venvs of
     expect(r.out).toContain(`    ran with python ${f.venvs.newDep}/bin/python `);
   }, 60_000);
 
+  it("PASS_TO_PASS tests that never ran (a test module fails to import) are said to not have run, not to fail", async () => {
+    // A venv without the dependency: pytest cannot collect either test module, so no test runs.
+    const venv = join(root, "venv-nodep");
+    execFileSync("/usr/bin/python3", ["-m", "venv", "--without-pip", "--system-site-packages", venv]);
+    const r = await grade({
+      predictions: preds("gold", f.goldPatch),
+      runId: "nodep",
+      specs: specFile("nodep", { venv, pythonpath: ["lib"] }),
+    });
+    expect(r.code).toBe(1);
+    const summary = JSON.parse(readFileSync(join(root, "out", "nodep", "gold.nodep.json"), "utf8"));
+    expect(summary.patchloop.environment_mismatch_ids).toEqual(["acme__shade-1"]);
+    expect(summary.patchloop.errors["acme__shade-1"]).toBe(
+      "3 of 3 PASS_TO_PASS tests did not run without the patch (no result in the test log: never run, not failed): " +
+        "tests/test_ops.py::test_area, tests/test_ops.py::test_clamp_low, tests/test_ops.py::test_area_square; " +
+        "usually a collection error or a test module that fails to import, a test id the log parser names differently, " +
+        "or a test command that does not select them; env_check_output.txt shows which",
+    );
+    const dir = join(root, "out", "nodep", "acme__shade-1");
+    expect(JSON.parse(readFileSync(join(dir, "env_check.json"), "utf8"))).toMatchObject({
+      status: "mismatch",
+      pass_to_pass_failing: [],
+      pass_to_pass_not_run: [
+        "tests/test_ops.py::test_area",
+        "tests/test_ops.py::test_clamp_low",
+        "tests/test_ops.py::test_area_square",
+      ],
+    });
+    expect(readFileSync(join(dir, "env_check_output.txt"), "utf8")).toContain(
+      "ModuleNotFoundError: No module named 'shadedep'",
+    );
+    expect(r.out).toContain(
+      "How to fix:\n- Tests that should pass never ran (no result in the log; nothing says they fail)",
+    );
+    expect(r.out).not.toContain("the installed packages differ");
+  }, 60_000);
+
   it("the gold patch in the right environment is RESOLVED_FULL, a no-op RESOLVED_NO; report.json and eval.sh name the Python", async () => {
     const specs = specFile("good", { venv: f.venvs.good, pythonpath: ["lib"] });
     const gold = await grade({ predictions: preds("gold", f.goldPatch), runId: "good", specs });
@@ -206,7 +243,7 @@ describe.skipIf(!havePytest())("the environment check (local worktrees, venvs of
   it("caches the check per instance and environment fingerprint: a re-grade opens one environment, new packages run it again", async () => {
     const cache = join(root, "cache-fp");
     let opened = 0;
-    const inner = worktreeProvider({ reposDir: f.reposDir });
+    const inner = localGrading(f.reposDir);
     const provider: EnvironmentProvider = (row) => {
       opened++;
       return inner(row);

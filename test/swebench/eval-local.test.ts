@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import type { Prediction } from "../../src/swebench/eval/predictions.js";
 import { formatRunReport } from "../../src/swebench/eval/report-text.js";
-import { worktreeProvider } from "../../src/swebench/eval/worktree.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
+import { localGrading } from "./support/local-grading.js";
 
 function havePytest(): boolean {
   try {
@@ -62,7 +62,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
       predictions,
       runId: "local-1",
       outputDir: out,
-      provider: worktreeProvider({ reposDir: f.reposDir, env: { PYTHONDONTWRITEBYTECODE: "1" } }),
+      provider: localGrading(f.reposDir),
       python: "/usr/bin/python3",
       workers: 3,
       timeout: 15,
@@ -224,7 +224,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
       predictions,
       runId: "again",
       outputDir: join(root, "out2"),
-      provider: worktreeProvider({ reposDir: f.reposDir }),
+      provider: localGrading(f.reposDir),
       python: "/usr/bin/python3",
     };
     const first = await evaluatePredictions(opts);

@@ -1,24 +1,7 @@
-import type { ChatMessage, Usage } from "../../models/types.js";
+import type { ChatMessage, RequestRecord, Usage } from "../../models/types.js";
 import type { RequestView } from "./types.js";
 
-/**
- * `extra.request` of an assistant message: how the request that produced it was laid out.
- * `shared_tokens` is patchloop's own count of the prefix shared with the previous request: the
- * previous call's prompt tokens when the whole previous request is a prefix of this one (the
- * append-only case), else this call's prompt tokens times the shared share of the characters (an
- * estimate: the loop runs no tokenizer; `patchloop tokens` counts exactly offline).
- */
-export interface RequestRecord {
-  policy: string;
-  messages: number;
-  shared_messages: number;
-  /** The whole previous request is a prefix of this one. */
-  shared_previous: boolean;
-  shared_tokens: number;
-  masked: number;
-  /** This request moved the masking boundary (earlier messages changed). */
-  block_step: boolean;
-}
+export type { RequestRecord };
 
 export function requestRecord(
   policy: string,
@@ -49,8 +32,7 @@ export function requestRecord(
  */
 export function recordRequest(reply: ChatMessage, request: RequestRecord, usage: Usage): void {
   const extra = reply.extra ?? {};
-  if (usage.cachedTokens !== undefined)
-    extra.usage = { ...(extra.usage as Record<string, unknown>), cached_tokens: usage.cachedTokens };
+  if (usage.cachedTokens !== undefined && extra.usage) extra.usage.cached_tokens = usage.cachedTokens;
   extra.request = request;
   reply.extra = extra;
 }

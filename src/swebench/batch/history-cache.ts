@@ -1,11 +1,8 @@
-import { execFile, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { gitOutput } from "../../util/git-output.js";
 
 /**
  * The history of a repository up to one commit, as object stores a work tree can borrow through
@@ -48,35 +45,9 @@ export interface History {
   shallow: string[];
 }
 
-async function git(cwd: string, args: string[], input?: string): Promise<string> {
-  if (input === undefined) {
-    try {
-      const { stdout } = await run("git", args, { cwd, maxBuffer: 512 * 1024 * 1024 });
-      return stdout;
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${(e.stderr || e.message).trim()}`);
-    }
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      err = (err + c.toString("utf8")).slice(-4000);
-    });
-    child.on("error", (e) => reject(new Error(`git ${args.join(" ")} could not start: ${e.message}`)));
-    child.on("close", (code) => {
-      if (code === 0) resolve(out);
-      else
-        reject(new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${err.trim() || `exit status ${code}`}`));
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(input);
-  });
+/** git in the clone; its listings of a large history are long, hence the generous cap. */
+function git(cwd: string, args: string[], input?: string): Promise<string> {
+  return gitOutput(cwd, args, { input, maxStdout: 512 * 1024 * 1024 });
 }
 
 function readEntry(dir: string): EntryFile | null {

@@ -1,12 +1,7 @@
 export { type PredEntry, PredsFile } from "../../task/preds-file.js";
 export { BatchBudget } from "./budget.js";
 export { BatchInputError } from "./errors.js";
-export {
-  imageFor,
-  type OpenInstanceOptions,
-  openInstanceEnvironment,
-  TESTBED,
-} from "./instance-environment.js";
+export { openInstanceEnvironment } from "./instance-environment.js";
 export { createLocalDispatcher, type LocalDispatchOptions } from "./local-dispatch.js";
 export {
   createProgressDisplay,

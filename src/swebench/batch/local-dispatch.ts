@@ -108,6 +108,7 @@ export async function createLocalDispatcher(
           modelName: o.modelName,
           signal: own.signal,
           log: (line) => sink.log(line),
+          warn,
           onAgentEvent: (event) => hooks.onAgentEvent(id, event),
         });
         const result: InstanceResult = { outcome };

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ownerAlive, ownerLabel } from "../../environments/container-registry.js";
+import { ownerAlive, ownerLabel, parseOwner } from "../../util/process-alive.js";
 import { BatchInputError } from "./errors.js";
 
 /** The lock file of a run folder: the owner (host:pid:start time) of the run writing to it. */
@@ -30,7 +30,7 @@ export function lockRunFolder(outputDir: string): () => void {
   const tmp = join(outputDir, `${LOCK_NAME}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   writeFileSync(tmp, `${me}\n`);
   const refuse = (owner: string | null, alive: boolean | "other-host") => {
-    const [host, pid] = (owner ?? "").split(":");
+    const { host, pid } = parseOwner(owner ?? "");
     return new BatchInputError(
       `another patchloop run (${alive === "other-host" ? `on host ${host}, ` : ""}pid ${pid || "?"}) is writing to ` +
         `${outputDir}. Wait for it to end or stop it; two runs on one folder would run the same instances twice. ` +

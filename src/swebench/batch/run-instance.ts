@@ -19,6 +19,8 @@ export interface InstanceContext {
   signal: AbortSignal;
   onAgentEvent: (event: AgentEvent) => void;
   log: (line: string) => void;
+  /** Warnings for the person (the run folder writes them to run.log too); default: a log line. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -33,6 +35,7 @@ export function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promis
     instanceId: row.instance_id,
     task: row.problem_statement,
     instance: row,
+    repo: row.repo,
     model: () => ctx.modelFor(row),
     modelName: ctx.modelName,
     trajectoryPath: trajectoryPathFor(ctx.outputDir, row.instance_id),
@@ -40,5 +43,6 @@ export function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promis
     signal: ctx.signal,
     onEvent: ctx.onAgentEvent,
     log: ctx.log,
+    warn: ctx.warn ?? ((m) => ctx.log(`WARNING: ${m}`)),
   });
 }

@@ -1,8 +1,7 @@
-import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pidAlive } from "../../util/process-alive.js";
+import { leftBehind } from "../../util/process-alive.js";
 
 const PREFIX = "patchloop-batch-";
 
@@ -12,15 +11,7 @@ const PREFIX = "patchloop-batch-";
  */
 export async function sweepStaleRoots(parent = tmpdir()): Promise<string[]> {
   const removed: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+  for (const name of leftBehind(parent, PREFIX)) {
     await rm(join(parent, name), { recursive: true, force: true }).catch(() => undefined);
     removed.push(join(parent, name));
   }

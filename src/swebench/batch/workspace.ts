@@ -1,13 +1,10 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
-import { ownerAlive, ownerLabel } from "../../environments/container-registry.js";
+import { gitOutput } from "../../util/git-output.js";
+import { ownerAlive, ownerLabel } from "../../util/process-alive.js";
 import type { SwebenchInstance } from "../types.js";
 import { defaultHistoryCache, type History, historyUpTo } from "./history-cache.js";
-
-const run = promisify(execFile);
 
 /** A private checkout of an instance's repository at its base commit; `remove` deletes it. */
 export interface Workspace {
@@ -26,15 +23,7 @@ export function cloneDirFor(reposDir: string, repo: string): string {
   return join(resolve(reposDir), repo.replace("/", "__"));
 }
 
-async function git(cwd: string, args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run("git", args, { cwd, maxBuffer: 64 * 1024 * 1024 });
-    return stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`git ${args.join(" ")} (in ${cwd}) failed: ${(e.stderr || e.message).trim()}`);
-  }
-}
+const git: GitRunner = (cwd, args) => gitOutput(cwd, args);
 
 /** What a checkout needs to know about a clone. */
 interface CloneFacts {

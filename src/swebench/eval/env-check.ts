@@ -25,13 +25,19 @@ export interface EnvCheckVerdict {
   problems: string[];
   /** FAIL_TO_PASS tests that passed without the model patch. */
   fail_to_pass_passing: string[];
-  /** PASS_TO_PASS tests that failed (or gave no result) without the model patch. */
+  /** PASS_TO_PASS tests that failed (or errored) without the model patch. */
   pass_to_pass_failing: string[];
+  /**
+   * PASS_TO_PASS tests with no result in the log: they did not run (a collection error, a test
+   * module that fails to import, an id the parser names otherwise, a test command that does not
+   * select them). The harness grades these as failing too.
+   */
+  pass_to_pass_not_run: string[];
   fail_to_pass_total: number;
   pass_to_pass_total: number;
   /** Parsed test results in the check's log. */
   results: number;
-  /** A few PASS_TO_PASS tests fail (fewer than half): graded, with this warning. */
+  /** A few PASS_TO_PASS tests fail or did not run (at most half): graded, with this warning. */
   drift?: string;
 }
 
@@ -40,6 +46,28 @@ const PASSING = new Set(["PASSED", "XFAIL"]);
 function shortList(names: string[], max = 5): string {
   const head = names.slice(0, max).join(", ");
   return names.length > max ? `${head} and ${names.length - max} more` : head;
+}
+
+/** What a PASS_TO_PASS test without a result usually means. */
+const NOT_RUN_CAUSES =
+  "usually a collection error or a test module that fails to import, a test id the log parser names " +
+  "differently, or a test command that does not select them; env_check_output.txt shows which";
+
+/** One sentence for the failed PASS_TO_PASS tests and one for those that did not run (each when any). */
+function passToPassSentences(v: EnvCheckVerdict, total: number): string[] {
+  const out: string[] = [];
+  const failed = v.pass_to_pass_failing;
+  const notRun = v.pass_to_pass_not_run;
+  if (failed.length > 0) {
+    out.push(`${failed.length} of ${total} PASS_TO_PASS tests fail without the patch: ${shortList(failed)}`);
+  }
+  if (notRun.length > 0) {
+    out.push(
+      `${notRun.length} of ${total} PASS_TO_PASS tests did not run without the patch (no result in the test log: ` +
+        `never run, not failed): ${shortList(notRun)}; ${NOT_RUN_CAUSES}`,
+    );
+  }
+  return out;
 }
 
 /**
@@ -59,6 +87,7 @@ export function judgeCheck(
     problems: [],
     fail_to_pass_passing: [],
     pass_to_pass_failing: [],
+    pass_to_pass_not_run: [],
     fail_to_pass_total: spec.failToPass.length,
     pass_to_pass_total: spec.passToPass.length,
     results: 0,
@@ -90,24 +119,24 @@ export function judgeCheck(
       return key === undefined ? undefined : map.get(key);
     };
     verdict.fail_to_pass_passing = spec.failToPass.filter((t) => PASSING.has(status(t) ?? ""));
-    verdict.pass_to_pass_failing = spec.passToPass.filter((t) => {
+    for (const t of spec.passToPass) {
       const s = status(t);
-      if (spec.evalType === "fail_only") return s === "FAILED";
-      return s === undefined || s === "FAILED" || s === "ERROR";
-    });
+      if (s === "FAILED" || (spec.evalType !== "fail_only" && s === "ERROR"))
+        verdict.pass_to_pass_failing.push(t);
+      // A fail_only instance grades a test without a result as passing, as the harness does.
+      else if (s === undefined && spec.evalType !== "fail_only") verdict.pass_to_pass_not_run.push(t);
+    }
     const f = verdict.fail_to_pass_passing;
     if (f.length > 0) {
       verdict.problems.push(
         `${f.length} of ${spec.failToPass.length} FAIL_TO_PASS tests pass without the patch: ${shortList(f)}`,
       );
     }
-    const p = verdict.pass_to_pass_failing;
-    if (p.length > 0 && p.length * 2 > spec.passToPass.length) {
-      verdict.problems.push(
-        `${p.length} of ${spec.passToPass.length} PASS_TO_PASS tests fail without the patch: ${shortList(p)}`,
-      );
-    } else if (p.length > 0) {
-      verdict.drift = `${p.length} of ${spec.passToPass.length} PASS_TO_PASS tests fail here without any patch (${shortList(p)}): no patch can come out RESOLVED_FULL in this environment`;
+    const sentences = passToPassSentences(verdict, spec.passToPass.length);
+    const bad = verdict.pass_to_pass_failing.length + verdict.pass_to_pass_not_run.length;
+    if (bad * 2 > spec.passToPass.length) verdict.problems.push(...sentences);
+    else if (bad > 0) {
+      verdict.drift = `${sentences.join("; ")}; graded, but no patch can come out RESOLVED_FULL in this environment`;
     }
   }
   if (verdict.problems.length > 0) verdict.status = "mismatch";
@@ -167,7 +196,13 @@ export function environmentFingerprint(parts: {
   );
 }
 
-/** The cache key of one instance in one environment: the fingerprint and the check's inputs. */
+/**
+ * The version of judgeCheck's rules, part of every cache key: a verdict cached under older rules
+ * (2: PASS_TO_PASS tests without a result are "did not run", apart from failures) is judged again.
+ */
+const JUDGE_RULES = 2;
+
+/** The cache key of one instance in one environment: the fingerprint, the check's inputs and the rules' version. */
 export function checkKey(
   fingerprint: string,
   instance: { instance_id: string; base_commit: string; test_patch?: unknown; eval_script?: unknown },
@@ -176,6 +211,7 @@ export function checkKey(
 ): string {
   return sha256(
     JSON.stringify({
+      rules: JUDGE_RULES,
       fingerprint,
       harness,
       instance_id: instance.instance_id,

@@ -1,11 +1,10 @@
 import type { EnvironmentConfig } from "../../config/schema.js";
-import { configEnv, createEnvironment } from "../../environments/index.js";
-import { imageForRow } from "../images.js";
-import { containerProvider, type EnvironmentProvider } from "./eval-environment.js";
-import { worktreeProvider } from "./worktree.js";
+import { openInstance } from "../../instance/open.js";
+import type { EnvironmentProvider } from "./eval-environment.js";
 
 /** Options of `makeEvalProvider`. */
 export interface EvalProviderOptions {
+  /** `local`, `bwrap`, `docker` or `podman` (anything else: docker). */
   kind: string;
   /** The config's environment section (env, forward_env, executable, memory, ...). */
   environment: EnvironmentConfig;
@@ -15,58 +14,17 @@ export interface EvalProviderOptions {
   timeout: number;
 }
 
-/** Bytes of test output kept per instance: the harness keeps all of it; a cut log could lose a marker. */
-export const EVAL_CAPTURE_LIMIT = 100_000_000;
-
 /**
- * The environment provider of `patchloop eval --environment KIND`: SWE-bench instance images on
- * docker/podman (through `createEnvironment`), or fresh worktrees of `reposDir` run on the host
- * (local) or in a bubblewrap sandbox (bwrap) with the config's variables (e.g. a venv on PATH).
+ * The environment provider of `patchloop eval --environment KIND`: each instance opened for
+ * grading (`openInstance`): its SWE-bench image on docker/podman, or a fresh checkout of
+ * `reposDir` on the host (local) or in a bubblewrap sandbox (bwrap) with the config's variables
+ * (e.g. a venv on PATH).
  */
 export function makeEvalProvider(o: EvalProviderOptions): EnvironmentProvider {
-  const base = { ...o.environment, capture_limit: Math.max(o.environment.capture_limit, EVAL_CAPTURE_LIMIT) };
-  if (o.kind === "local" || o.kind === "bwrap") {
-    if (!o.reposDir) throw new Error(`--environment ${o.kind} needs --repos-dir`);
-    if (o.kind === "local") {
-      return worktreeProvider({
-        reposDir: o.reposDir,
-        env: configEnv(base),
-        captureLimit: base.capture_limit,
-      });
-    }
-    return worktreeProvider({
-      reposDir: o.reposDir,
-      kind: "bwrap",
-      // The sandbox shows the work tree at /testbed (its cwd), as the instance images do, and its
-      // history store read-only at its own path so that git works inside.
-      open: async (worktree, _scratch, objectDirs) => {
-        const env = await createEnvironment(
-          { ...base, environment_class: "bwrap", cwd: "" },
-          {
-            repoDir: worktree,
-            runId: o.runId,
-            binds: objectDirs.map((d) => ({ source: d, target: d, writable: false })),
-          },
-        );
-        return { env, scratchDir: "/tmp", repoDir: env.cwd };
-      },
-    });
-  }
-  const kind = o.kind === "podman" ? "podman" : "docker";
-  return containerProvider({
-    kind,
-    platform: o.environment.platform ?? undefined,
-    imageFor: (row) => imageForRow(row, o.environment),
-    open: (image) =>
-      createEnvironment(
-        {
-          ...base,
-          environment_class: kind,
-          image,
-          cwd: "/testbed",
-          container_timeout: Math.max(base.container_timeout, o.timeout + 900),
-        },
-        { runId: o.runId },
-      ),
-  });
+  if ((o.kind === "local" || o.kind === "bwrap") && !o.reposDir)
+    throw new Error(`--environment ${o.kind} needs --repos-dir`);
+  const kind = o.kind === "local" || o.kind === "bwrap" || o.kind === "podman" ? o.kind : "docker";
+  const environment = { ...o.environment, environment_class: kind } as const;
+  return (row) =>
+    openInstance(environment, row, "grade", { reposDir: o.reposDir, runId: o.runId, testTimeout: o.timeout });
 }

@@ -39,6 +39,14 @@ export function mismatchAdvice(problems: string[]): string[] {
         "VENV/bin/python, or `local.venv` per repository in --specs), or grade in the instance images (--environment docker).",
     );
   }
+  if (has(/PASS_TO_PASS tests did not run/)) {
+    out.push(
+      "- Tests that should pass never ran (no result in the log; nothing says they fail): look in " +
+        "env_check_output.txt for a collection error or an ImportError in a test module (a module or package missing here), " +
+        "compare the test ids the log prints with the row's (a parametrized id, a class prefix), and check the " +
+        "test command selects those files (`test_cmd` in --specs).",
+    );
+  }
   if (has(/gave no results/)) {
     out.push(
       "- The test run gave no results: env_check_output.txt shows why (often an import error from a package version " +

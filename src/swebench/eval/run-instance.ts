@@ -104,7 +104,7 @@ async function prepare(handle: EvalEnvironment, spec: InstanceTestSpec): Promise
       handle.repoDir,
       handle.scratchDir,
       spec.python,
-      handle.hostRepoDir,
+      handle.hostDir,
     );
   const lines = declared?.lines ?? [];
   const probe = await probePython(
@@ -239,7 +239,7 @@ export async function evaluateInstance(
   const release = async () => {
     const h = handle;
     handle = undefined;
-    if (h) await h.cleanup().catch(async (err) => log(`cleanup failed: ${(err as Error).message}`));
+    if (h) await h.close().catch(async (err) => log(`cleanup failed: ${(err as Error).message}`));
   };
   const open = async (): Promise<Prepared> => {
     try {

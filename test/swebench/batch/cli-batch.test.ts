@@ -224,8 +224,8 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     ];
     expect(await failing(noEngine)).toBe(
       "error: environment docker: `/nonexistent/docker info` failed: /nonexistent/docker was not found on PATH " +
-        "(install it, or set environment.executable). Start the engine (e.g. the Docker daemon) and try again, " +
-        "or choose another environment (--environment docker|podman, or local|bwrap with --repos-dir).\n",
+        "(install it, or set environment.executable). Or choose another environment " +
+        "(--environment docker|podman, or local|bwrap with --repos-dir).\n",
     );
     expect(existsSync(out)).toBe(false);
   });

@@ -110,7 +110,9 @@ describe("preflight: what would fail every instance is one error before the firs
           join(tempDir(), "run"),
         ]);
         expect(r.code).toBe(2);
-        expect(r.stderr).toMatch(/^error: environment docker: `docker info` failed: .+\. Start the engine/);
+        expect(r.stderr).toMatch(
+          /^error: environment docker: `docker info` failed: .+[.?] The Docker engine is not answering: start the Docker daemon/,
+        );
         expect(r.stderr).not.toContain("pull");
       } finally {
         if (saved === undefined) delete process.env.DOCKER_HOST;

@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ownerLabel } from "../../../src/environments/container-registry.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { LOCK_NAME } from "../../../src/swebench/batch/run-folder-lock.js";
 import type { BatchOptions } from "../../../src/swebench/batch/types.js";
+import { ownerLabel } from "../../../src/util/process-alive.js";
 import {
   buildFixtureInstances,
   FIX_COMMAND,

@@ -1,0 +1,139 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { register } from "../../src/cli/swebench.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  buildFixtureInstances,
+  FIX_COMMAND,
+  type FixtureInstances,
+  SUBMIT_COMMAND,
+} from "../support/fixture-instances.js";
+import { tempDir } from "../support/tmp.js";
+import { localBatchArgs, readJson, trajectory } from "./batch/helpers.js";
+
+/**
+ * The classic submit (`git add -A && git diff --cached`) in a repository that ignores nothing
+ * sweeps bytecode in as "Binary files ... differ" and new build output in: the harness cannot apply
+ * such a patch as written, and its fallback grades a correct fix unresolved. The patch in
+ * preds.json leaves them out (recorded in the trajectory, warned in run.log), and grades resolved.
+ */
+
+const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
+
+async function swebench(args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const program = new Command("patchloop").exitOverride();
+  register(program, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    tty: false,
+    progressIntervalMs: 600_000,
+  });
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync(["node", "patchloop", "swebench", ...args]);
+    return { code: process.exitCode as number | undefined, out: out.join(""), err: err.join("") };
+  } finally {
+    process.exitCode = undefined;
+  }
+}
+
+const bash = (command: string) => ({
+  type: "reply" as const,
+  content: "step",
+  toolCalls: [{ name: "bash", arguments: { command } }],
+});
+
+describe.skipIf(!havePytest())("patches grade as written", () => {
+  let root: string;
+  let f: FixtureInstances;
+  let server: FakeLlmServer;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "patchloop-as-written-"));
+    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
+    f = buildFixtureInstances(root, { count: 2, repos: 1 });
+    server = await startFakeLlmServer();
+  });
+  afterAll(async () => {
+    await server.close();
+    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("bytecode and build output swept in by the classic submit are left out; the fix grades resolved", async () => {
+    const row = f.rows[0];
+    server.enqueue(
+      bash(
+        `${FIX_COMMAND} && /usr/bin/python3 -c "import py_compile, glob; [py_compile.compile(p) for p in glob.glob('pkg0/*.py')]" ` +
+          "&& mkdir -p build && echo built > build/out.txt && git status --short",
+      ),
+      bash(SUBMIT_COMMAND),
+    );
+    const out = join(tempDir(), "run");
+    const r = await swebench([
+      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      "-o",
+      out,
+      "--slice",
+      "0:1",
+      "--evaluate",
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const t = trajectory(out, row.instance_id);
+    // the model's own submission held the bytecode and the build output
+    const submitted = t.messages.filter((m) => m.role === "tool").map((m) => String(m.content))[1];
+    expect(submitted).toMatch(
+      /Binary files \/dev\/null and b\/pkg0\/__pycache__\/op1\.cpython-\d+\.pyc differ/,
+    );
+    expect(submitted).toContain("+++ b/build/out.txt");
+    const dropped = (t.info.submission_dropped ?? []).map((d) => `${d.path} (${d.reason})`);
+    // in the order of the patch: git sorts its file sections by path
+    expect(dropped.map((d) => d.replace(/cpython-\d+/, "cpython-X"))).toEqual([
+      "build/out.txt (build artifact)",
+      "pkg0/__pycache__/__init__.cpython-X.pyc (binary)",
+      "pkg0/__pycache__/op1.cpython-X.pyc (binary)",
+    ]);
+    const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
+    expect(preds[row.instance_id].model_patch).toBe(row.patch);
+    const log = readFileSync(join(out, "run.log"), "utf8");
+    expect(log).toContain(
+      `WARNING: ${row.instance_id}: left out of the submitted patch: ${dropped.join(", ")}\n`,
+    );
+    expect(r.out).toContain("Resolved 1/1 (100.0%)");
+  });
+
+  it("a submission that is not the work tree's diff (the model committed) is warned about and marked in run.json", async () => {
+    const row = f.rows[1];
+    server.enqueue(
+      bash(`${FIX_COMMAND} && git -c user.name=m -c user.email=m@m commit -qam fix && echo committed`),
+      bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"),
+    );
+    const out = join(tempDir(), "run");
+    const r = await swebench([
+      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      "-o",
+      out,
+      "--slice",
+      "1:2",
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const log = readFileSync(join(out, "run.log"), "utf8");
+    expect(log).toContain(
+      `WARNING: ${row.instance_id}: the submitted patch differs from the work tree's changes (it is what gets graded); ` +
+        "the model may have committed, or printed a diff against another base",
+    );
+    expect(r.err).toContain(
+      `WARNING: ${row.instance_id}: the submitted patch differs from the work tree's changes`,
+    );
+    const run = readJson<{ instances: Record<string, { patch_differs?: boolean; patch_bytes: number }> }>(
+      join(out, "run.json"),
+    );
+    expect(run.instances[row.instance_id]).toMatchObject({ patch_differs: true, patch_bytes: 0 });
+  });
+});
