@@ -4,7 +4,13 @@ import { Redis } from "ioredis";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
-import type { Dispatcher, DispatchHooks, InstanceResult, WorkerView } from "../swebench/batch/types.js";
+import type {
+  Dispatcher,
+  DispatchHooks,
+  InstanceResult,
+  WorkerView,
+  WorkUnit,
+} from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { VERSION } from "../version.js";
 import { shown } from "./check-text.js";
@@ -143,8 +149,8 @@ class QueueCoordinator implements Dispatcher {
     this.tickLoop();
   }
 
-  run(row: SwebenchInstance, hooks: DispatchHooks): Promise<InstanceResult | null> {
-    const { entry, result } = this.state.add(row, hooks);
+  run(unit: WorkUnit, hooks: DispatchHooks): Promise<InstanceResult | null> {
+    const { entry, result } = this.state.add(unit.row, hooks);
     this.batch.push(entry);
     if (this.batch.length === 1) setImmediate(() => (this.flushing = this.flushing.then(() => this.flush())));
     return result;

@@ -152,8 +152,8 @@ export class CoordinatorState {
     if (!e || e.done || !p) return;
     if (p.type === "start") {
       e.started = true;
-      e.hooks.onStart(e.row.instance_id, p.worker);
-    } else e.hooks.onAgentEvent(e.row.instance_id, p);
+      e.hooks.onStart(p.worker);
+    } else e.hooks.onAgentEvent(p);
   }
 
   /** BullMQ gave a job up (its attempts spent, or refused as wrong): the instance is given up with the reason. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { InstanceSink, WorkerInfo } from "../swebench/batch/types.js";
+import type { InstanceSink, WorkerInfo, WorkUnit } from "../swebench/batch/types.js";
 
 /** The trajectory of a finished instance with the worker that ran it recorded (`info.worker`). */
 function withWorker(text: string, info: WorkerInfo): string {
@@ -41,8 +41,8 @@ export class ScratchFolder implements InstanceSink {
   }
 
   /** An instance starts here: what an earlier attempt left of its folder goes. */
-  async retire(id: string): Promise<void> {
-    await rm(join(this.dir, id), { recursive: true, force: true });
+  async retire(unit: WorkUnit): Promise<void> {
+    await rm(join(this.dir, unit.row.instance_id), { recursive: true, force: true });
   }
 
   /** The files of an instance's folder by name, its trajectory naming the worker that ran it. */

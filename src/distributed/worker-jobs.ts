@@ -205,7 +205,7 @@ export class JobProcessor {
     try {
       let result: InstanceResult | null;
       try {
-        result = await lease.dispatcher.run(data.row, this.hooks(job, attempt), entry.abort.signal);
+        result = await lease.dispatcher.run({ row: data.row }, this.hooks(job, attempt), entry.abort.signal);
       } catch (err) {
         if (!(err instanceof FileWriteError)) throw err;
         this.c.say(`cannot write ${err.message}; this worker stops (its job goes to another worker)`);
@@ -215,7 +215,7 @@ export class JobProcessor {
       return await this.conclude(job, token, attempt, entry, lease, result as InstanceResult);
     } finally {
       this.c.state.end(jobId);
-      await lease.scratch.retire(data.row.instance_id).catch(() => undefined);
+      await lease.scratch.retire({ row: data.row }).catch(() => undefined);
       await this.c.release(lease);
     }
   }
@@ -227,7 +227,7 @@ export class JobProcessor {
     };
     return {
       onStart: () => send({ type: "start", worker: this.c.info, attempt }),
-      onAgentEvent: (_id, e) => {
+      onAgentEvent: (e) => {
         if (isReported(e)) send(e);
       },
     };

@@ -7,7 +7,13 @@ import type { Model } from "../../models/types.js";
 import type { SwebenchInstance } from "../types.js";
 import { openInstanceEnvironment } from "./instance-environment.js";
 import { runInstance } from "./run-instance.js";
-import type { Dispatcher, EnvironmentOpener, InstanceResult, InstanceSink } from "./types.js";
+import {
+  type Dispatcher,
+  type EnvironmentOpener,
+  type InstanceResult,
+  type InstanceSink,
+  unitKey,
+} from "./types.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
 
 /** What running instances in this process needs. */
@@ -16,8 +22,8 @@ export interface LocalDispatchOptions {
   /** Instances run at once. */
   workers: number;
   reposDir?: string;
-  /** The model of one instance (default: `createModel(config.model)`, sharing one replica pool). */
-  modelFor?: (row: SwebenchInstance) => Model;
+  /** The model of one instance or attempt (default: `createModel` of its config's `model`, sharing one replica pool). */
+  modelFor?: (row: SwebenchInstance, attempt?: number) => Model;
   /** Opens the environment of one instance (default: `openInstanceEnvironment`). */
   openEnvironment?: EnvironmentOpener;
   /**
@@ -40,12 +46,17 @@ async function defaultOpener(
   if (needsTree) await sweepStaleRoots();
   const workRoot = needsTree ? await makeWorkspaceRoot() : "";
   return {
-    open: (row) =>
-      openInstanceEnvironment(o.config, row, { reposDir: o.reposDir, workRoot, runId: o.runId, warn }),
+    open: (row, _signal, config) =>
+      openInstanceEnvironment(config, row, { reposDir: o.reposDir, workRoot, runId: o.runId, warn }),
     done: async () => {
       if (workRoot) await rm(workRoot, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether an attempt's config talks to the same model as the run's (its variant left `model` alone). */
+function sameModel(a: Config, b: Config): boolean {
+  return JSON.stringify(a.model) === JSON.stringify(b.model);
 }
 
 /** Adds one request's outcome to an instance's counts per replica. */
@@ -79,12 +90,13 @@ export async function createLocalDispatcher(
   let interrupted = false;
   return {
     slots: Math.max(1, Math.floor(o.workers)),
-    async run(row, hooks, signal) {
-      const id = row.instance_id;
-      sink.log(`start ${id}`);
-      hooks.onStart(id);
-      // Its folder is about to be written anew (the run folder: what its earlier attempt spent moves to run.json).
-      await sink.retire(id);
+    async run(unit, hooks, signal) {
+      const { row, attempt } = unit;
+      const key = unitKey(row.instance_id, attempt);
+      sink.log(`start ${key}`);
+      hooks.onStart();
+      // Its folder is about to be written anew (the run folder: what its earlier run spent moves to run.json).
+      await sink.retire(unit);
       const own = new AbortController();
       setMaxListeners(0, own.signal);
       const stop = () => own.abort();
@@ -92,15 +104,19 @@ export async function createLocalDispatcher(
       signal?.addEventListener("abort", stop, { once: true });
       running.add(own);
       const counts: Record<string, ReplicaCounts> = {};
-      const modelFor =
-        o.modelFor ??
-        (() =>
-          createModel(o.config.model, {
-            warn,
-            ...(pool ? { replicas: pool, onReplica: countInto(counts) } : {}),
-          }));
+      // An attempt whose variant changes the model talks to its own servers, outside the run's pool.
+      const modelFor = o.modelFor
+        ? (r: SwebenchInstance, _config: Config, k?: number) =>
+            (o.modelFor as NonNullable<typeof o.modelFor>)(r, k)
+        : (_r: SwebenchInstance, config: Config) => {
+            const shared = pool && sameModel(config, o.config);
+            return createModel(config.model, {
+              warn,
+              ...(shared ? { replicas: pool, onReplica: countInto(counts) } : {}),
+            });
+          };
       try {
-        const outcome = await runInstance(row, {
+        const outcome = await runInstance(unit, {
           config: o.config,
           outputDir: sink.dir,
           modelFor,
@@ -109,7 +125,7 @@ export async function createLocalDispatcher(
           signal: own.signal,
           log: (line) => sink.log(line),
           warn,
-          onAgentEvent: (event) => hooks.onAgentEvent(id, event),
+          onAgentEvent: (event) => hooks.onAgentEvent(event),
         });
         const result: InstanceResult = { outcome };
         return pool ? { ...result, replicas: counts } : result;
