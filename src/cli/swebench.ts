@@ -167,6 +167,10 @@ async function evaluateAfter(
     onResult: (r, done, total) => io.err(`[eval ${done}/${total}] ${r.instance_id} ${r.outcome}\n`),
   });
   io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
+  if (run.attempts) {
+    const { formatAttemptsReport } = await import("../swebench/batch/attempts-report.js");
+    io.out(`\n${formatAttemptsReport(run.attempts)}`);
+  }
 }
 
 /** What `--evaluate` passes on to the grading, read and checked before anything runs. */
