@@ -50,7 +50,8 @@ describe("the check of a result taken from a run's results queue", () => {
     });
     expect(readResult({ run: RUN, refusal: { ...refusal, instance_id: "../x" } }, RUN, null, null)).toEqual({
       ok: false,
-      problem: "it is not a result of this patchloop (refusal.instance_id: a SWE-bench instance id (owner__name-NUMBER))",
+      problem:
+        "it is not a result of this patchloop (refusal.instance_id: a SWE-bench instance id (owner__name-NUMBER))",
     });
     expect(readResult({ run: RUN, refusal, result: result() }, RUN, null, null)).toEqual({
       ok: false,
@@ -60,7 +61,9 @@ describe("the check of a result taken from a run's results queue", () => {
     expect(readResult({ run: RUN, refusal, sig }, RUN, SECRET, "PL_SECRET")).toMatchObject({ ok: true });
     // a result's signature does not pass for a refusal
     const asResult = signature(SECRET, "result", { run: RUN, refusal });
-    expect(readResult({ run: RUN, refusal, sig: asResult }, RUN, SECRET, "PL_SECRET")).toMatchObject({ ok: false });
+    expect(readResult({ run: RUN, refusal, sig: asResult }, RUN, SECRET, "PL_SECRET")).toMatchObject({
+      ok: false,
+    });
   });
 
   it("a malformed result is dropped with where it is wrong, never used", () => {
@@ -164,7 +167,14 @@ describe("the check of a result taken from a run's results queue", () => {
       cost: 0.01,
       attempts: 1,
     };
-    const retry = { type: "model_retry", step: 2, attempt: 1, maxAttempts: 5, waitSeconds: 2.5, reason: "HTTP 503" };
+    const retry = {
+      type: "model_retry",
+      step: 2,
+      attempt: 1,
+      maxAttempts: 5,
+      waitSeconds: 2.5,
+      reason: "HTTP 503",
+    };
     const start = { type: "start", worker: WORKER, attempt: ATTEMPT };
     for (const p of [call, retry, start]) expect(readProgress(p)).toEqual(p);
     for (const bad of [
