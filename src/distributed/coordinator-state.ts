@@ -56,6 +56,7 @@ export class CoordinatorState {
   /** Nothing new starts (a cap, Ctrl-C): jobs that wait are withdrawn. */
   stopping = false;
   private readonly toldRefusals = new Set<string>();
+  private readonly startedAt: number;
 
   constructor(
     private readonly o: {
@@ -68,7 +69,9 @@ export class CoordinatorState {
       /** Lines for the person. */
       say: (line: string) => void;
     },
-  ) {}
+  ) {
+    this.startedAt = o.clock.now();
+  }
 
   /** The scheduler hands an instance over: it waits for its result (null: withdrawn before it started). */
   add(row: SwebenchInstance, hooks: DispatchHooks): { entry: Entry; result: Promise<InstanceResult | null> } {
@@ -286,7 +289,7 @@ export class CoordinatorState {
     return {
       run: this.o.run,
       ...facts,
-      started_at: new Date(this.o.clock.now()).toISOString(),
+      started_at: new Date(this.startedAt).toISOString(),
       outstanding: this.open().length,
     };
   }
