@@ -144,8 +144,16 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
       ack: true,
     });
     // once the folder holds it: its attempt is acknowledged and its job goes
+    let released: boolean | undefined;
+    e.written = (ok) => {
+      released = ok;
+    };
     const settled = f.state.settle(f.results.get("acme__lib-1") as InstanceResult, true);
-    expect(settled).toEqual({ ack: attempt, remove: e.jobId });
+    expect([settled.ack, settled.remove]).toEqual([attempt, e.jobId]);
+    // its result job completes (and goes from Redis) only once the coordinator releases it, after the ack
+    expect(released).toBeUndefined();
+    settled.release();
+    expect(released).toBe(true);
     expect(f.state.open()).toEqual([]);
   });
 
@@ -159,7 +167,9 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     taken.take.written = (ok) => {
       written = ok;
     };
-    expect(f.state.settle(taken.result, false)).toEqual({ ack: null, remove: null });
+    const settled = f.state.settle(taken.result, false);
+    expect([settled.ack, settled.remove]).toEqual([null, null]);
+    settled.release();
     expect(written).toBe(false);
   });
 
