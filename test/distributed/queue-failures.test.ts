@@ -74,7 +74,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     rmSync(root, { recursive: true, force: true });
   });
 
-  const worker = (reposDir: string, extra: string[] = []) => {
+  const worker = (reposDir: string, extra: string[] = [], modelUrl = server.url) => {
     const p = patchloop([
       "worker",
       "--queue",
@@ -92,7 +92,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
       "-c",
       "run.queue.stalled_check_seconds=1",
       "--base-url",
-      `${server.url}/v1`,
+      `${modelUrl}/v1`,
       ...extra,
     ]);
     started.push(p);
@@ -402,14 +402,26 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
 
   it("Ctrl-C on the coordinator: running instances end Interrupted on their workers, the same command finishes them", async () => {
     const out = join(root, "interrupted");
-    const w = worker(f.reposDir);
+    // Replies slow enough that the running instances are still running when Ctrl-C reaches them,
+    // however busy the machine.
+    const slow = await startFakeLlmServer({
+      record: false,
+      defaultBehaviour: {
+        type: "reply",
+        content: "step",
+        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+        delayMs: 10_000,
+      },
+    });
+    const first_ = worker(f.reposDir, [], slow.url);
     let boss = coordinator(out);
-    await until("two instances run", () => (w.err().match(/start acme__/g)?.length ?? 0) >= 2);
+    await until("two instances run", () => (first_.err().match(/start acme__/g)?.length ?? 0) >= 2);
     const at = Date.now();
     boss.proc.kill("SIGINT");
     const first = await boss.done;
     // No instance starts once Ctrl-C is sent (a worker checks the run's interrupt mark first).
-    const startedAfter = [...w.err().matchAll(/^(\S+) .* start (acme__\S+)/gm)]
+    const startedAfter = [...first_.err().matchAll(/^(\S+) .* start (acme__\S+)/gm)]
       .filter((m) => Date.parse(m[1]) > at)
       .map((m) => m[2]);
     expect(startedAfter).toEqual([]);
@@ -420,10 +432,14 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     ).map((i) => i.exit_status);
     expect(statuses).toContain("Interrupted");
     expect(await queueEmpty()).toContain("runs: none");
+    first_.proc.kill("SIGTERM");
+    expect((await first_.done).code).toBe(0);
+    await slow.close();
+    const w = worker(f.reposDir);
     boss = coordinator(out);
     expect((await boss.done).code).toBe(0);
     for (const row of f.rows) expect(traj(out, row.instance_id).info.exit_status).toBe("Submitted");
     w.proc.kill("SIGTERM");
     expect((await w.done).code).toBe(0);
-  }, 120_000);
+  }, 180_000);
 });
