@@ -389,11 +389,12 @@ class QueueCoordinator implements Dispatcher {
   }
 
   async settle(result: InstanceResult, written: boolean): Promise<void> {
-    const { ack, remove } = this.state.settle(result, written);
+    const { ack, remove, release } = this.state.settle(result, written);
     if (ack)
       await this.call("acknowledge", () => this.redis.set(ackKey(ack), "1", "EX", MARK_SECONDS)).catch(
         () => undefined,
       );
+    release();
     if (remove) await this.removeJob(remove);
   }
 

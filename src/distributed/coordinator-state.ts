@@ -56,6 +56,7 @@ export class CoordinatorState {
   /** Nothing new starts (a cap, Ctrl-C): jobs that wait are withdrawn. */
   stopping = false;
   private readonly toldRefusals = new Set<string>();
+  private readonly startedAt: number;
 
   constructor(
     private readonly o: {
@@ -68,7 +69,9 @@ export class CoordinatorState {
       /** Lines for the person. */
       say: (line: string) => void;
     },
-  ) {}
+  ) {
+    this.startedAt = o.clock.now();
+  }
 
   /** The scheduler hands an instance over: it waits for its result (null: withdrawn before it started). */
   add(row: SwebenchInstance, hooks: DispatchHooks): { entry: Entry; result: Promise<InstanceResult | null> } {
@@ -257,10 +260,15 @@ export class CoordinatorState {
   }
 
   /**
-   * The scheduler is done with a result: when the folder holds it, its attempt is acknowledged
-   * (the worker may forget it) and its job goes; the result job may complete (`written`).
+   * The scheduler is done with a result: when the folder holds it, its attempt is to be
+   * acknowledged (the worker may forget it) and its job goes. Then, and only then, its result job
+   * may complete (`release`: it is removed from Redis as it completes, so a worker that looks for
+   * it afterwards finds the acknowledgement, never neither, and sends nothing again).
    */
-  settle(result: InstanceResult, written: boolean): { ack: string | null; remove: string | null } {
+  settle(
+    result: InstanceResult,
+    written: boolean,
+  ): { ack: string | null; remove: string | null; release: () => void } {
     const id = result.outcome.instance_id;
     const e = this.pending.get(id);
     const out = { ack: null as string | null, remove: null as string | null };
@@ -272,8 +280,7 @@ export class CoordinatorState {
         out.remove = e.jobId;
       }
     }
-    e?.written?.(written);
-    return out;
+    return { ...out, release: () => e?.written?.(written) };
   }
 
   /** What a job removal means now: an active job (a repeat still running) is told to stop first. */
@@ -286,7 +293,7 @@ export class CoordinatorState {
     return {
       run: this.o.run,
       ...facts,
-      started_at: new Date(this.o.clock.now()).toISOString(),
+      started_at: new Date(this.startedAt).toISOString(),
       outstanding: this.open().length,
     };
   }

@@ -307,12 +307,22 @@ export class JobProcessor {
     }
   }
 
-  /** One try to send a result: null when it is in the results queue, else why not. */
+  /**
+   * One try to send a result: null when it is in the results queue (or its coordinator holds it
+   * already), else why not. An acknowledged result is not sent again: a send that timed out while
+   * the queue was frozen still reaches it when it wakes, and is recorded, acknowledged and removed
+   * before this try.
+   */
   async deliverOnce(message: OutcomeJob): Promise<string | null> {
+    const attempt = message.result.outcome.attempt;
     try {
+      const acked = await this.c.health.call("read the acknowledgement", () =>
+        this.c.redis.exists(ackKey(attempt)),
+      );
+      if (acked > 0) return null;
       await this.c.health.call("send a result", () =>
         this.c.resultsOf(message.run).add("result", message, {
-          jobId: message.result.outcome.attempt,
+          jobId: attempt,
           attempts: 1000,
           backoff: { type: "fixed", delay: 2000 },
           removeOnComplete: true,

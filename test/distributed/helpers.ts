@@ -220,3 +220,28 @@ export async function submissionsOf(redis: TestRedis, run: string): Promise<stri
     (r) => r.result.outcome.patch,
   );
 }
+
+/** The run id a coordinator prints once it has enqueued (fails the test when it stopped first). */
+export async function runIdOf(boss: CliProcess): Promise<string> {
+  let run = "";
+  await until("the coordinator names its run (or stops)", () => {
+    run = /: run (\S+) \(patchloop queue status/.exec(boss.out() + boss.err())?.[1] ?? "";
+    return run !== "" || boss.proc.exitCode !== null;
+  });
+  if (run === "") throw new Error(`the coordinator stopped before naming its run:\n${boss.err()}`);
+  return run;
+}
+
+/** The instances a worker's output says it started, in order (`... start ID`). */
+export function startsOf(w: CliProcess): string[] {
+  return [...w.err().matchAll(/ start ([A-Za-z0-9-]+__[A-Za-z0-9._-]+?-\d+)\b/g)].map((m) => m[1]);
+}
+
+/** `patchloop queue ARGS` to its end: its exit code and output. */
+export async function queueCommand(
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
+  const p = patchloop(["queue", ...args]);
+  const { code } = await p.done;
+  return { code, out: p.out(), err: p.err() };
+}

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { rm } from "node:fs/promises";
 import type { Config } from "../../config/schema.js";
+import { type RepoAnalyses, repoAnalyses } from "../../localize/repo-analyses.js";
 import { createModel } from "../../models/create-model.js";
 import { createReplicaPool, type ReplicaCounts, type ReplicaPool } from "../../models/replica-pool.js";
 import type { Model } from "../../models/types.js";
@@ -34,6 +35,15 @@ export interface LocalDispatchOptions {
   /** Label of this run's containers (`patchloop.run`). */
   runId: string;
   modelName: string;
+  /**
+   * The rows this dispatch is to run (a batch's pending instances): each is retained in the
+   * localization's analyses at the start and released when it ends, however it ends, or at
+   * `close` when it never ran, so that a repository's analysis goes once no pending instance
+   * needs it. None (a worker taking jobs one at a time): nothing is retained.
+   */
+  pending?: readonly SwebenchInstance[];
+  /** The analyses to count in (default: the process's, `repoAnalyses()`). */
+  analyses?: RepoAnalyses;
 }
 
 /** The default environment opener and what it leaves to remove at the end. */
@@ -87,6 +97,20 @@ export async function createLocalDispatcher(
     : await defaultOpener(o, warn);
   const pool = o.modelFor ? null : o.replicas !== undefined ? o.replicas : createReplicaPool(o.config.model);
   const running = new Set<AbortController>();
+  const analyses = o.analyses ?? repoAnalyses();
+  // instance id -> repository, for the rows retained and not yet released
+  const retained = new Map<string, string>();
+  for (const row of o.pending ?? []) {
+    if (retained.has(row.instance_id)) continue;
+    retained.set(row.instance_id, row.repo);
+    analyses.retain(row.repo);
+  }
+  const release = (id: string) => {
+    const repo = retained.get(id);
+    if (repo === undefined) return;
+    retained.delete(id);
+    analyses.release(repo);
+  };
   let interrupted = false;
   return {
     slots: Math.max(1, Math.floor(o.workers)),
@@ -132,6 +156,7 @@ export async function createLocalDispatcher(
       } finally {
         signal?.removeEventListener("abort", stop);
         running.delete(own);
+        release(id);
       }
     },
     settle: async () => {},
@@ -140,6 +165,9 @@ export async function createLocalDispatcher(
       interrupted = true;
       for (const c of running) c.abort();
     },
-    close: () => opener.done().catch((err: Error) => warn(`could not remove the work trees: ${err.message}`)),
+    close: () => {
+      for (const id of [...retained.keys()]) release(id);
+      return opener.done().catch((err: Error) => warn(`could not remove the work trees: ${err.message}`));
+    },
   };
 }

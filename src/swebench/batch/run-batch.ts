@@ -59,6 +59,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
             openEnvironment: o.openEnvironment,
             runId: folder.runId,
             modelName,
+            pending: folder.todo,
           },
           folder,
         );
