@@ -27,8 +27,8 @@ function fixture() {
   });
   const events: string[] = [];
   const hooks: DispatchHooks = {
-    onStart: (id, w) => events.push(`start ${id} ${w?.id}`),
-    onAgentEvent: (id, e) => events.push(`${id} ${JSON.stringify(e)}`),
+    onStart: (w) => void events.push(`start ${w?.id}`),
+    onAgentEvent: (e) => void events.push(JSON.stringify(e)),
   };
   const results = new Map<string, InstanceResult | null>();
   const add = (n: number) => {
@@ -111,7 +111,7 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     f.state.progress(e.jobId, call);
     f.state.progress(e.jobId, { type: "model_call", cost: "lots" });
     f.state.progress(`${RUN}.acme__lib-9`, call);
-    expect(f.events).toEqual([`start acme__lib-1 ${W1.id}`, `acme__lib-1 ${JSON.stringify(call)}`]);
+    expect(f.events).toEqual([`start ${W1.id}`, JSON.stringify(call)]);
     expect(e.started).toBe(true);
   });
 

@@ -14,6 +14,7 @@ import {
   type InstanceResult,
   type InstanceSink,
   unitKey,
+  type WorkUnit,
 } from "./types.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "./workspace-root.js";
 
@@ -36,12 +37,12 @@ export interface LocalDispatchOptions {
   runId: string;
   modelName: string;
   /**
-   * The rows this dispatch is to run (a batch's pending instances): each is retained in the
+   * The units this dispatch is to run (a batch's pending instances or attempts): each is retained in the
    * localization's analyses at the start and released when it ends, however it ends, or at
    * `close` when it never ran, so that a repository's analysis goes once no pending instance
    * needs it. None (a worker taking jobs one at a time): nothing is retained.
    */
-  pending?: readonly SwebenchInstance[];
+  pending?: readonly WorkUnit[];
   /** The analyses to count in (default: the process's, `repoAnalyses()`). */
   analyses?: RepoAnalyses;
 }
@@ -100,9 +101,10 @@ export async function createLocalDispatcher(
   const analyses = o.analyses ?? repoAnalyses();
   // instance id -> repository, for the rows retained and not yet released
   const retained = new Map<string, string>();
-  for (const row of o.pending ?? []) {
-    if (retained.has(row.instance_id)) continue;
-    retained.set(row.instance_id, row.repo);
+  for (const { row, attempt } of o.pending ?? []) {
+    const key = unitKey(row.instance_id, attempt);
+    if (retained.has(key)) continue;
+    retained.set(key, row.repo);
     analyses.retain(row.repo);
   }
   const release = (id: string) => {
@@ -156,7 +158,7 @@ export async function createLocalDispatcher(
       } finally {
         signal?.removeEventListener("abort", stop);
         running.delete(own);
-        release(id);
+        release(key);
       }
     },
     settle: async () => {},

@@ -47,18 +47,18 @@ describe("local dispatch: the localization's analyses are counted per pending in
         },
         runId: "analyses-test",
         modelName: "scripted",
-        pending: rows,
+        pending: rows.map((row) => ({ row })),
         analyses,
       },
       out,
     );
     expect(held()).toEqual(["acme/a 2", "acme/b 1", "acme/c 1"]);
-    const first = await d.run(rows[0], hooks);
+    const first = await d.run({ row: rows[0] }, hooks);
     expect(first?.outcome.exit_status).toBe("EnvironmentError");
     expect(held()).toEqual(["acme/a 1", "acme/b 1", "acme/c 1"]);
     // interrupted before it starts: it ends too, and is released
     d.interrupt();
-    const second = await d.run(rows[1], hooks);
+    const second = await d.run({ row: rows[1] }, hooks);
     expect(second?.outcome.exit_status).toBe("Interrupted");
     expect(held()).toEqual(["acme/a 1", "acme/c 1"]);
     // what was held while the first instance opened its environment
@@ -87,7 +87,7 @@ describe("local dispatch: the localization's analyses are counted per pending in
       },
       sink(),
     );
-    await d.run(row("acme/a", 1), hooks);
+    await d.run({ row: row("acme/a", 1) }, hooks);
     expect(analyses.held()).toEqual([]);
     await d.close();
   });
