@@ -4,12 +4,13 @@ import { Redis } from "ioredis";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
-import type {
-  Dispatcher,
-  DispatchHooks,
-  InstanceResult,
-  WorkerView,
-  WorkUnit,
+import {
+  type Dispatcher,
+  type DispatchHooks,
+  type InstanceResult,
+  unitKey,
+  type WorkerView,
+  type WorkUnit,
 } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { VERSION } from "../version.js";
@@ -150,17 +151,18 @@ class QueueCoordinator implements Dispatcher {
   }
 
   run(unit: WorkUnit, hooks: DispatchHooks): Promise<InstanceResult | null> {
-    const { entry, result } = this.state.add(unit.row, hooks);
+    const { entry, result } = this.state.add(unit, hooks);
     this.batch.push(entry);
     if (this.batch.length === 1) setImmediate(() => (this.flushing = this.flushing.then(() => this.flush())));
     return result;
   }
 
   /** A job as it goes into the queue: signed when the run has a secret (signing.ts). */
-  private jobOf(row: SwebenchInstance): InstanceJob {
+  private jobOf(e: { row: SwebenchInstance; attempt?: number }): InstanceJob {
     const job: InstanceJob = {
       run: this.runId,
-      row,
+      row: e.row,
+      ...(e.attempt !== undefined ? { attempt: e.attempt } : {}),
       config: this.jobConfig,
       model_name: this.o.modelName,
       attempts: this.o.config.run.queue.attempts,
@@ -203,7 +205,7 @@ class QueueCoordinator implements Dispatcher {
           this.queue.addBulk(
             part.map((e) => ({
               name: "instance",
-              data: this.jobOf(e.row),
+              data: this.jobOf(e),
               opts: {
                 jobId: e.jobId,
                 attempts: this.o.config.run.queue.attempts,
@@ -262,7 +264,7 @@ class QueueCoordinator implements Dispatcher {
       return;
     }
     const { outcome } = m.report;
-    const e = this.state.pending.get(outcome.instance_id);
+    const e = this.state.pending.get(unitKey(outcome.instance_id, outcome.attempt_number));
     const logs =
       e && !e.done
         ? (await this.call("read the job's log", () => this.queue.getJobLogs(e.jobId, 0, -1))).logs

@@ -1,4 +1,4 @@
-import type { DispatchHooks, InstanceResult } from "../swebench/batch/types.js";
+import { type DispatchHooks, type InstanceResult, unitKey, type WorkUnit } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import type { Clock } from "./clock.js";
 import { givenUp } from "./given-up.js";
@@ -9,6 +9,10 @@ import { attemptProblem, readProgress } from "./result-check.js";
 /** One instance the coordinator waits for. */
 export interface Entry {
   row: SwebenchInstance;
+  /** The attempt of the instance (run.attempts above 1); absent: its one run. */
+  attempt?: number;
+  /** `<id>` or `<id>/attempt-<k>`: what `pending` and the run folder know it by. */
+  key: string;
   jobId: string;
   hooks: DispatchHooks;
   resolve: (result: InstanceResult | null) => void;
@@ -74,14 +78,18 @@ export class CoordinatorState {
   }
 
   /** The scheduler hands an instance over: it waits for its result (null: withdrawn before it started). */
-  add(row: SwebenchInstance, hooks: DispatchHooks): { entry: Entry; result: Promise<InstanceResult | null> } {
+  add(unit: WorkUnit, hooks: DispatchHooks): { entry: Entry; result: Promise<InstanceResult | null> } {
     let resolve: (r: InstanceResult | null) => void = () => {};
     const result = new Promise<InstanceResult | null>((r) => {
       resolve = r;
     });
-    const jobId = instanceJobId(this.o.run, row.instance_id);
+    const { row, attempt } = unit;
+    const key = unitKey(row.instance_id, attempt);
+    const jobId = instanceJobId(this.o.run, key);
     const entry: Entry = {
       row,
+      ...(attempt !== undefined ? { attempt } : {}),
+      key,
       jobId,
       hooks,
       resolve,
@@ -90,7 +98,7 @@ export class CoordinatorState {
       queued: false,
       refusals: new Map(),
     };
-    this.pending.set(row.instance_id, entry);
+    this.pending.set(key, entry);
     this.byJob.set(jobId, entry);
     return { entry, result };
   }
@@ -118,6 +126,7 @@ export class CoordinatorState {
         jobConfig: this.o.jobConfig,
         modelName: this.o.modelName,
         jobId: e.jobId,
+        attempt: e.attempt,
         reason,
         now: this.o.clock.now(),
       }),
@@ -169,7 +178,7 @@ export class CoordinatorState {
   removed(jobId: string): void {
     const e = this.byJob.get(jobId);
     if (!e || e.done || e.started || this.toRemove.has(jobId)) return;
-    this.o.log(`${e.row.instance_id}: its job was removed from the queue before it started`);
+    this.o.log(`${e.key}: its job was removed from the queue before it started`);
     this.finish(e, null);
   }
 
@@ -178,7 +187,7 @@ export class CoordinatorState {
     if (e.done) return;
     if (state === "failed") this.giveUp(e, failedReason ?? "it failed");
     else if (state === "unknown" && !e.started) {
-      this.o.log(`${e.row.instance_id}: its job is no longer in the queue; it did not start`);
+      this.o.log(`${e.key}: its job is no longer in the queue; it did not start`);
       this.finish(e, null);
     } else if (state === "active") e.started = true;
   }
@@ -201,7 +210,7 @@ export class CoordinatorState {
    */
   result(report: OutcomeReport, started: readonly string[], drop: DropRule): ResultDecision {
     const { outcome } = report;
-    const id = outcome.instance_id;
+    const id = unitKey(outcome.instance_id, outcome.attempt_number);
     const e = this.pending.get(id);
     const why =
       drop(id, outcome.attempt) ??
@@ -225,8 +234,8 @@ export class CoordinatorState {
 
   /** A worker cannot run an instance's job (it went back to the queue): noted, said once per worker and reason. */
   refused(r: Refusal): void {
-    const e = this.pending.get(r.instance_id);
-    if (!e || e.done || e.jobId !== r.job) return;
+    const e = this.byJob.get(r.job);
+    if (!e || e.done || e.row.instance_id !== r.instance_id) return;
     e.refusals.set(r.worker.id, r.reason);
     this.o.log(`${r.instance_id}: worker ${r.worker.id} cannot run it: ${r.reason}`);
     const said = `${r.worker.id}\n${r.reason}`;
@@ -269,7 +278,7 @@ export class CoordinatorState {
     result: InstanceResult,
     written: boolean,
   ): { ack: string | null; remove: string | null; release: () => void } {
-    const id = result.outcome.instance_id;
+    const id = unitKey(result.outcome.instance_id, result.outcome.attempt_number);
     const e = this.pending.get(id);
     const out = { ack: null as string | null, remove: null as string | null };
     if (written) {

@@ -10,14 +10,17 @@ import { NO_STATS, unstartedOutcome } from "../task/outcome.js";
  */
 export function givenUp(
   row: SwebenchInstance,
-  o: { jobConfig: unknown; modelName: string; jobId: string; reason: string; now: number },
+  o: { jobConfig: unknown; modelName: string; jobId: string; reason: string; now: number; attempt?: number },
 ): InstanceResult {
-  const outcome = unstartedOutcome(
-    row.instance_id,
-    "EnvironmentError",
-    `the queue gave this instance up: ${o.reason}`,
-    o.now,
-  );
+  const outcome = {
+    ...unstartedOutcome(
+      row.instance_id,
+      "EnvironmentError",
+      `the queue gave this instance up: ${o.reason}`,
+      o.now,
+    ),
+    ...(o.attempt !== undefined ? { attempt_number: o.attempt } : {}),
+  };
   const trajectory: Trajectory = {
     trajectory_format: "patchloop-1",
     info: {
@@ -29,6 +32,7 @@ export function givenUp(
       versions: versions(),
       timing: { started_at: outcome.started_at, ended_at: outcome.ended_at, wall_seconds: 0 },
       instance_id: row.instance_id,
+      ...(o.attempt !== undefined ? { attempt_number: o.attempt } : {}),
       model_name: o.modelName,
     },
     messages: [],

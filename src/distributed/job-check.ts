@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unitKey } from "../swebench/batch/types.js";
 import { DatasetError } from "../swebench/dataset/errors.js";
 import { checkRows } from "../swebench/dataset/rows.js";
 import { issueText, shown } from "./check-text.js";
@@ -27,6 +28,7 @@ export const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const JobShape = z.strictObject({
   run: z.string(),
   row: z.record(z.string(), z.unknown()),
+  attempt: z.number().int().min(1).max(100_000).optional(),
   config: z.unknown(),
   model_name: z.string(),
   attempts: z.number().int().min(1),
@@ -104,7 +106,7 @@ export function checkJob(
       `the job's row.repo ${shown(row.repo)} is not a repository name ` +
         "(owner/name, e.g. django/django: letters, digits, - _ and . only); the worker makes folders from it",
     );
-  const expected = instanceJobId(signed.run, row.instance_id);
+  const expected = instanceJobId(signed.run, unitKey(row.instance_id, signed.attempt));
   if (jobId !== expected)
     return refuse(`the job's id ${shown(jobId)} is not that of its run and instance (${expected})`);
   // the job may be fine: a worker with the secret can check it

@@ -6,6 +6,8 @@ import type { SwebenchInstance } from "../swebench/types.js";
 export interface InstanceJob {
   run: string;
   row: SwebenchInstance;
+  /** Which attempt of the instance (1-based) with `run.attempts` above 1; absent: the instance's one run. */
+  attempt?: number;
   /** The coordinator's resolved config with every secret written as `***` (redactSecrets). */
   config: unknown;
   /** `model_name_or_path` of preds.json. */

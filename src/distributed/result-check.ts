@@ -33,6 +33,7 @@ const WorkerSchema = z.strictObject({ id: Label, host: Label, pid: z.number().in
 
 const OutcomeSchema = z.strictObject({
   instance_id: z.string().regex(INSTANCE_ID, "a SWE-bench instance id (owner__name-NUMBER)"),
+  attempt_number: z.number().int().min(1).max(100_000).optional(),
   exit_status: z.enum(EXIT_STATUSES),
   exit_message: z.string(),
   patch_bytes: Count,
@@ -47,6 +48,7 @@ const OutcomeSchema = z.strictObject({
   seconds: Amount,
   patch: z.string(),
   masked_lines: Count.optional(),
+  patch_differs: z.literal(true).optional(),
   worker: Label,
   attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
   model_error: z

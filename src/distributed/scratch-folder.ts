@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { InstanceSink, WorkerInfo, WorkUnit } from "../swebench/batch/types.js";
+import { type InstanceSink, unitKey, type WorkerInfo, type WorkUnit } from "../swebench/batch/types.js";
 
 /** The trajectory of a finished instance with the worker that ran it recorded (`info.worker`). */
 function withWorker(text: string, info: WorkerInfo): string {
@@ -42,13 +42,16 @@ export class ScratchFolder implements InstanceSink {
 
   /** An instance starts here: what an earlier attempt left of its folder goes. */
   async retire(unit: WorkUnit): Promise<void> {
-    await rm(join(this.dir, unit.row.instance_id), { recursive: true, force: true });
+    await rm(join(this.dir, unitKey(unit.row.instance_id, unit.attempt)), { recursive: true, force: true });
   }
 
-  /** The files of an instance's folder by name, its trajectory naming the worker that ran it. */
-  async files(id: string, worker: WorkerInfo): Promise<Record<string, string>> {
+  /**
+   * The files of a unit's folder (`key`: `<id>`, or `<id>/attempt-<k>`) by name, its trajectory
+   * naming the worker that ran it.
+   */
+  async files(id: string, key: string, worker: WorkerInfo): Promise<Record<string, string>> {
     const files: Record<string, string> = {};
-    const folder = join(this.dir, id);
+    const folder = join(this.dir, key);
     for (const name of existsSync(folder) ? await readdir(folder) : []) {
       const text = await readFile(join(folder, name), "utf8");
       files[name] = name === `${id}.traj.json` ? withWorker(text, worker) : text;

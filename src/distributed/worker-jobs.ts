@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Config } from "../config/schema.js";
-import type { Dispatcher, DispatchHooks, InstanceResult, WorkerInfo } from "../swebench/batch/types.js";
+import {
+  type Dispatcher,
+  type DispatchHooks,
+  type InstanceResult,
+  unitKey,
+  type WorkerInfo,
+  type WorkUnit,
+} from "../swebench/batch/types.js";
 import { FileWriteError } from "../util/atomic-write.js";
 import { shown } from "./check-text.js";
 import { type Clock, NoAnswer, sleep } from "./clock.js";
@@ -11,6 +18,7 @@ import { type JobHistory, type JobPlan, planJob } from "./job-plan.js";
 import { ackKey, cancelKey, interruptKey } from "./keys.js";
 import {
   backLine,
+  type InstanceJob,
   isReported,
   type OutcomeJob,
   type OutcomeReport,
@@ -201,11 +209,11 @@ export class JobProcessor {
       throw err;
     }
     const lease = await this.c.lease(data.run, config, data.model_name);
-    const entry = this.c.state.begin(jobId, data.run, data.row.instance_id);
+    const entry = this.c.state.begin(jobId, data.run, unitKey(data.row.instance_id, data.attempt));
     try {
       let result: InstanceResult | null;
       try {
-        result = await lease.dispatcher.run({ row: data.row }, this.hooks(job, attempt), entry.abort.signal);
+        result = await lease.dispatcher.run(unitOf(data), this.hooks(job, attempt), entry.abort.signal);
       } catch (err) {
         if (!(err instanceof FileWriteError)) throw err;
         this.c.say(`cannot write ${err.message}; this worker stops (its job goes to another worker)`);
@@ -215,7 +223,7 @@ export class JobProcessor {
       return await this.conclude(job, token, attempt, entry, lease, result as InstanceResult);
     } finally {
       this.c.state.end(jobId);
-      await lease.scratch.retire({ row: data.row }).catch(() => undefined);
+      await lease.scratch.retire(unitOf(data)).catch(() => undefined);
       await this.c.release(lease);
     }
   }
@@ -259,7 +267,7 @@ export class JobProcessor {
     }
     const report: OutcomeReport = {
       outcome: { ...outcome, worker: this.c.info.id, attempt },
-      files: await lease.scratch.files(id, this.c.info),
+      files: await lease.scratch.files(outcome.instance_id, id, this.c.info),
       worker: this.c.info,
       ...(result.replicas ? { replicas: result.replicas } : {}),
     };
@@ -334,4 +342,9 @@ export class JobProcessor {
       return (err as Error).message;
     }
   }
+}
+
+/** The unit of work a job names: its instance, or one attempt of it. */
+function unitOf(job: InstanceJob): WorkUnit {
+  return job.attempt === undefined ? { row: job.row } : { row: job.row, attempt: job.attempt };
 }

@@ -32,7 +32,7 @@ function fixture() {
   };
   const results = new Map<string, InstanceResult | null>();
   const add = (n: number) => {
-    const { entry, result } = state.add(row(n), hooks);
+    const { entry, result } = state.add({ row: row(n) }, hooks);
     void result.then((r) => results.set(entry.row.instance_id, r));
     return entry;
   };
