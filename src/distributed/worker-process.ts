@@ -94,6 +94,7 @@ class QueueWorker implements WorkerProcess {
   private readonly resultQueues = new Map<string, Queue>();
   private readonly pools = new Map<string, ReplicaPool | null>();
   private readonly held = new Map<string, Held>();
+  private leases = 0;
   private readonly jobs: JobProcessor;
   private worker: Worker | null = null;
   private workRoot = "";
@@ -316,7 +317,9 @@ class QueueWorker implements WorkerProcess {
       .slice(0, 16);
     let held = this.held.get(key);
     if (!held) {
-      const scratchDir = join(this.workRoot, `run-${key}`);
+      // A folder of each lease's own: the last job of a lease that ends removes its folder while
+      // the next job of the same run may already have made a new lease.
+      const scratchDir = join(this.workRoot, `run-${key}-${++this.leases}`);
       held = {
         users: 0,
         ready: ScratchFolder.create(scratchDir, run, this.o.say).then(async (scratch) => ({
