@@ -127,6 +127,41 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     return s.out();
   };
 
+  it("attempts go through the queue: each attempt is a job, run once, its folder written under attempt-<k>", async () => {
+    const w = worker(f.reposDir);
+    const out = join(root, "attempts");
+    const boss = coordinator(out, ["--attempts", "2", "--slice", "0:2"]);
+    const ended = await boss.done;
+    expect(ended.code, boss.err()).toBe(0);
+    const run = readJson<{ attempts: Record<string, { exit_status: string; worker?: string }> }>(
+      join(out, "run.json"),
+    );
+    const ids = f.rows.slice(0, 2).map((r) => r.instance_id);
+    expect(Object.keys(run.attempts).sort()).toEqual(
+      ids.flatMap((id) => [`${id}/attempt-1`, `${id}/attempt-2`]).sort(),
+    );
+    for (const id of ids)
+      for (const k of [1, 2]) {
+        const t = readJson<Trajectory & { info: { worker?: { id: string } } }>(
+          join(out, id, `attempt-${k}`, `${id}.traj.json`),
+        );
+        expect([t.info.exit_status, t.info.attempt_number, typeof t.info.worker?.id]).toEqual([
+          "Submitted",
+          k,
+          "string",
+        ]);
+        expect(run.attempts[`${id}/attempt-${k}`].exit_status).toBe("Submitted");
+      }
+    expect(predIds(out).sort()).toEqual(ids.sort());
+    // Each attempt started once.
+    expect(
+      w
+        .err()
+        .match(/ start \S+\/attempt-[12]\b/g)
+        ?.sort(),
+    ).toEqual(ids.flatMap((id) => [` start ${id}/attempt-1`, ` start ${id}/attempt-2`]).sort());
+  }, 120_000);
+
   it("secrets never go into Redis: the job's config has them masked, the worker brings its own", async () => {
     const key = "sk-queue-SECRET-4f9a2b7c";
     const hostToken = "tok-host-SECRET-8d3e1f60";
