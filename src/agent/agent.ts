@@ -96,6 +96,8 @@ export interface AgentOptions {
   /** Dataset row fields for the templates (`instance.*`). */
   instance?: Record<string, unknown>;
   instanceId?: string;
+  /** The attempt of the instance (batches with `run.attempts` above 1), recorded in the trajectory. */
+  attemptNumber?: number;
   /** Where to save the trajectory after every step; none: kept in memory only. */
   trajectoryPath?: string;
   onEvent?: (event: AgentEvent) => void;
@@ -178,6 +180,7 @@ class AgentRun {
         versions: versions(),
         timing: { started_at: new Date(this.started).toISOString(), ended_at: null, wall_seconds: 0 },
         instance_id: o.instanceId,
+        ...(o.attemptNumber !== undefined ? { attempt_number: o.attemptNumber } : {}),
         model_name: model.name,
       },
       { config },

@@ -50,6 +50,8 @@ export interface TrajectoryInfo {
   versions: Record<string, string>;
   timing: { started_at: string; ended_at: string | null; wall_seconds: number };
   instance_id?: string;
+  /** Which attempt of the instance this is (1-based), in a batch with `run.attempts` above 1. */
+  attempt_number?: number;
   model_name?: string;
   /** Present when the task ended with `ModelError`. */
   model_error?: ModelErrorInfo;

@@ -67,6 +67,8 @@ export function loadAgentConfig(
   flags: AgentFlags,
   defaultConfig: string,
   templateInstance?: Record<string, unknown> | null,
+  /** Layers of the command's own flags (e.g. `swebench --attempts`), applied after the common ones. */
+  commandLayers: ConfigLayer[] = [],
 ): LoadedConfig {
   const layers: ConfigLayer[] = [];
   if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
@@ -78,6 +80,7 @@ export function loadAgentConfig(
       flagLayer(`--environment ${flags.environment}`, "environment.environment_class", flags.environment),
     );
   if (flags.image) layers.push(flagLayer(`--image ${flags.image}`, "environment.image", flags.image));
+  layers.push(...commandLayers);
   const loaded = loadConfig({
     configArgs: flags.config,
     defaultConfig,

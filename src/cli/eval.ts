@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
+import { evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
 import { defaultEnvCheckCacheDir } from "../swebench/eval/env-check.js";
@@ -10,6 +11,7 @@ import { makeEvalProvider } from "../swebench/eval/make-provider.js";
 import type { HarnessVersion } from "../swebench/eval/parsers/index.js";
 import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/eval/predictions.js";
 import { formatRunReport } from "../swebench/eval/report-text.js";
+import type { InstanceResult } from "../swebench/eval/run-instance.js";
 import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
 import { isV5Row, loadSpecOverrides } from "../swebench/eval/test-spec.js";
 import { collect, pythonFlag } from "./common.js";
@@ -170,7 +172,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       runId,
       timeout,
     });
-    const run = await evaluatePredictions({
+    const options = {
       dataset,
       predictions,
       runId,
@@ -190,17 +192,20 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       checkCacheDir: flags.envCheckCache ?? defaultEnvCheckCacheDir(),
       scope,
       signal,
-      onResult: (r, done, total) => {
+      onResult: (r: InstanceResult, done: number, total: number) => {
         const what = r.resolution ?? r.outcome.replaceAll("_", " ");
         io.err(`[${done}/${total}] ${r.instance_id}: ${what}${r.seconds ? ` (${r.seconds} s)` : ""}\n`);
       },
-    });
+    };
+    const run = await evaluatePredictions(options);
     const flips =
       other && flags.compare
         ? { ...compareSummaries(run.summary, other), against: flags.compare }
         : undefined;
     io.out(formatRunReport(run.summary, flips));
     io.out(`\nReport: ${run.summaryPath}\n`);
+    const attempts = folder ? await evaluateAttempts(folder.dir, run, options) : null;
+    if (attempts) io.out(`\n${formatAttemptsReport(attempts)}`);
     const pl = run.summary.patchloop;
     const ungraded =
       pl.timeout_ids.length + pl.infrastructure_error_ids.length + pl.environment_mismatch_ids.length;

@@ -1,12 +1,14 @@
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
-import { QueueAdmin, type QueueStatus } from "../distributed/queue-admin.js";
+import { NoAnswer, systemClock, within } from "../distributed/clock.js";
+import { ADMIN_MS, noAnswer, QueueAdmin, type QueueStatus } from "../distributed/queue-admin.js";
 import { parseQueueUrl } from "../distributed/queue-url.js";
 import { guarded } from "./common.js";
 
 interface QueueFlags {
   queue: string;
   run?: string;
+  abandon?: boolean;
 }
 
 /** The text of `patchloop queue status`. */
@@ -24,10 +26,13 @@ export function statusText(s: QueueStatus, shown: string): string {
     );
   }
   lines.push(`workers: ${s.workers.length}`);
-  for (const w of s.workers)
+  for (const w of s.workers) {
     lines.push(
-      `  ${w.host}:${w.pid}  ${w.running}/${w.slots} running  environment ${w.environment}  since ${w.started_at}`,
+      `  ${w.host}:${w.pid}  ${w.running}/${w.slots} running  environment ${w.environment}  patchloop ${w.version}  since ${w.started_at}` +
+        (w.paused ? `  PAUSED: ${w.paused}` : ""),
     );
+    for (const c of w.cannot) lines.push(`    cannot run ${c.jobs} job(s), last at ${c.last}: ${c.reason}`);
+  }
   for (const r of s.running ?? [])
     lines.push(
       `  running ${r.job} on ${r.worker}${r.stalled ? "  STALLED: its worker is gone; it runs again elsewhere once its lock lapses" : ""}`,
@@ -48,9 +53,13 @@ async function withAdmin<T>(
     throw new ConfigError((err as Error).message);
   }
   try {
-    return await body(admin, address.shown);
+    return await within(systemClock, ADMIN_MS, body(admin, address.shown), "the command");
+  } catch (err) {
+    if (err instanceof NoAnswer)
+      throw new ConfigError(noAnswer(address.shown, `no reply within ${ADMIN_MS / 1000} s`).message);
+    throw err;
   } finally {
-    await admin.close();
+    admin.close();
   }
 }
 
@@ -93,18 +102,27 @@ export function register(program: Command): void {
       .command("clean")
       .description(
         "remove what runs without a live coordinator left (finished and failed jobs, results queues)",
+      )
+      .option(
+        "--abandon",
+        "with --run: remove that run whole, its waiting jobs and the results that wait for its coordinator too (its running jobs are told to stop)",
       ),
   ).action((flags: QueueFlags) =>
-    guarded(() =>
-      withAdmin(flags, async (a) => {
-        const r = await a.clean(flags.run);
+    guarded(async () => {
+      if (flags.abandon && !flags.run)
+        throw new ConfigError("--abandon needs --run ID: it removes one run's results for good");
+      return withAdmin(flags, async (a) => {
+        const r = await a.clean(flags.run, flags.abandon ?? false);
         const lines = [
-          `removed ${r.removed} job(s) of ${r.runs.length} run(s)${r.runs.length ? `: ${r.runs.join(", ")}` : ""}`,
+          `removed ${r.removed} job(s) of ${r.runs.length} run(s)${r.runs.length ? `: ${r.runs.join(", ")}` : ""}` +
+            (flags.abandon
+              ? `; dropped ${r.dropped} result(s), told ${r.cancelled} running job(s) to stop`
+              : ""),
         ];
         for (const k of r.kept) lines.push(`kept run ${k.run}: ${k.why}`);
         process.stdout.write(`${lines.join("\n")}\n`);
         return 0;
-      }),
-    ),
+      });
+    }),
   );
 }

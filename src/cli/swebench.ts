@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
+import { flagLayer } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
 import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
@@ -36,6 +37,8 @@ export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   allowConfigChange?: boolean;
   costLimit?: string;
   callLimit?: string;
+  /** `run.attempts`: attempts per instance. */
+  attempts?: string;
   evaluate?: boolean;
   /** With `--evaluate`: eval's `--specs` and `--python`. */
   specs?: string;
@@ -164,6 +167,10 @@ async function evaluateAfter(
     onResult: (r, done, total) => io.err(`[eval ${done}/${total}] ${r.instance_id} ${r.outcome}\n`),
   });
   io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
+  if (run.attempts) {
+    const { formatAttemptsReport } = await import("../swebench/batch/attempts-report.js");
+    io.out(`\n${formatAttemptsReport(run.attempts)}`);
+  }
 }
 
 /** What `--evaluate` passes on to the grading, read and checked before anything runs. */
@@ -203,7 +210,13 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   // The templates are checked against the selected rows (each has its own fields), not a sample.
   const queue = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
   const evalFlags = await evaluateFlags(flags);
-  const loaded = loadAgentConfig(flags, "swebench", null);
+  const attempts = number("--attempts", flags.attempts, { integer: true, min: 1 });
+  const loaded = loadAgentConfig(
+    flags,
+    "swebench",
+    null,
+    attempts === undefined ? [] : [flagLayer(`--attempts ${attempts}`, "run.attempts", attempts)],
+  );
   const config = loaded.config;
   checkModel(config);
   // A coordinator runs nothing itself: its workers have the clones, the engine and the model server.
@@ -335,6 +348,10 @@ export function register(program: Command, io?: CommandIo): void {
       .option(
         "--allow-config-change",
         "resume a run folder whose results came from another config (run.json keeps the earlier one)",
+      )
+      .option(
+        "--attempts <N>",
+        "independent attempts per instance (run.attempts; each in DIR/<id>/attempt-<k>/, docs/attempts.md)",
       )
       .option("--cost-limit <USD>", "stop starting instances once all instances together cost this much")
       .option(

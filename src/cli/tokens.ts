@@ -8,6 +8,7 @@ import type { Config } from "../config/schema.js";
 import { normalizeTrajectory, TrajectoryFormatError } from "../inspect/normalize.js";
 import { isTrajectoryName } from "../inspect/scan-files.js";
 import type { TrajectoryView } from "../inspect/view-model.js";
+import { type AttemptsPrefix, attemptGroups, attemptsPrefix } from "../tokens/attempts-prefix.js";
 import { MissingPackagesError } from "../tokens/optional-packages.js";
 import { type ReplayFigures, replay } from "../tokens/replay.js";
 import { familyOf, loadTokenizer, TOKENIZER_NAMES, type TokenizerName } from "../tokens/tokenizers.js";
@@ -36,6 +37,8 @@ export interface TokensReport {
   cache_tokens: number | null;
   trajectories: TokensRow[];
   total: ReplayFigures;
+  /** Per instance with attempts (`DIR/<id>/attempt-<k>/`): what their first requests prefill through one cache. */
+  attempts: AttemptsPrefix[];
 }
 
 /** The trajectory files PATH names: the file itself, or every `*.traj.json` / `*.traj` below a folder. */
@@ -101,8 +104,10 @@ export async function tokensReports(
   const { tokenizer, caches } = opts;
   const rows: TokensRow[][] = caches.map(() => []);
   const files = paths.flatMap(trajectoryFiles);
+  const views = new Map<string, TrajectoryView>();
   for (const file of files) {
     const view = await loadView(file);
+    views.set(file, view);
     const name = tokenizer ?? familyOf(view.model ?? config.model.model_name);
     const figures = replay(
       view,
@@ -116,12 +121,26 @@ export async function tokensReports(
     for (const [c, f] of figures.entries())
       rows[c].push({ file, source: view.source, model: view.model, tokenizer: name, ...f });
   }
+  const attempts: AttemptsPrefix[] = [];
+  for (const [instance, list] of attemptGroups(files)) {
+    const first = views.get(list[0].file) as TrajectoryView;
+    const name = tokenizer ?? familyOf(first.model ?? config.model.model_name);
+    const tok = await loadTokenizer(name);
+    attempts.push(
+      attemptsPrefix(
+        instance,
+        list.map((a) => ({ attempt: a.attempt, view: views.get(a.file) as TrajectoryView })),
+        tok,
+      ),
+    );
+  }
   return caches.map((cacheTokens, c) => ({
     policy: config.agent.history,
     context_limit: config.agent.context_limit,
     cache_tokens: cacheTokens ?? null,
     trajectories: rows[c],
     total: sum(rows[c]),
+    attempts,
   }));
 }
 
@@ -180,6 +199,14 @@ function table(report: TokensReport): string {
     ...(estimated
       ? ["tokenizer estimate: 4 characters a token (no npm tokenizer for that model family)."]
       : []),
+    ...report.attempts.map((a) => {
+      const rel = relative(cwd, a.instance);
+      const ratio =
+        a.later_over_first === null
+          ? ""
+          : `; attempts 2..N at most ${a.later_over_first.toFixed(3)} of attempt 1's`;
+      return `attempts of ${rel.startsWith("..") ? a.instance : rel}: first requests prefill ${a.first_request_prefill.map(n).join(", ")} of ${a.first_request_tokens.map(n).join(", ")} tokens through one prefix cache${ratio}`;
+    }),
   ].join("\n");
 }
 

@@ -29,8 +29,9 @@ const say = (line: string) => process.stderr.write(`${new Date().toISOString()} 
 /**
  * `patchloop worker`: runs instances from the queue, `-w` at a time, until SIGTERM / Ctrl-C (then
  * running ones get `run.queue.grace_seconds` to finish and the rest go back to the queue; a second
- * signal hands them back at once). Exit 0 when it stopped as asked, 1 when it stopped because a
- * file could not be written, 2 for usage errors and a failed preflight.
+ * signal hands them back at once). Started while the queue's Redis does not answer, it says so and
+ * registers once it does. Exit 0 when it stopped as asked, 1 when it stopped because a file could
+ * not be written, 2 for usage errors and a failed preflight.
  */
 export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
   const queue = parseQueueUrl(flags.queue);
@@ -90,6 +91,8 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
       reposDir,
       spoolRoot: flags.spool ? resolve(flags.spool) : defaultSpoolRoot(),
       say,
+      // asked after an instance ends as EnvironmentError: an engine that stopped answering is the worker's problem
+      engineProblem: () => environmentProblem(own.environment),
     });
   } catch (err) {
     throw new ConfigError((err as Error).message);

@@ -1,3 +1,4 @@
+import { resolveAttemptVariants } from "./attempt-variants.js";
 import { builtinPath } from "./builtin.js";
 import { checkProtocolOptions, checkTemplates, parseTemplates } from "./checks.js";
 import { type ConfigLayer, resolveLayer } from "./layers.js";
@@ -52,7 +53,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const origin = new Map<string, string>();
   for (const layer of all) mergeInto(merged, layer.data, layer.source, origin);
   const warnings = stripIgnoredMiniKeys(merged, origin);
-  const config = validateConfig(merged, origin);
+  const config = resolveAttemptVariants(validateConfig(merged, origin));
   checkProtocolOptions(config);
   if (options.templateInstance === null) parseTemplates(config);
   else checkTemplates(config, options.templateInstance);

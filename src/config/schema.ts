@@ -282,10 +282,32 @@ export const InteractiveSchema = z
   })
   .strict();
 
+/**
+ * When a batch stops starting attempts of an instance (docs/attempts.md). 0 turns a rule off.
+ */
+export const AttemptPolicySchema = z
+  .object({
+    /** USD an instance's attempts may cost together; no further attempt starts once they have. */
+    cost_limit: z.number().min(0),
+    /** Finished attempts that submitted the same normalized patch after which no further attempt starts. */
+    agree: z.number().int().min(0),
+    /** Extra attempts that may replace attempts that ended without a patch (or failed), per instance. */
+    replace_failed: z.number().int().min(0),
+  })
+  .strict();
+
 export const RunSchema = z
   .object({
     /** Command run once in the environment before the agent starts (e.g. activate a conda env). */
     env_startup_command: z.string().nullable(),
+    /** Independent attempts per instance in a batch, each with its own work tree, trajectory and patch. */
+    attempts: z.number().int().min(1),
+    /**
+     * Config layers cycled over the attempts (attempt k takes entry (k-1) mod length): a map in the
+     * config's shape, or a built-in config name / YAML file (read when the config is loaded).
+     */
+    attempt_variants: z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])),
+    attempt_policy: AttemptPolicySchema,
     queue: QueueSchema,
     interactive: InteractiveSchema,
   })
@@ -305,4 +327,5 @@ export type HistoryConfig = z.infer<typeof HistorySchema>;
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
+export type AttemptPolicy = z.infer<typeof AttemptPolicySchema>;
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,24 +1,28 @@
 import { hostname } from "node:os";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { AgentEvent } from "../agent/agent.js";
-import type { Trajectory } from "../agent/trajectory-types.js";
-import { versions } from "../agent/versions.js";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
-import type { Dispatcher, DispatchHooks, InstanceResult, WorkerView } from "../swebench/batch/types.js";
+import {
+  type Dispatcher,
+  type DispatchHooks,
+  type InstanceResult,
+  unitKey,
+  type WorkerView,
+  type WorkUnit,
+} from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { NO_STATS, unstartedOutcome } from "../task/outcome.js";
 import { VERSION } from "../version.js";
 import { shown } from "./check-text.js";
+import { type Clock, NoAnswer, sleep, systemClock } from "./clock.js";
+import { CoordinatorState, type Entry, WAITING_STATES } from "./coordinator-state.js";
 import {
   ackKey,
   CONTROL_CHANNEL,
   cancelKey,
   HEARTBEAT_SECONDS,
   INSTANCE_QUEUE,
-  instanceJobId,
   interruptKey,
   MARK_SECONDS,
   PREFIX,
@@ -26,12 +30,12 @@ import {
   RUNS_KEY,
   resultsQueueName,
 } from "./keys.js";
-import { type InstanceJob, type ProgressReport, type RunHeartbeat, startedAttempts } from "./protocol.js";
+import { type InstanceJob, startedAttempts } from "./protocol.js";
+import { QueueHealth } from "./queue-health.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
-import { reachable, watchRedis } from "./redis-watch.js";
-import { attemptProblem, readProgress, readResult } from "./result-check.js";
+import { readResult } from "./result-check.js";
 import { queueSecret, signature } from "./signing.js";
-import { listWorkers } from "./workers.js";
+import { coordinatorConnection, readHeartbeats, workerViews } from "./workers.js";
 
 /** What the coordinator's dispatcher needs. */
 export interface CoordinatorOptions {
@@ -42,432 +46,480 @@ export interface CoordinatorOptions {
   say: (line: string) => void;
   /** The workers seen, whenever that list changes. */
   onWorkers?: (workers: WorkerView[]) => void;
-}
-
-/** One instance the coordinator waits for. */
-interface Pending {
-  row: SwebenchInstance;
-  jobId: string;
-  hooks: DispatchHooks;
-  resolve: (result: InstanceResult | null) => void;
-  /** A worker said it started (and which attempt). */
-  started: boolean;
-  /** `run` has resolved; further results of the instance are repeats. */
-  done: boolean;
-  /** Its job is in the queue (added now, or kept from an earlier coordinator). */
-  queued: boolean;
-  /** Resolved by `settle`: the result job may complete (acknowledged) or must stay (false). */
-  written?: (ok: boolean) => void;
+  clock?: Clock;
 }
 
 /** Milliseconds a coordinator's lock on a result job lasts unrenewed. */
 const RESULT_LOCK_MS = 10_000;
 
 /**
- * Seconds between the coordinator's checks of what its jobs became, for events it missed (while
+ * Seconds between the coordinator's looks at what its jobs became, for events it missed (while
  * Redis was away or the events stream was trimmed): failed, or removed by hand.
  */
 const RECONCILE_SECONDS = 30;
 
-/** A result of a job BullMQ gave up on (attempts spent): an EnvironmentError with a trajectory saying why. */
-function givenUp(
-  row: SwebenchInstance,
-  jobConfig: unknown,
-  modelName: string,
-  reason: string,
-  jobId: string,
-): InstanceResult {
-  const now = Date.now();
-  const outcome = unstartedOutcome(
-    row.instance_id,
-    "EnvironmentError",
-    `the queue gave this instance up: ${reason}`,
-    now,
-  );
-  const trajectory: Trajectory = {
-    trajectory_format: "patchloop-1",
-    info: {
-      exit_status: outcome.exit_status,
-      exit_message: outcome.exit_message,
-      submission: "",
-      model_stats: { ...NO_STATS },
-      config: jobConfig,
-      versions: versions(),
-      timing: { started_at: outcome.started_at, ended_at: outcome.ended_at, wall_seconds: 0 },
-      instance_id: row.instance_id,
-      model_name: modelName,
-    },
-    messages: [],
-  };
-  return {
-    outcome: { ...outcome, attempt: `${jobId}.given-up` },
-    files: { [`${row.instance_id}.traj.json`]: `${JSON.stringify(trajectory, null, 2)}\n` },
-  };
-}
+/** Milliseconds the coordinator waits at its start for the queue to answer. */
+const FIRST_ANSWER_MS = 10_000;
 
-/** The agent event a worker's progress report stands for. */
-function agentEvent(p: ProgressReport): AgentEvent | null {
-  if (p.t === "call")
-    return {
-      type: "model_call",
-      step: p.step,
-      usage: { promptTokens: p.prompt, completionTokens: p.completion },
-      cost: p.cost,
-      attempts: p.attempts,
-    };
-  if (p.t === "retry")
-    return {
-      type: "model_retry",
-      step: p.step,
-      attempt: p.attempt,
-      maxAttempts: p.max,
-      waitSeconds: p.wait,
-      reason: p.reason,
-    };
-  return null;
+/** The run id: the one run.json recorded (the same command resumes the same jobs), else the folder's. */
+function runIdOf(folder: RunFolder): string {
+  const earlier = folder.earlierInfo("queue") as { run?: unknown } | undefined;
+  return typeof earlier?.run === "string" ? earlier.run : folder.runId.replace(/[^A-Za-z0-9_-]/g, "-");
 }
 
 /**
  * Runs a folder's instances on `patchloop worker` processes through BullMQ: every instance is a
  * job of the shared instance queue (id `<run>.<instance>`, so that a restarted coordinator never
  * enqueues one twice), carrying the row and the config with its secrets masked; workers report
- * progress on the job (QueueEvents) and send each result to the run's own results queue, which
- * this process consumes with a BullMQ worker: a result is acknowledged (its job completed, an ack
- * mark set for the worker, the instance job removed) only once the folder holds it.
+ * progress on the job (QueueEvents) and send each result or refusal to the run's own results
+ * queue, which this process consumes with a BullMQ worker: a result is acknowledged (an ack mark
+ * set for the worker, the instance job removed) only once the folder holds it. What the news
+ * means is decided by CoordinatorState; this class reads the queue and acts.
  */
-export async function createCoordinatorDispatcher(
-  o: CoordinatorOptions,
-  folder: RunFolder,
-): Promise<Dispatcher> {
-  const secretEnv = o.config.run.queue.secret_env;
-  const secret = queueSecret(secretEnv);
-  const connection = redisOptions(o.queue);
-  const redis = new Redis({ ...connection, lazyConnect: false });
-  watchRedis(redis, o.queue.shown, o.say, "finished results stay in the queue and on the workers");
-  redis.on("error", () => undefined);
-  try {
-    await reachable(redis, o.queue.shown);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
+class QueueCoordinator implements Dispatcher {
+  readonly slots = Number.POSITIVE_INFINITY;
+  private readonly clock: Clock;
+  private readonly secret: Buffer | null;
+  private readonly connection: ReturnType<typeof redisOptions>;
+  private readonly state: CoordinatorState;
+  private readonly queue: Queue;
+  private readonly events: QueueEvents;
+  private readonly results: Worker<unknown>;
+  private readonly jobConfig: unknown;
+  private batch: Entry[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private firstPass: Promise<void> | null = null;
+  private closing = false;
+  private cancelTick: () => void = () => {};
+  private ticking: Promise<void> = Promise.resolve();
+  private lastWorkers = "";
+  private lastStates = 0;
+
+  constructor(
+    private readonly o: CoordinatorOptions,
+    private readonly folder: RunFolder,
+    private readonly redis: Redis,
+    private readonly health: QueueHealth,
+    private readonly runId: string,
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.secret = queueSecret(o.config.run.queue.secret_env);
+    this.connection = redisOptions(o.queue);
+    this.jobConfig = redactSecrets(o.config);
+    this.state = new CoordinatorState({
+      run: runId,
+      clock: this.clock,
+      jobConfig: this.jobConfig,
+      modelName: o.modelName,
+      log: (line) => folder.log(line),
+      say: o.say,
+    });
+    this.queue = new Queue(INSTANCE_QUEUE, { connection: this.connection, prefix: PREFIX });
+    this.events = new QueueEvents(INSTANCE_QUEUE, { connection: this.connection, prefix: PREFIX });
+    this.queue.on("error", () => undefined);
+    this.events.on("error", () => undefined);
+    this.events.on("progress", ({ jobId, data }) => this.state.progress(jobId, data));
+    this.events.on("failed", ({ jobId, failedReason }) => this.state.failed(jobId, failedReason));
+    this.events.on("removed", ({ jobId }) => this.state.removed(jobId));
+    // Started after the first enqueue pass, which must see the jobs as an earlier coordinator left them.
+    this.results = new Worker<unknown>(resultsQueueName(runId), (job) => this.onResult(job), {
+      connection: this.connection,
+      prefix: PREFIX,
+      concurrency: 16,
+      autorun: false,
+      // A coordinator killed while recording leaves its result jobs locked: the next one takes them
+      // back after this long (and records them once: the folder knows the attempt).
+      lockDuration: RESULT_LOCK_MS,
+      stalledInterval: RESULT_LOCK_MS / 2,
+    });
+    this.results.on("error", () => undefined);
   }
-  // A run id kept in run.json: the same command again resumes the same jobs.
-  const earlier = folder.earlierInfo("queue") as { run?: unknown } | undefined;
-  const run = typeof earlier?.run === "string" ? earlier.run : folder.runId.replace(/[^A-Za-z0-9_-]/g, "-");
-  folder.setInfo("queue", { url: o.queue.shown, run });
-  const queue = new Queue(INSTANCE_QUEUE, { connection, prefix: PREFIX });
-  const events = new QueueEvents(INSTANCE_QUEUE, { connection, prefix: PREFIX });
-  queue.on("error", () => undefined);
-  events.on("error", () => undefined);
-  await redis.del(interruptKey(run));
-  const pending = new Map<string, Pending>();
-  const byJob = new Map<string, Pending>();
-  const toRemove = new Set<string>();
-  const jobConfig = redactSecrets(o.config);
-  let closing = false;
-  folder.log(`queue ${o.queue.shown}: run ${run}`);
-  o.say(`queue ${o.queue.shown}: run ${run} (patchloop queue status --queue ${o.queue.shown} --run ${run})`);
+
+  /** One call to the queue, with the time limit (queue-health.ts). */
+  private call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    return this.health.call(what, fn);
+  }
+
+  async start(): Promise<void> {
+    await this.call("clear the interrupt mark", () => this.redis.del(interruptKey(this.runId)));
+    this.folder.log(`queue ${this.o.queue.shown}: run ${this.runId}`);
+    this.o.say(
+      `queue ${this.o.queue.shown}: run ${this.runId} (patchloop queue status --queue ${this.o.queue.shown} --run ${this.runId})`,
+    );
+    await this.tick();
+    this.tickLoop();
+  }
+
+  run(unit: WorkUnit, hooks: DispatchHooks): Promise<InstanceResult | null> {
+    const { entry, result } = this.state.add(unit, hooks);
+    this.batch.push(entry);
+    if (this.batch.length === 1) setImmediate(() => (this.flushing = this.flushing.then(() => this.flush())));
+    return result;
+  }
 
   /** A job as it goes into the queue: signed when the run has a secret (signing.ts). */
-  const signed = (job: InstanceJob): InstanceJob =>
-    secret ? { ...job, sig: signature(secret, "job", job) } : job;
+  private jobOf(e: { row: SwebenchInstance; attempt?: number }): InstanceJob {
+    const job: InstanceJob = {
+      run: this.runId,
+      row: e.row,
+      ...(e.attempt !== undefined ? { attempt: e.attempt } : {}),
+      config: this.jobConfig,
+      model_name: this.o.modelName,
+      attempts: this.o.config.run.queue.attempts,
+      version: VERSION,
+    };
+    return this.secret ? { ...job, sig: signature(this.secret, "job", job) } : job;
+  }
 
-  const finish = (p: Pending, result: InstanceResult | null) => {
-    if (p.done) return;
-    p.done = true;
-    p.resolve(result);
-  };
+  /** Enqueues what was handed over since the last pass (addBulk), keeping what an earlier coordinator left. */
+  private async flush(): Promise<void> {
+    const now = this.batch;
+    this.batch = [];
+    if (now.length === 0) return;
+    try {
+      const found = await this.call("look at the jobs", () =>
+        Promise.all(
+          now.map(async (e) => {
+            const state = await this.queue.getJobState(e.jobId);
+            if (state !== "completed") return { state };
+            const job = await this.queue.getJob(e.jobId);
+            const attempt = (job?.returnvalue as { attempt?: string | null } | undefined)?.attempt ?? null;
+            return {
+              state,
+              attempt,
+              acked: attempt ? (await this.redis.exists(ackKey(attempt))) > 0 : false,
+            };
+          }),
+        ),
+      );
+      const plan = this.state.enqueuePlan(now, found);
+      if (plan.kept > 0)
+        this.folder.log(
+          `queue: ${plan.kept} instance(s) of run ${this.runId} were in the queue already (kept)`,
+        );
+      for (const e of plan.replace) await this.call("replace a job", () => this.queue.remove(e.jobId));
+      const add = [...plan.add, ...plan.replace];
+      for (let i = 0; i < add.length; i += 500) {
+        const part = add.slice(i, i + 500);
+        await this.call("enqueue", () =>
+          this.queue.addBulk(
+            part.map((e) => ({
+              name: "instance",
+              data: this.jobOf(e),
+              opts: {
+                jobId: e.jobId,
+                attempts: this.o.config.run.queue.attempts,
+                backoff: { type: "fixed", delay: 1000 },
+                removeOnComplete: false,
+                removeOnFail: false,
+              },
+            })),
+          ),
+        );
+        for (const e of part) e.queued = true;
+      }
+    } catch (err) {
+      if (!(err instanceof NoAnswer)) throw err;
+      // tried again once the queue answers
+      this.batch.push(...now);
+      await this.health.untilAnswering();
+      return this.flush();
+    }
+    await this.startResults();
+  }
+
+  /** After the first enqueue pass: this run's leftover jobs go, and results are taken. */
+  private startResults(): Promise<void> {
+    this.firstPass ??= (async () => {
+      for (const id of await this.leftovers()) this.state.toRemove.add(id);
+      void this.results.run().catch(() => undefined);
+    })();
+    return this.firstPass;
+  }
+
+  /** This run's jobs in the queue whose instance it does not wait for (left by a killed coordinator). */
+  private async leftovers(): Promise<string[]> {
+    const ids = await this.call("list the jobs", () =>
+      this.queue.getRanges(["waiting", "delayed", "prioritized", "active", "completed", "failed"]),
+    ).catch(() => [] as string[]);
+    const waited = new Set(this.state.open().map((e) => e.jobId));
+    return [...new Set(ids)].filter((id) => id.startsWith(`${this.runId}.`) && !waited.has(id));
+  }
+
+  /**
+   * A message from the results queue (anyone who can write to Redis may have sent it): checked
+   * (shape, run, signature), then a refusal is noted and a result taken or dropped
+   * (CoordinatorState.result: the folder's duplicate rule, the attempts logged on the job).
+   */
+  private async onResult(job: Job<unknown>): Promise<void> {
+    const secretEnv = this.o.config.run.queue.secret_env;
+    const checked = readResult(job.data, this.runId, this.secret, secretEnv);
+    if (!checked.ok) {
+      this.folder.log(`queue: a result was dropped (result job ${shown(job.id)}): ${checked.problem}`);
+      return;
+    }
+    const m = checked.message;
+    if (m.kind === "refused") {
+      this.state.refused(m.refusal);
+      return;
+    }
+    const { outcome } = m.report;
+    const e = this.state.pending.get(unitKey(outcome.instance_id, outcome.attempt_number));
+    const logs =
+      e && !e.done
+        ? (await this.call("read the job's log", () => this.queue.getJobLogs(e.jobId, 0, -1))).logs
+        : [];
+    const decision = this.state.result(m.report, startedAttempts(logs), (id, a) =>
+      this.folder.dropReason(id, a),
+    );
+    if ("drop" in decision) {
+      this.folder.log(
+        `${outcome.instance_id}: a result of attempt ${outcome.attempt} was dropped: ${decision.drop}`,
+      );
+      if (decision.ack)
+        await this.call("acknowledge", () =>
+          this.redis.set(ackKey(outcome.attempt), "1", "EX", MARK_SECONDS),
+        );
+      return;
+    }
+    // settle says whether the folder holds it (set before the scheduler, woken by `result`, gets there)
+    const written = new Promise<boolean>((resolve) => {
+      decision.take.written = resolve;
+    });
+    if (!(await written)) throw new Error(`the run folder could not record ${outcome.instance_id}`);
+  }
+
+  private tickLoop(): void {
+    this.cancelTick = this.clock.after(HEARTBEAT_SECONDS * 1000, () => {
+      this.ticking = this.tick().finally(() => {
+        if (!this.closing) this.tickLoop();
+      });
+    });
+  }
+
+  /** Every few seconds: the heartbeat, the workers, jobs to remove or withdraw, refusals, missed events. */
+  private async tick(): Promise<void> {
+    if (!this.health.answering) return;
+    try {
+      const beat = this.state.heartbeat({ host: hostname(), pid: process.pid, dir: this.folder.dir });
+      await this.call("write the heartbeat", () =>
+        this.redis
+          .multi()
+          .zadd(RUNS_KEY, this.clock.now(), this.runId)
+          .hset(RUN_INFO_KEY, this.runId, JSON.stringify(beat))
+          .exec(),
+      );
+      const beats = await this.call("read the workers", () => readHeartbeats(this.redis, this.clock.now()));
+      const views = workerViews(beats);
+      const text = JSON.stringify(views);
+      if (text !== this.lastWorkers) {
+        this.lastWorkers = text;
+        this.o.onWorkers?.(views);
+      }
+      for (const id of [...this.state.toRemove]) await this.removeJob(id);
+      await this.withdraw();
+      const refused = this.state.refusedOpen();
+      const states = await this.statesOf(refused);
+      const waiting = refused.filter((_, i) => WAITING_STATES.includes(states[i]));
+      this.state.unrunnable(
+        waiting,
+        beats.map((b) => b.id),
+      );
+      await this.reconcile();
+    } catch (err) {
+      if (!(err instanceof NoAnswer)) this.folder.log(`queue: ${(err as Error).message}`);
+    }
+  }
+
+  private statesOf(entries: Entry[]): Promise<string[]> {
+    return this.call("look at the jobs", () =>
+      Promise.all(entries.map((e) => this.queue.getJobState(e.jobId))),
+    );
+  }
+
+  /** Every RECONCILE_SECONDS: what became of the jobs, for events missed. */
+  private async reconcile(): Promise<void> {
+    if (this.clock.now() - this.lastStates < RECONCILE_SECONDS * 1000) return;
+    this.lastStates = this.clock.now();
+    const open = this.state.open().filter((e) => e.queued);
+    const states = await this.statesOf(open);
+    for (const [i, e] of open.entries()) {
+      const reason =
+        states[i] === "failed"
+          ? (await this.call("read a job", () => this.queue.getJob(e.jobId)))?.failedReason
+          : undefined;
+      this.state.observe(e, states[i], reason);
+    }
+  }
+
+  /** Removes the waiting jobs of instances that have not started (stopping); a job a worker holds stays. */
+  private async withdraw(): Promise<void> {
+    const some = this.state.withdrawable();
+    if (some.length === 0) return;
+    await this.flushing;
+    const states = await this.statesOf(some);
+    await Promise.all(
+      some.map(async (e, i) => {
+        if (!WAITING_STATES.includes(states[i])) return;
+        await this.call("withdraw a job", () => this.queue.remove(e.jobId)).catch(() => 0);
+        if ((await this.call("look at a job", () => this.queue.getJobState(e.jobId))) === "unknown")
+          this.state.withdrawn(e);
+      }),
+    );
+  }
 
   /**
    * Removes an instance job whose result the folder holds. One still running (a repeat of an
    * attempt whose worker was taken for gone) is told to stop, and removed once it ends.
    */
-  const removeJob = async (jobId: string) => {
+  private async removeJob(jobId: string): Promise<void> {
     try {
-      const state = await queue.getJobState(jobId);
-      if (state === "active") {
-        await redis.set(cancelKey(jobId), "1", "EX", MARK_SECONDS);
-        await redis.publish(CONTROL_CHANNEL, `cancel ${jobId}`);
-      } else await queue.remove(jobId);
-      if ((await queue.getJobState(jobId)) === "unknown") {
-        toRemove.delete(jobId);
-        await redis.del(cancelKey(jobId));
+      const what = this.state.removal(await this.call("look at a job", () => this.queue.getJobState(jobId)));
+      if (what === "cancel") {
+        await this.call("cancel a job", () => this.redis.set(cancelKey(jobId), "1", "EX", MARK_SECONDS));
+        await this.call("cancel a job", () => this.redis.publish(CONTROL_CHANNEL, `cancel ${jobId}`));
+      } else if (what === "remove") await this.call("remove a job", () => this.queue.remove(jobId));
+      if ((await this.call("look at a job", () => this.queue.getJobState(jobId))) === "unknown") {
+        this.state.toRemove.delete(jobId);
+        await this.call("clear a mark", () => this.redis.del(cancelKey(jobId)));
         return;
       }
     } catch {
-      // locked (its worker is completing it) or Redis away: tried again
+      // locked (its worker is completing it) or the queue does not answer: tried again
     }
-    toRemove.add(jobId);
-  };
+    this.state.toRemove.add(jobId);
+  }
 
-  /** This run's jobs in the queue whose instance it does not wait for (left by a killed coordinator). */
-  const leftovers = async (): Promise<string[]> => {
-    const ids = await queue.getRanges(["waiting", "delayed", "prioritized", "active", "completed", "failed"]);
-    const mine = [...pending.values()].filter((p) => !p.done).map((p) => p.jobId);
-    const waited = new Set(mine);
-    return [...new Set(ids)].filter((id) => id.startsWith(`${run}.`) && !waited.has(id));
-  };
+  async settle(result: InstanceResult, written: boolean): Promise<void> {
+    const { ack, remove, release } = this.state.settle(result, written);
+    if (ack)
+      await this.call("acknowledge", () => this.redis.set(ackKey(ack), "1", "EX", MARK_SECONDS)).catch(
+        () => undefined,
+      );
+    release();
+    if (remove) await this.removeJob(remove);
+  }
+
+  async stopStarting(): Promise<void> {
+    this.state.stopping = true;
+    await this.withdraw().catch(() => undefined);
+  }
+
+  /** Ctrl-C: the mark first (a worker checks it before it starts a job), then the message, then the withdrawal. */
+  interrupt(): void {
+    this.state.stopping = true;
+    void this.call("interrupt", async () => {
+      await this.redis.set(interruptKey(this.runId), "1", "EX", MARK_SECONDS);
+      await this.redis.publish(CONTROL_CHANNEL, `interrupt ${this.runId}`);
+    })
+      .catch(() => undefined)
+      .then(() => this.withdraw())
+      .catch(() => undefined);
+  }
 
   /**
-   * A result from the queue (anyone who can write to Redis may have sent it): checked (shape,
-   * run, signature), then taken only for an instance this run waits for and an attempt a worker
-   * logged on its job; anything else is logged and dropped, and never replaces a recorded result.
+   * Before it lets go, the run leaves nothing in the queue: jobs whose result is recorded may
+   * still be completing, or running as a repeat (told to stop); result jobs a killed coordinator
+   * held come back once their lock lapses, and a repeat may still send one (both are taken and
+   * dropped by the results worker, which runs until then).
    */
-  const onResult = async (job: Job<unknown>) => {
-    const checked = readResult(job.data, run, secret, secretEnv);
-    if (!checked.ok) {
-      folder.log(`queue: a result was dropped (result job ${shown(job.id)}): ${checked.problem}`);
-      return;
+  async close(): Promise<void> {
+    this.closing = true;
+    this.cancelTick();
+    await this.ticking.catch(() => undefined);
+    await this.flushing.catch(() => undefined);
+    await this.startResults().catch(() => undefined);
+    const left = new Queue(resultsQueueName(this.runId), { connection: this.connection, prefix: PREFIX });
+    left.on("error", () => undefined);
+    const unread = async () =>
+      Object.values(
+        await this.call("count the results", () =>
+          left.getJobCounts("waiting", "active", "delayed", "prioritized"),
+        ),
+      ).reduce((x, y) => x + y, 0);
+    const until = this.clock.now() + 6 * RESULT_LOCK_MS;
+    for (;;) {
+      for (const id of await this.leftovers()) this.state.toRemove.add(id);
+      for (const id of [...this.state.toRemove]) await this.removeJob(id);
+      const read = this.state.toRemove.size === 0 && (await unread().catch(() => 1)) === 0;
+      if (read || this.clock.now() > until) break;
+      await sleep(this.clock, 200);
     }
-    const result = checked.job.result;
-    const p = pending.get(result.outcome.instance_id);
-    const started = p && !p.done ? startedAttempts((await queue.getJobLogs(p.jobId)).logs) : [];
-    const stale = result.outcome.attempt === folder.recordedAttempt(result.outcome.instance_id);
-    if (!p || p.done || stale) {
-      folder.log(
-        `${result.outcome.instance_id}: a result of attempt ${result.outcome.attempt} was dropped: ` +
-          (stale
-            ? "the folder holds it already"
-            : "its instance has its result in this run, or is not part of it"),
+    if (this.state.toRemove.size > 0)
+      this.folder.log(
+        `queue: ${this.state.toRemove.size} job(s) of run ${this.runId} still run on workers; patchloop queue clean removes them later`,
       );
-      await redis.set(ackKey(result.outcome.attempt), "1", "EX", MARK_SECONDS);
-      return;
-    }
-    const unknown = attemptProblem(result.outcome.attempt, p.jobId, started);
-    if (unknown) {
-      folder.log(
-        `${result.outcome.instance_id}: a result of attempt ${result.outcome.attempt} was dropped: ${unknown}`,
-      );
-      return;
-    }
-    const written = new Promise<boolean>((resolve) => {
-      p.written = resolve;
-    });
-    finish(p, result);
-    if (!(await written)) throw new Error(`the run folder could not record ${result.outcome.instance_id}`);
-  };
-  const results = new Worker<unknown>(resultsQueueName(run), onResult, {
-    connection,
-    prefix: PREFIX,
-    concurrency: 16,
-    // A coordinator killed while recording leaves its result jobs locked: the next one takes them
-    // back after this long (and records them once: the folder knows the attempt).
-    lockDuration: RESULT_LOCK_MS,
-    stalledInterval: RESULT_LOCK_MS / 2,
-  });
-  results.on("error", () => undefined);
+    await this.results.close();
+    await this.letGo(left, unread);
+  }
 
-  events.on("progress", ({ jobId, data }) => {
-    const p = byJob.get(jobId);
-    const report = readProgress(data);
-    if (!p || p.done || !report) return;
-    if (report.t === "start") {
-      p.started = true;
-      p.hooks.onStart(p.row.instance_id, report.worker);
-      return;
-    }
-    const e = agentEvent(report);
-    if (e) p.hooks.onAgentEvent(p.row.instance_id, e);
-  });
-  events.on("failed", ({ jobId, failedReason }) => {
-    const p = byJob.get(jobId);
-    if (p && !p.done) finish(p, givenUp(p.row, jobConfig, o.modelName, failedReason, jobId));
-  });
-  events.on("removed", ({ jobId }) => {
-    const p = byJob.get(jobId);
-    if (p && !p.done && !p.started && !toRemove.has(jobId)) {
-      folder.log(`${p.row.instance_id}: its job was removed from the queue before it started`);
-      finish(p, null);
-    }
-  });
-
-  // Adds are gathered and sent together (addBulk); a job left by an earlier coordinator of this
-  // run is kept when it waits or runs, and replaced when it ended without being recorded.
-  let batch: Pending[] = [];
-  let flushing: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    const now = batch;
-    batch = [];
-    if (now.length === 0) return;
-    const states = await Promise.all(now.map((p) => queue.getJobState(p.jobId)));
-    const add: Pending[] = [];
-    for (const [i, p] of now.entries()) {
-      const state = states[i];
-      if (state === "unknown") add.push(p);
-      else if (state === "completed" || state === "failed") {
-        const job = await queue.getJob(p.jobId);
-        const attempt = (job?.returnvalue as { attempt?: string } | undefined)?.attempt;
-        // Completed and not acknowledged: its result waits in the results queue.
-        if (state === "completed" && attempt && !(await redis.exists(ackKey(attempt)))) continue;
-        await queue.remove(p.jobId);
-        add.push(p);
-      } else if (state === "active") p.started = true;
-    }
-    for (const p of now) if (!add.includes(p)) p.queued = true;
-    const kept = now.length - add.length;
-    if (kept > 0) folder.log(`queue: ${kept} instance(s) of run ${run} were in the queue already (kept)`);
-    for (let i = 0; i < add.length; i += 500) {
-      await queue.addBulk(
-        add.slice(i, i + 500).map((p) => ({
-          name: "instance",
-          data: signed({
-            run,
-            row: p.row,
-            config: jobConfig,
-            model_name: o.modelName,
-            attempts: o.config.run.queue.attempts,
-            version: VERSION,
-          }),
-          opts: {
-            jobId: p.jobId,
-            attempts: o.config.run.queue.attempts,
-            backoff: { type: "fixed", delay: 1000 },
-            removeOnComplete: false,
-            removeOnFail: false,
-          },
-        })),
-      );
-    }
-    for (const p of add) p.queued = true;
-    if (!swept) {
-      swept = true;
-      for (const id of await leftovers()) await removeJob(id);
-    }
-  };
-  let swept = false;
-  const schedule = () => {
-    if (batch.length === 1) setImmediate(() => (flushing = flushing.then(flush)));
-  };
-
-  // Every few seconds: the run's heartbeat, the workers, and what became of jobs whose events were missed.
-  let lastWorkers = "";
-  let lastStates = 0;
-  const reconcile = async () => {
-    const beat: RunHeartbeat = {
-      run,
-      host: hostname(),
-      pid: process.pid,
-      dir: folder.dir,
-      started_at: new Date().toISOString(),
-      outstanding: [...pending.values()].filter((p) => !p.done).length,
-    };
-    await redis.multi().zadd(RUNS_KEY, Date.now(), run).hset(RUN_INFO_KEY, run, JSON.stringify(beat)).exec();
-    const workers = await listWorkers(redis);
-    const shown = JSON.stringify(workers);
-    if (shown !== lastWorkers) {
-      lastWorkers = shown;
-      o.onWorkers?.(workers);
-    }
-    for (const id of [...toRemove]) await removeJob(id);
-    if (Date.now() - lastStates < RECONCILE_SECONDS * 1000) return;
-    lastStates = Date.now();
-    const open = [...pending.values()].filter((p) => !p.done && p.queued);
-    const states = await Promise.all(open.map((p) => queue.getJobState(p.jobId)));
-    for (const [i, p] of open.entries()) {
-      if (states[i] === "failed") {
-        const job = await queue.getJob(p.jobId);
-        finish(p, givenUp(p.row, jobConfig, o.modelName, job?.failedReason ?? "it failed", p.jobId));
-      } else if (states[i] === "unknown" && !p.started) {
-        folder.log(`${p.row.instance_id}: its job is no longer in the queue; it did not start`);
-        finish(p, null);
-      } else if (states[i] === "active") p.started = true;
-    }
-  };
-  let ticking = false;
-  const timer = setInterval(() => {
-    if (ticking || closing) return;
-    ticking = true;
-    reconcile()
-      .catch(() => undefined)
-      .finally(() => {
-        ticking = false;
-      });
-  }, HEARTBEAT_SECONDS * 1000);
-  timer.unref();
-  await reconcile();
-
-  /** Removes jobs that have not started; a job a worker holds stays. */
-  const withdraw = async () => {
-    await flushing;
-    for (const p of pending.values()) {
-      if (p.done || p.started) continue;
-      const state = await queue.getJobState(p.jobId);
-      if (state !== "waiting" && state !== "prioritized" && state !== "delayed") continue;
-      await queue.remove(p.jobId).catch(() => 0);
-      if ((await queue.getJobState(p.jobId)) === "unknown") finish(p, null);
-    }
-  };
-
-  return {
-    slots: Number.POSITIVE_INFINITY,
-    run(row, hooks) {
-      return new Promise<InstanceResult | null>((resolve) => {
-        const jobId = instanceJobId(run, row.instance_id);
-        const p: Pending = { row, jobId, hooks, resolve, started: false, done: false, queued: false };
-        pending.set(row.instance_id, p);
-        byJob.set(jobId, p);
-        batch.push(p);
-        schedule();
-      });
-    },
-    async settle(result, written) {
-      const id = result.outcome.instance_id;
-      const p = pending.get(id);
-      if (written) {
-        if (result.outcome.attempt) await redis.set(ackKey(result.outcome.attempt), "1", "EX", MARK_SECONDS);
-        if (p) {
-          pending.delete(id);
-          byJob.delete(p.jobId);
-          await removeJob(p.jobId);
-        }
-      }
-      p?.written?.(written);
-    },
-    async stopStarting() {
-      await withdraw();
-    },
-    interrupt() {
-      void redis
-        .set(interruptKey(run), "1", "EX", MARK_SECONDS)
-        .then(() => redis.publish(CONTROL_CHANNEL, `interrupt ${run}`))
-        .catch(() => undefined);
-      void withdraw().catch(() => undefined);
-    },
-    replicaCounts: () => null,
-    async close() {
-      closing = true;
-      clearInterval(timer);
-      await flushing.catch(() => undefined);
-      // Before it lets go, the run leaves nothing in the queue: jobs whose result is recorded may
-      // still be completing, or running as a repeat (told to stop); result jobs a killed
-      // coordinator held come back once their lock lapses, and a repeat may still send one (both
-      // are taken and dropped by the results worker, which runs until then).
-      const left = new Queue(resultsQueueName(run), { connection, prefix: PREFIX });
-      left.on("error", () => undefined);
-      const unread = async () =>
-        Object.values(await left.getJobCounts("waiting", "active", "delayed", "prioritized")).reduce(
-          (x, y) => x + y,
-          0,
-        );
-      const until = Date.now() + 6 * RESULT_LOCK_MS;
-      for (;;) {
-        for (const id of await leftovers()) toRemove.add(id);
-        for (const id of [...toRemove]) await removeJob(id);
-        if ((toRemove.size === 0 && (await unread()) === 0) || Date.now() > until) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      if (toRemove.size > 0)
-        folder.log(
-          `queue: ${toRemove.size} job(s) of run ${run} still run on workers; patchloop queue clean removes them later`,
-        );
-      await results.close();
-      const failed = (await left.getJobCounts("failed")).failed ?? 0;
+  /** The run's results queue goes when it is empty, then its marks, then the connections. */
+  private async letGo(left: Queue, unread: () => Promise<number>): Promise<void> {
+    try {
+      const failed = (await this.call("count the results", () => left.getJobCounts("failed"))).failed ?? 0;
       if ((await unread()) === 0 && failed === 0)
-        await left.obliterate({ force: true }).catch(() => undefined);
-      await left.close();
-      await redis.multi().del(interruptKey(run)).zrem(RUNS_KEY, run).hdel(RUN_INFO_KEY, run).exec();
-      await Promise.all([events.close(), queue.close()]);
-      redis.disconnect();
-    },
-  };
+        await this.call("remove the results queue", () => left.obliterate({ force: true }));
+      await this.call("remove the run's marks", () =>
+        this.redis
+          .multi()
+          .del(interruptKey(this.runId))
+          .zrem(RUNS_KEY, this.runId)
+          .hdel(RUN_INFO_KEY, this.runId)
+          .exec(),
+      );
+    } catch {
+      // the queue does not answer: patchloop queue clean removes what is left
+    }
+    await Promise.all(
+      [left.close(), this.events.close(), this.queue.close()].map((p) => p.catch(() => undefined)),
+    );
+    this.health.close();
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * The dispatcher of a run through the queue. The run id is recorded in run.json before the
+ * first job is sent, so that the same command resumes the same jobs even when this process is
+ * killed before any result; the queue must answer within FIRST_ANSWER_MS.
+ */
+export async function createCoordinatorDispatcher(
+  o: CoordinatorOptions,
+  folder: RunFolder,
+): Promise<Dispatcher> {
+  const clock = o.clock ?? systemClock;
+  const run = runIdOf(folder);
+  const redis = new Redis({ ...redisOptions(o.queue), connectionName: coordinatorConnection(run) });
+  const health = new QueueHealth({
+    clock,
+    shown: o.queue.shown,
+    say: o.say,
+    whatWaits: "finished results stay in the queue and on the workers",
+    ping: () => redis.ping(),
+  });
+  health.watch(redis);
+  let cancel: () => void = () => {};
+  const timeout = new Promise<never>((_, reject) => {
+    cancel = clock.after(FIRST_ANSWER_MS, () =>
+      reject(
+        new Error(
+          `the queue at ${o.queue.shown} does not answer within ${FIRST_ANSWER_MS / 1000} s: start redis-server there ` +
+            "(docs/distributed.md), or check --queue",
+        ),
+      ),
+    );
+  });
+  try {
+    await Promise.race([health.untilAnswering(), timeout]);
+  } catch (err) {
+    health.close();
+    redis.disconnect();
+    throw err;
+  } finally {
+    cancel();
+  }
+  await folder.recordInfo("queue", { url: o.queue.shown, run });
+  const c = new QueueCoordinator(o, folder, redis, health, run);
+  await c.start();
+  return c;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unitKey } from "../swebench/batch/types.js";
 import { DatasetError } from "../swebench/dataset/errors.js";
 import { checkRows } from "../swebench/dataset/rows.js";
 import { issueText, shown } from "./check-text.js";
@@ -27,6 +28,7 @@ export const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const JobShape = z.strictObject({
   run: z.string(),
   row: z.record(z.string(), z.unknown()),
+  attempt: z.number().int().min(1).max(100_000).optional(),
   config: z.unknown(),
   model_name: z.string(),
   attempts: z.number().int().min(1),
@@ -34,8 +36,12 @@ const JobShape = z.strictObject({
   sig: z.string().optional(),
 });
 
-/** A job this worker may run, or why it refuses it. */
-export type JobCheck = { ok: true; job: InstanceJob } | { ok: false; problem: string };
+/**
+ * A job this worker may run, or why it refuses it: `by: "job"`, the job is wrong (malformed, not
+ * signed as this worker needs, names that could be paths): no worker may run it, and it fails at
+ * once; `by: "worker"`, this worker lacks what the job needs (another worker may have it).
+ */
+export type JobCheck = { ok: true; job: InstanceJob } | { ok: false; problem: string; by: "job" | "worker" };
 
 /** Why `sig` does not let this worker run the job, or null. */
 function signatureProblem(
@@ -44,11 +50,7 @@ function signatureProblem(
   secret: Buffer | null,
   secretEnv: string | null,
 ): string | null {
-  if (secret === null)
-    return sig === undefined
-      ? null
-      : "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
-          "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret";
+  if (secret === null) return null;
   if (sig === undefined)
     return (
       `the job carries no signature, and this worker runs only signed jobs (run.queue.secret_env ${secretEnv}); ` +
@@ -73,7 +75,7 @@ export function checkJob(
   secret: Buffer | null,
   secretEnv: string | null,
 ): JobCheck {
-  const refuse = (problem: string): JobCheck => ({ ok: false, problem });
+  const refuse = (problem: string): JobCheck => ({ ok: false, problem, by: "job" });
   const shape = JobShape.safeParse(data);
   if (!shape.success)
     return refuse(
@@ -104,8 +106,17 @@ export function checkJob(
       `the job's row.repo ${shown(row.repo)} is not a repository name ` +
         "(owner/name, e.g. django/django: letters, digits, - _ and . only); the worker makes folders from it",
     );
-  const expected = instanceJobId(signed.run, row.instance_id);
+  const expected = instanceJobId(signed.run, unitKey(row.instance_id, signed.attempt));
   if (jobId !== expected)
     return refuse(`the job's id ${shown(jobId)} is not that of its run and instance (${expected})`);
+  // the job may be fine: a worker with the secret can check it
+  if (secret === null && sig !== undefined)
+    return {
+      ok: false,
+      by: "worker",
+      problem:
+        "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
+        "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret",
+    };
   return { ok: true, job: { ...signed, row, ...(sig === undefined ? {} : { sig }) } };
 }

@@ -41,7 +41,7 @@ export const MARK_SECONDS = 7 * 24 * 3600;
  * `%` and `:` are escaped).
  */
 export function instanceJobId(run: string, instanceId: string): string {
-  return `${run}.${instanceId.replace(/%/g, "%25").replace(/:/g, "%3A")}`;
+  return `${run}.${instanceId.replace(/%/g, "%25").replace(/:/g, "%3A").replace(/\//g, "%2F")}`;
 }
 
 /** The run of an instance job id (the part before the first dot). */

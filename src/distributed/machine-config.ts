@@ -95,6 +95,21 @@ function masked(v: unknown, key = "", secret = false): string[] {
   return Object.entries(v).flatMap(([k, x]) => masked(x, key ? `${key}.${k}` : k, secret || isSecretKey(k)));
 }
 
+/**
+ * Why a worker does not run a job's config: `by: "job"`, the config is one no worker runs (not a
+ * map, a replay file); `by: "worker"`, this worker lacks what it needs (a secret, the same
+ * patchloop version), and another worker may have it.
+ */
+export class JobConfigError extends ConfigError {
+  constructor(
+    message: string,
+    readonly by: "job" | "worker",
+  ) {
+    super(message);
+    this.name = "JobConfigError";
+  }
+}
+
 /** What a worker lays over a job's config: its resolved config, and what its own layers set (its secrets). */
 export interface WorkerSettings {
   own: Config;
@@ -111,12 +126,12 @@ export interface JobConfig {
 /**
  * The config a worker runs a job with: the job's config (the coordinator's, secrets masked) with
  * every machine key set to the worker's own value, and every masked secret filled in from the
- * worker's own settings at the same key. Throws ConfigError naming a secret the worker does not
+ * worker's own settings at the same key. Throws JobConfigError naming a secret the worker does not
  * have (secrets never go through Redis), a replay file (a job names no file of the worker's), or a
  * config this worker's patchloop cannot read.
  */
 export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobConfig {
-  if (!isPlain(jobConfigData)) throw new ConfigError("the job carries no config (not an object)");
+  if (!isPlain(jobConfigData)) throw new JobConfigError("the job carries no config (not an object)", "job");
   const data = structuredClone(jobConfigData) as Plain;
   const own = worker.own as unknown as Plain;
   const ignored: string[] = [];
@@ -131,23 +146,26 @@ export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobCo
   }
   const missing = masked(data);
   if (missing.length > 0)
-    throw new ConfigError(
+    throw new JobConfigError(
       `the job's config holds a secret at ${missing.join(", ")}, which is never sent through the queue; ` +
         `give it to this worker (e.g. -c ${missing[0]}=VALUE, or a config file with it)`,
+      "worker",
     );
   const parsed = ConfigSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(
+    throw new JobConfigError(
       `the job's config does not fit this worker's patchloop (${issue.path.join(".")}: ${issue.message}); ` +
         "run the same patchloop version on the coordinator and the workers",
+      "worker",
     );
   }
   const name = parsed.data.model.model_name;
   if (parseModelName(name).provider === "replay")
-    throw new ConfigError(
+    throw new JobConfigError(
       `the job's model.model_name ${JSON.stringify(name)} names a file to replay, and a worker reads no file a job names; ` +
         "replay a trajectory with patchloop swebench without --queue",
+      "job",
     );
   return { config: parsed.data, ignored };
 }

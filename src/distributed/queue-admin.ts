@@ -1,8 +1,12 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { NoAnswer, systemClock, within } from "./clock.js";
 import {
+  CONTROL_CHANNEL,
+  cancelKey,
   INSTANCE_QUEUE,
   interruptKey,
+  MARK_SECONDS,
   PREFIX,
   RUN_INFO_KEY,
   RUNS_KEY,
@@ -11,8 +15,7 @@ import {
 } from "./keys.js";
 import type { Heartbeat, RunHeartbeat } from "./protocol.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
-import { reachable } from "./redis-watch.js";
-import { GONE_MS, readHeartbeats } from "./workers.js";
+import { connectedNames, coordinatorConnection, isAlive, QUIET_MS, readHeartbeats } from "./workers.js";
 
 /** One run's jobs in the queue, by state. */
 export interface RunCounts {
@@ -40,7 +43,29 @@ export interface QueueStatus {
   failed?: Array<{ job: string; reason: string }>;
 }
 
+/** What `patchloop queue clean` did. */
+export interface CleanReport {
+  removed: number;
+  runs: string[];
+  kept: Array<{ run: string; why: string }>;
+  /** With `abandon`: results dropped, and running jobs told to stop. */
+  dropped: number;
+  cancelled: number;
+}
+
 const WAITING = ["waiting", "delayed", "prioritized"] as const;
+
+/** Milliseconds an admin command waits for the queue to answer at all. */
+const OPEN_MS = 5000;
+/** Milliseconds one admin command may take in all. */
+export const ADMIN_MS = 20_000;
+
+/** The error of a queue that does not answer: what happened and what to do. */
+export function noAnswer(shown: string, why: string): Error {
+  return new Error(
+    `the queue at ${shown} does not answer (${why}): start redis-server there (docs/distributed.md), or check --queue`,
+  );
+}
 
 /** A connection to the queue for one admin command. */
 export class QueueAdmin {
@@ -54,7 +79,10 @@ export class QueueAdmin {
     this.queue.on("error", () => undefined);
   }
 
-  /** Connects (one try: no waiting for a server that is not there); throws saying what to do. */
+  /**
+   * Connects (one try: no waiting for a server that is not there, nor for one that takes the
+   * connection and never answers); throws saying what to do.
+   */
   static async open(address: QueueAddress): Promise<QueueAdmin> {
     const redis = new Redis({
       ...redisOptions(address),
@@ -68,28 +96,38 @@ export class QueueAdmin {
       failure ??= err;
     });
     try {
-      await redis.connect();
-      await reachable(redis, address.shown, 5000);
+      await within(
+        systemClock,
+        OPEN_MS,
+        redis.connect().then(() => redis.ping()),
+        "connect",
+      );
     } catch (err) {
       redis.disconnect();
+      if (err instanceof NoAnswer) throw noAnswer(address.shown, `no reply within ${OPEN_MS / 1000} s`);
       const e = failure ?? (err as Error & { code?: string });
-      if (e.message.startsWith("the queue at")) throw e;
-      throw new Error(
-        `the queue at ${address.shown} does not answer (${e.code ?? e.message}): start redis-server there ` +
-          "(docs/distributed.md), or check --queue",
-      );
+      throw noAnswer(address.shown, e.code ?? e.message);
     }
     return new QueueAdmin(address, redis);
   }
 
-  async close(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
+  /** Lets go at once (without waiting for replies a frozen server would never send). */
+  close(): void {
+    void this.queue.disconnect().catch(() => undefined);
     this.redis.disconnect();
   }
 
+  /** The coordinators alive now, by run. */
   private async coordinators(): Promise<Map<string, RunHeartbeat>> {
-    const live = await this.redis.zrangebyscore(RUNS_KEY, Date.now() - GONE_MS, "+inf");
+    const now = Date.now();
+    const scored = await this.redis.zrangebyscore(RUNS_KEY, now - QUIET_MS, "+inf", "WITHSCORES");
     const out = new Map<string, RunHeartbeat>();
+    if (scored.length === 0) return out;
+    const connected = await connectedNames(this.redis);
+    const live: string[] = [];
+    for (let i = 0; i + 1 < scored.length; i += 2)
+      if (isAlive(coordinatorConnection(scored[i]), Number(scored[i + 1]), now, connected))
+        live.push(scored[i]);
     if (live.length === 0) return out;
     const texts = await this.redis.hmget(RUN_INFO_KEY, ...live);
     for (const [i, run] of live.entries()) {
@@ -112,14 +150,19 @@ export class QueueAdmin {
     return by;
   }
 
-  private async resultsWaiting(run: string): Promise<number> {
+  private resultsQueue(run: string): Queue {
     const q = new Queue(resultsQueueName(run), { connection: redisOptions(this.address), prefix: PREFIX });
     q.on("error", () => undefined);
+    return q;
+  }
+
+  private async resultsWaiting(run: string): Promise<number> {
+    const q = this.resultsQueue(run);
     try {
       const c = await q.getJobCounts("waiting", "active", "delayed", "failed");
       return Object.values(c).reduce((a, b) => a + b, 0);
     } finally {
-      await q.close();
+      await q.disconnect();
     }
   }
 
@@ -195,19 +238,21 @@ export class QueueAdmin {
 
   /**
    * Removes what runs without a live coordinator left: their finished and failed jobs, their empty
-   * results queues and interrupt marks, and heartbeats of workers long gone. A run whose results
-   * still wait for its coordinator is kept (run that coordinator again to collect them).
+   * results queues and interrupt marks. A run whose results still wait for its coordinator is
+   * kept (run that coordinator's command again to collect them), unless `abandon` names it: then
+   * its waiting jobs and results go too, and its running jobs are told to stop.
    */
-  async clean(
-    run?: string,
-  ): Promise<{ removed: number; runs: string[]; kept: Array<{ run: string; why: string }> }> {
+  async clean(run?: string, abandon = false): Promise<CleanReport> {
     const status = await this.status(run);
-    const out = { removed: 0, runs: [] as string[], kept: [] as Array<{ run: string; why: string }> };
-    const ended = await this.idsByRun(["completed", "failed"]);
+    const out: CleanReport = { removed: 0, runs: [], kept: [], dropped: 0, cancelled: 0 };
+    const ended = await this.idsByRun(
+      abandon ? ["completed", "failed", ...WAITING] : ["completed", "failed"],
+    );
     // Runs a killed coordinator left with no job: only their marks are left to remove.
     const known = new Set(status.runs.map((r) => r.run));
     for (const r of await this.redis.zrange(RUNS_KEY, 0, -1)) {
       if (known.has(r) || (run !== undefined && r !== run)) continue;
+      const results = await this.resultsWaiting(r);
       status.runs.push({
         run: r,
         waiting: 0,
@@ -215,36 +260,25 @@ export class QueueAdmin {
         stalled: 0,
         failed: 0,
         finished: 0,
-        results: await this.resultsWaiting(r),
+        results,
         coordinator: null,
       });
     }
     for (const r of status.runs) {
-      if (r.coordinator) {
-        out.kept.push({
-          run: r.run,
-          why: `its coordinator (${r.coordinator.host}:${r.coordinator.pid}) is running`,
-        });
-        continue;
-      }
-      if (r.results > 0) {
-        out.kept.push({
-          run: r.run,
-          why: `${r.results} result(s) wait for its coordinator: run the same patchloop swebench command again to collect them`,
-        });
+      const why = this.keeps(r, abandon);
+      if (why) {
+        out.kept.push({ run: r.run, why });
         continue;
       }
       for (const id of ended.get(r.run) ?? []) {
         await this.queue.remove(id).catch(() => 0);
         out.removed++;
       }
-      const q = new Queue(resultsQueueName(r.run), {
-        connection: redisOptions(this.address),
-        prefix: PREFIX,
-      });
-      q.on("error", () => undefined);
+      if (abandon) out.cancelled += await this.cancelRunning(r.run);
+      out.dropped += abandon ? r.results : 0;
+      const q = this.resultsQueue(r.run);
       await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
+      await q.disconnect();
       await this.redis
         .multi()
         .del(interruptKey(r.run))
@@ -254,5 +288,26 @@ export class QueueAdmin {
       out.runs.push(r.run);
     }
     return out;
+  }
+
+  /** Why `clean` keeps a run, or null. */
+  private keeps(r: RunCounts, abandon: boolean): string | null {
+    if (r.coordinator) return `its coordinator (${r.coordinator.host}:${r.coordinator.pid}) is running`;
+    if (r.results > 0 && !abandon)
+      return (
+        `${r.results} result(s) wait for its coordinator: run the same patchloop swebench command again to collect ` +
+        `them, or drop them with patchloop queue clean --run ${r.run} --abandon`
+      );
+    return null;
+  }
+
+  /** Tells the workers running a run's jobs to stop them and send nothing (cancel marks). */
+  private async cancelRunning(run: string): Promise<number> {
+    const active = (await this.idsByRun(["active"])).get(run) ?? [];
+    for (const id of active) {
+      await this.redis.set(cancelKey(id), "1", "EX", MARK_SECONDS);
+      await this.redis.publish(CONTROL_CHANNEL, `cancel ${id}`);
+    }
+    return active.length;
   }
 }

@@ -3,14 +3,15 @@ import { EXIT_STATUSES } from "../agent/trajectory-types.js";
 import type { ModelErrorKind } from "../models/types.js";
 import { issueText, shown } from "./check-text.js";
 import { INSTANCE_ID } from "./job-check.js";
-import type { ProgressReport, ResultJob } from "./protocol.js";
+import type { OutcomeReport, Progress, Refusal, WorkerMessage } from "./protocol.js";
 import { signatureMatches } from "./signing.js";
 
 /**
  * What a coordinator accepts from the queue, before anything in it is used: the shape of a
- * result (zod, every field a worker sends and nothing else), its run, its signature (with a shared
- * secret), and its attempt among those workers logged on the instance's job; and the shape of a
- * progress report. Pure: no I/O.
+ * worker's message (zod, every field a worker sends and nothing else: a result, or a refusal), its
+ * run, its signature (with a shared secret), and a result's attempt among those workers logged on
+ * the instance's job; and the shape of a progress report (a start notice, or the agent's own
+ * `model_call` and `model_retry` events). Pure: no I/O.
  */
 
 const Count = z.number().int().min(0);
@@ -32,6 +33,7 @@ const WorkerSchema = z.strictObject({ id: Label, host: Label, pid: z.number().in
 
 const OutcomeSchema = z.strictObject({
   instance_id: z.string().regex(INSTANCE_ID, "a SWE-bench instance id (owner__name-NUMBER)"),
+  attempt_number: z.number().int().min(1).max(100_000).optional(),
   exit_status: z.enum(EXIT_STATUSES),
   exit_message: z.string(),
   patch_bytes: Count,
@@ -46,6 +48,7 @@ const OutcomeSchema = z.strictObject({
   seconds: Amount,
   patch: z.string(),
   masked_lines: Count.optional(),
+  patch_differs: z.literal(true).optional(),
   worker: Label,
   attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
   model_error: z
@@ -56,43 +59,61 @@ const OutcomeSchema = z.strictObject({
     .optional(),
 });
 
-const ResultJobSchema = z.strictObject({
+const ReportSchema = z.strictObject({
+  outcome: OutcomeSchema,
+  files: z.record(z.string(), z.string()),
+  worker: WorkerSchema,
+  replicas: z.record(z.string(), z.strictObject({ requests: Count, failures: Count })).optional(),
+});
+
+const ResultJobSchema = z.strictObject({ run: z.string(), result: ReportSchema, sig: z.string().optional() });
+
+const RefusalJobSchema = z.strictObject({
   run: z.string(),
-  result: z.strictObject({
-    outcome: OutcomeSchema,
-    files: z.record(z.string(), z.string()),
+  refusal: z.strictObject({
+    instance_id: OutcomeSchema.shape.instance_id,
+    job: z.string().max(600),
     worker: WorkerSchema,
-    replicas: z.record(z.string(), z.strictObject({ requests: Count, failures: Count })).optional(),
+    reason: z.string().max(4000),
   }),
   sig: z.string().optional(),
 });
 
-const ProgressSchema = z.discriminatedUnion("t", [
-  z.strictObject({ t: z.literal("start"), worker: WorkerSchema, attempt: z.string() }),
+const UsageSchema = z.strictObject({
+  promptTokens: Count,
+  completionTokens: Count,
+  reasoningTokens: Count.optional(),
+  cachedTokens: Count.optional(),
+});
+
+const ProgressSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("start"), worker: WorkerSchema, attempt: z.string() }),
   z.strictObject({
-    t: z.literal("call"),
+    type: z.literal("model_call"),
     step: Count,
-    prompt: Count,
-    completion: Count,
+    usage: UsageSchema,
     cost: Amount,
     attempts: Count,
   }),
   z.strictObject({
-    t: z.literal("retry"),
+    type: z.literal("model_retry"),
     step: Count,
     attempt: Count,
-    max: Count,
-    wait: Amount,
-    reason: z.string(),
+    maxAttempts: Count,
+    waitSeconds: Amount,
+    reason: z.string().max(2000),
   }),
 ]);
 
-/** A result the coordinator may go on with, or why it is dropped. */
-export type ResultCheck = { ok: true; job: ResultJob } | { ok: false; problem: string };
+/** A message the coordinator may go on with, or why it is dropped. */
+export type ResultCheck = { ok: true; message: WorkerMessage } | { ok: false; problem: string };
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
 /**
- * Checks what a run's results queue gave: a result of this patchloop, of `run`, and with
- * `secret` (the coordinator's `run.queue.secret_env`) signed by a worker that has it.
+ * Checks what a run's results queue gave: a message of this patchloop (a result, or a refusal:
+ * whichever field it has), of `run`, and with `secret` (the coordinator's `run.queue.secret_env`)
+ * signed by a worker that has it.
  */
 export function readResult(
   data: unknown,
@@ -100,25 +121,37 @@ export function readResult(
   secret: Buffer | null,
   secretEnv: string | null,
 ): ResultCheck {
-  const parsed = ResultJobSchema.safeParse(data);
+  const refusal = isMap(data) && "refusal" in data && !("result" in data);
+  const parsed = (refusal ? RefusalJobSchema : ResultJobSchema).safeParse(data);
   if (!parsed.success)
     return { ok: false, problem: `it is not a result of this patchloop (${issueText(parsed.error)})` };
-  const job: ResultJob = parsed.data;
+  const job = parsed.data as { run: string; sig?: string } & (
+    | { result: OutcomeReport }
+    | { refusal: Refusal }
+  );
   if (job.run !== run) return { ok: false, problem: `it belongs to run ${shown(job.run)}, not ${run}` };
-  if (secret === null) return { ok: true, job };
+  const message: WorkerMessage =
+    "result" in job
+      ? { kind: "outcome", run: job.run, report: job.result }
+      : { kind: "refused", run: job.run, refusal: job.refusal };
+  if (secret === null) return { ok: true, message };
   if (job.sig === undefined)
     return {
       ok: false,
       problem: `it carries no signature, and this run accepts only signed results (run.queue.secret_env ${secretEnv})`,
     };
-  if (!signatureMatches(secret, "result", { run: job.run, result: job.result }, job.sig))
+  const matches =
+    "result" in job
+      ? signatureMatches(secret, "result", { run: job.run, result: job.result }, job.sig)
+      : signatureMatches(secret, "refusal", { run: job.run, refusal: job.refusal }, job.sig);
+  if (!matches)
     return {
       ok: false,
       problem:
         `its signature does not match (run.queue.secret_env ${secretEnv}): it was not made by a worker with ` +
         "this run's secret, or was changed since",
     };
-  return { ok: true, job };
+  return { ok: true, message };
 }
 
 /** Why a result's attempt is not one of its job's (`started`: the attempts its log names), or null. */
@@ -129,7 +162,7 @@ export function attemptProblem(attempt: string, jobId: string, started: readonly
 }
 
 /** A worker's progress report, or null when `data` is not one (it is then ignored). */
-export function readProgress(data: unknown): ProgressReport | null {
+export function readProgress(data: unknown): Progress | null {
   const parsed = ProgressSchema.safeParse(data);
   return parsed.success ? parsed.data : null;
 }

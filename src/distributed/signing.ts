@@ -5,7 +5,7 @@ import { isPlain } from "../config/merge.js";
 /**
  * Signatures of queue messages with a secret the coordinator and its workers share
  * (`run.queue.secret_env` names the variable holding it; the secret never goes into Redis): the
- * coordinator signs each instance job, a worker each result. HMAC-SHA256 over the message's JSON
+ * coordinator signs each instance job, a worker each result and refusal. HMAC-SHA256 over the message's JSON
  * with sorted keys, and over what kind of message it is, so that one kind's signature never
  * passes for another's.
  */
@@ -14,7 +14,7 @@ import { isPlain } from "../config/merge.js";
 export const MIN_SECRET_LENGTH = 16;
 
 /** What is signed. */
-export type SignedKind = "job" | "result";
+export type SignedKind = "job" | "result" | "refusal";
 
 /** The queue's shared secret: null when `name` is null; a ConfigError when the variable is unset or short. */
 export function queueSecret(name: string | null, env: NodeJS.ProcessEnv = process.env): Buffer | null {

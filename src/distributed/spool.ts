@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pidAlive } from "../util/process-alive.js";
-import type { ResultJob } from "./protocol.js";
+import type { OutcomeJob } from "./protocol.js";
 
 /** The default spool: finished results a worker keeps until their coordinator acknowledged them. */
 export function defaultSpoolRoot(): string {
@@ -34,7 +34,7 @@ export class Spool {
     await mkdir(this.dir, { recursive: true });
   }
 
-  async keep(job: ResultJob): Promise<void> {
+  async keep(job: OutcomeJob): Promise<void> {
     await writeFileAtomic(join(this.dir, fileOf(job.result.outcome.attempt)), JSON.stringify(job));
   }
 
@@ -43,12 +43,12 @@ export class Spool {
   }
 
   /** The results kept, by attempt. */
-  async all(): Promise<ResultJob[]> {
-    const out: ResultJob[] = [];
+  async all(): Promise<OutcomeJob[]> {
+    const out: OutcomeJob[] = [];
     for (const name of existsSync(this.dir) ? readdirSync(this.dir) : []) {
       if (!name.endsWith(".json")) continue;
       try {
-        out.push(JSON.parse(await readFile(join(this.dir, name), "utf8")) as ResultJob);
+        out.push(JSON.parse(await readFile(join(this.dir, name), "utf8")) as OutcomeJob);
       } catch {
         // a file being written, or broken: skipped
       }

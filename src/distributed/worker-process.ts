@@ -1,23 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from "bullmq";
+import { DelayedError, Queue, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { AgentEvent } from "../agent/agent.js";
 import type { Plain } from "../config/merge.js";
 import type { Config, ModelConfig } from "../config/schema.js";
-import { createModel } from "../models/create-model.js";
 import { createReplicaPool, type ReplicaPool } from "../models/replica-pool.js";
 import { openInstanceEnvironment } from "../swebench/batch/instance-environment.js";
-import { runInstance } from "../swebench/batch/run-instance.js";
-import type { ReplicaCounts, TaskOutcome, WorkerInfo } from "../swebench/batch/types.js";
+import { createLocalDispatcher } from "../swebench/batch/local-dispatch.js";
+import type { WorkerInfo } from "../swebench/batch/types.js";
 import { cloneDirFor } from "../swebench/batch/workspace.js";
 import { makeWorkspaceRoot, sweepStaleRoots } from "../swebench/batch/workspace-root.js";
-import { FileWriteError } from "../util/atomic-write.js";
 import { VERSION } from "../version.js";
-import { checkJob } from "./job-check.js";
+import { type Clock, systemClock, within } from "./clock.js";
+import type { WorkerFit } from "./job-fit.js";
 import {
   ackKey,
   CONTROL_CHANNEL,
@@ -28,13 +26,15 @@ import {
   PREFIX,
   resultsQueueName,
 } from "./keys.js";
-import { jobConfig } from "./machine-config.js";
-import { type ProgressReport, type ResultJob, startLine } from "./protocol.js";
+import type { Heartbeat } from "./protocol.js";
+import { CALL_LIMIT_MS, QueueHealth } from "./queue-health.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
-import { reachable, watchRedis } from "./redis-watch.js";
-import { signature } from "./signing.js";
+import { ScratchFolder } from "./scratch-folder.js";
+import { canonicalJson } from "./signing.js";
 import { Spool } from "./spool.js";
-import { beat, forget } from "./workers.js";
+import { JobProcessor, type Lease } from "./worker-jobs.js";
+import { WorkerState } from "./worker-state.js";
+import { beat, forget, workerConnection } from "./workers.js";
 
 /** What `patchloop worker` runs with. */
 export interface WorkerProcessOptions {
@@ -51,17 +51,9 @@ export interface WorkerProcessOptions {
   spoolRoot: string;
   /** Lines for the person (stderr). */
   say: (line: string) => void;
-}
-
-/** A job this worker runs now. */
-interface Running {
-  run: string;
-  instanceId: string;
-  abort: AbortController;
-  /** Stop it and give the job back to the queue (shutdown), rather than end it as Interrupted. */
-  handBack: boolean;
-  /** Its instance has its result from another attempt: stop it and send nothing. */
-  cancelled: boolean;
+  /** Why the engine does not run instances now, or null (default: none is checked). */
+  engineProblem?: () => Promise<string | null>;
+  clock?: Clock;
 }
 
 /** A running worker: `stop` (SIGTERM) and `done` (resolves with the exit code once it stopped). */
@@ -72,364 +64,342 @@ export interface WorkerProcess {
   done: Promise<number>;
 }
 
-/** The trajectory of a finished instance with the worker that ran it recorded (`info.worker`). */
-function withWorker(text: string, info: WorkerInfo): string {
-  try {
-    const t = JSON.parse(text) as { info?: Record<string, unknown> };
-    if (!t.info) return text;
-    t.info.worker = info;
-    return `${JSON.stringify(t, null, 2)}\n`;
-  } catch {
-    return text;
-  }
+/** A run's dispatcher on this worker, with the jobs that hold it. */
+interface Held {
+  ready: Promise<Lease>;
+  users: number;
 }
 
 /**
- * `patchloop worker`: takes instance jobs from the queue (`slots` at once) and runs each as the
- * batch would in one process (runInstance), with the job's config and this machine's settings;
- * reports progress on the job; sends the result to the run's results queue (kept in the spool until
- * the coordinator acknowledges it). BullMQ's lock on each job is renewed while it runs; if this
- * process dies, the lock lapses and another worker's stalled-job check puts the job back. A job
- * started `attempts` times without a result is given up (it fails; the coordinator records it).
+ * `patchloop worker`: takes instance jobs from the queue (`slots` at once) and runs each through
+ * the same local dispatcher a batch uses in one process (worker-jobs.ts), with the job's config
+ * and this machine's settings. It registers once the queue answers (started while Redis is down,
+ * it says so and waits), beats every few seconds, hears interrupts and cancels on the control
+ * channel, and resends what its spool keeps until the coordinator acknowledges it. BullMQ's lock
+ * on each job is renewed while it runs; if this process dies, the lock lapses and another
+ * worker's stalled-job check puts the job back.
  */
-export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProcess> {
-  const started = Date.now();
-  const host = hostname();
-  const info: WorkerInfo = { id: `${host}:${process.pid}:${started.toString(36)}`, host, pid: process.pid };
-  const connection = redisOptions(o.queue);
-  const redis = new Redis(connection);
-  redis.on("error", () => undefined);
-  watchRedis(redis, o.queue.shown, o.say, "running instances go on; their results are kept until it is back");
-  await reachable(redis, o.queue.shown);
-  // Interrupts and cancels come at once on the control channel (the marks cover missed ones).
-  const control = redis.duplicate();
-  control.on("error", () => undefined);
-  await control.subscribe(CONTROL_CHANNEL);
-  control.on("message", (_channel: string, message: string) => {
-    const [verb, what] = message.split(" ");
-    for (const [jobId, r] of running) {
-      if (verb === "interrupt" && r.run === what && !r.abort.signal.aborted) r.abort.abort();
-      if (verb === "cancel" && jobId === what && !r.cancelled) {
-        r.cancelled = true;
-        r.abort.abort();
-      }
-    }
-  });
-  await sweepStaleRoots();
-  const workRoot = await makeWorkspaceRoot();
-  const spool = new Spool(o.spoolRoot);
-  await spool.open();
-  const adopted = spool.adopt();
-  if (adopted > 0) o.say(`sending again ${adopted} result(s) that a stopped worker on this host had kept`);
-  const running = new Map<string, Running>();
-  const pools = new Map<string, ReplicaPool | null>();
-  const resultQueues = new Map<string, Queue<ResultJob>>();
-  let exitCode = 0;
-  let stopping = false;
-  const q = o.own.run.queue;
-  /** Runs told which of their jobs' machine keys this worker ignores (said once per run). */
-  const told = new Set<string>();
-
-  const poolFor = (m: ModelConfig): ReplicaPool | null => {
-    const key = JSON.stringify([m.base_url, m.replica_cooldown]);
-    if (!pools.has(key)) pools.set(key, createReplicaPool(m));
-    return pools.get(key) ?? null;
-  };
-  const resultsOf = (run: string) => {
-    let rq = resultQueues.get(run);
-    if (!rq) {
-      rq = new Queue<ResultJob>(resultsQueueName(run), { connection, prefix: PREFIX });
-      rq.on("error", () => undefined);
-      resultQueues.set(run, rq);
-    }
-    return rq;
-  };
-  /** Sends a result to its run's coordinator; waits (and says so once) while Redis is away. */
-  const deliver = async (job: ResultJob) => {
-    for (let tries = 0; ; tries++) {
-      try {
-        await resultsOf(job.run).add("result", job, {
-          jobId: job.result.outcome.attempt,
-          attempts: 1000,
-          backoff: { type: "fixed", delay: 2000 },
-          removeOnComplete: true,
-          removeOnFail: false,
-        });
-        return;
-      } catch (err) {
-        if (tries === 0)
-          o.say(
-            `the result of ${job.result.outcome.instance_id} waits to be sent: ${(err as Error).message}`,
-          );
-        await new Promise((r) => setTimeout(r, 2000));
-      }
-    }
-  };
-
-  const report = (job: Job, p: ProgressReport) => {
-    job.updateProgress(p).catch(() => undefined);
-  };
-  const onAgentEvent = (job: Job, e: AgentEvent) => {
-    if (e.type === "model_call")
-      report(job, {
-        t: "call",
-        step: e.step,
-        prompt: e.usage.promptTokens,
-        completion: e.usage.completionTokens,
-        cost: e.cost,
-        attempts: e.attempts,
-      });
-    else if (e.type === "model_retry")
-      report(job, {
-        t: "retry",
-        step: e.step,
-        attempt: e.attempt,
-        max: e.maxAttempts,
-        wait: e.waitSeconds,
-        reason: e.reason,
-      });
-  };
-
-  /** The files of an instance's folder (its trajectory with this worker recorded in it). */
-  const filesOf = async (dir: string, id: string): Promise<Record<string, string>> => {
-    const files: Record<string, string> = {};
-    const folder = join(dir, id);
-    for (const name of existsSync(folder) ? await readdir(folder) : []) {
-      const text = await readFile(join(folder, name), "utf8");
-      files[name] = name === `${id}.traj.json` ? withWorker(text, info) : text;
-    }
-    return files;
-  };
-
-  const processor = async (job: Job<unknown>, token?: string): Promise<{ attempt: string }> => {
-    // Nothing of a job is used before it passed the check (Redis is not trusted: job-check.ts).
-    const checked = checkJob(job.data, String(job.id), o.secret, q.secret_env);
-    if (!checked.ok) throw new UnrecoverableError(`refused: ${checked.problem}`);
-    const data = checked.job;
-    const row = data.row;
-    const id = row.instance_id;
-    const runs = job.attemptsMade + job.stalledCounter;
-    if (runs >= data.attempts)
-      throw new UnrecoverableError(
-        `given up after ${runs} attempt(s)` +
-          (job.stalledCounter > 0
-            ? ` (${job.stalledCounter} ended with its worker gone: killed, or cut off from the queue)`
-            : "") +
-          (job.failedReason ? `; last error: ${job.failedReason}` : ""),
-      );
-    const attempt = `${job.id}.${randomBytes(6).toString("hex")}`;
-    const { config, ignored } = jobConfig(data.config, { own: o.own, explicit: o.explicit });
-    if (ignored.length > 0 && !told.has(data.run)) {
-      told.add(data.run);
-      o.say(
-        `run ${data.run}: ignoring the job's ${ignored.join(", ")}: this worker's own settings decide them (docs/distributed.md)`,
-      );
-    }
-    const kind = config.environment.environment_class;
-    if (
-      (kind === "local" || kind === "bwrap") &&
-      o.reposDir &&
-      !existsSync(cloneDirFor(o.reposDir, row.repo))
-    )
-      throw new Error(
-        `worker ${info.id} has no clone of ${row.repo} in --repos-dir (${cloneDirFor(o.reposDir, row.repo)})`,
-      );
-    // Logged before it runs: the coordinator accepts results of logged attempts only.
-    await job.log(startLine(attempt, info));
-    const entry: Running = {
-      run: data.run,
-      instanceId: id,
-      abort: new AbortController(),
-      handBack: false,
-      cancelled: false,
-    };
-    running.set(String(job.id), entry);
-    // Marks set before this start (a message on the control channel came too early to be heard).
-    const [interrupted, cancelled] = await redis.mget(interruptKey(data.run), cancelKey(String(job.id)));
-    if (cancelled) entry.cancelled = true;
-    if (interrupted || cancelled) entry.abort.abort();
-    report(job, { t: "start", worker: info, attempt });
-    o.say(`start ${id} (run ${data.run})`);
-    const scratch = await mkdtemp(join(workRoot, "job-"));
-    const counts: Record<string, ReplicaCounts> = {};
-    const countRequest = (url: string, outcome: "ok" | "failed") => {
-      const c = counts[url] ?? { requests: 0, failures: 0 };
-      c.requests++;
-      if (outcome === "failed") c.failures++;
-      counts[url] = c;
-    };
-    try {
-      const pool = poolFor(config.model);
-      let outcome: TaskOutcome;
-      try {
-        outcome = await runInstance(row, {
-          config,
-          outputDir: scratch,
-          modelFor: () =>
-            createModel(config.model, {
-              warn: (m) => o.say(`${id}: WARNING: ${m}`),
-              ...(pool ? { replicas: pool, onReplica: countRequest } : {}),
-            }),
-          openEnvironment: (r) =>
-            openInstanceEnvironment(config, r, {
-              reposDir: o.reposDir,
-              workRoot,
-              runId: data.run,
-              warn: (m) => o.say(`${id}: WARNING: ${m}`),
-            }),
-          modelName: data.model_name,
-          signal: entry.abort.signal,
-          log: (line) => o.say(line),
-          onAgentEvent: (e) => onAgentEvent(job, e),
-        });
-      } catch (err) {
-        if (err instanceof FileWriteError) {
-          o.say(`cannot write ${err.message}; this worker stops (its job goes to another worker)`);
-          exitCode = 1;
-          stop();
-        }
-        throw err;
-      }
-      if (entry.handBack) {
-        await job.moveToWait(token);
-        o.say(`handed ${id} back to the queue`);
-        throw new WaitingError();
-      }
-      if (entry.cancelled) {
-        o.say(`stopped ${id}: its result came from another attempt`);
-        return { attempt };
-      }
-      const sent: ResultJob["result"] = {
-        outcome: { ...outcome, worker: info.id, attempt },
-        files: await filesOf(scratch, id),
-        worker: info,
-        ...(pool ? { replicas: counts } : {}),
-      };
-      const full: ResultJob = {
-        run: data.run,
-        result: sent,
-        ...(o.secret ? { sig: signature(o.secret, "result", { run: data.run, result: sent }) } : {}),
-      };
-      await spool.keep(full);
-      await deliver(full);
-      o.say(`end ${id} ${outcome.exit_status} (${outcome.api_calls} calls, ${outcome.seconds}s)`);
-      return { attempt };
-    } finally {
-      running.delete(String(job.id));
-      await rm(scratch, { recursive: true, force: true });
-    }
-  };
-
-  const worker = new Worker<unknown>(INSTANCE_QUEUE, processor, {
-    connection,
-    prefix: PREFIX,
-    name: info.id,
-    concurrency: o.slots,
-    lockDuration: q.lock_seconds * 1000,
-    stalledInterval: q.stalled_check_seconds * 1000,
-    // Starts are counted by the processor (attempts of the job), so that a job handed back at a
-    // shutdown does not use one; BullMQ's own limit is set out of the way.
-    maxStalledCount: 1_000_000,
-  });
-  worker.on("error", () => undefined);
-  worker.on("failed", (job, err) => {
-    if (job && !(err instanceof WaitingError))
-      o.say(`job ${job.id}: it failed on this worker: ${err.message}`);
+class QueueWorker implements WorkerProcess {
+  readonly info: WorkerInfo;
+  readonly done: Promise<number>;
+  private finished: (code: number) => void = () => {};
+  private readonly clock: Clock;
+  private readonly started = Date.now();
+  private readonly redis: Redis;
+  private readonly control: Redis;
+  private readonly health: QueueHealth;
+  private readonly state: WorkerState;
+  private readonly spool: Spool;
+  private readonly instances: Queue;
+  private readonly resultQueues = new Map<string, Queue>();
+  private readonly pools = new Map<string, ReplicaPool | null>();
+  private readonly held = new Map<string, Held>();
+  private leases = 0;
+  private readonly jobs: JobProcessor;
+  private worker: Worker | null = null;
+  private workRoot = "";
+  private exitCode = 0;
+  private looping = false;
+  private cancelTick: () => void = () => {};
+  private ticking: Promise<void> = Promise.resolve();
+  private cancelPause: (() => void) | null = null;
+  private stopRequested: () => void = () => {};
+  private readonly stopSignal = new Promise<void>((r) => {
+    this.stopRequested = r;
   });
 
-  // Heartbeat, interrupted runs, and results acknowledged by their coordinator, every few seconds.
-  let ticking = false;
-  const tick = async () => {
-    await beat(redis, {
-      ...info,
-      slots: o.slots,
-      running: running.size,
-      jobs: [...running.keys()],
-      environment: o.own.environment.environment_class,
-      version: VERSION,
-      started_at: new Date(started).toISOString(),
+  constructor(private readonly o: WorkerProcessOptions) {
+    this.clock = o.clock ?? systemClock;
+    const host = hostname();
+    this.info = { id: `${host}:${process.pid}:${this.started.toString(36)}`, host, pid: process.pid };
+    this.done = new Promise((resolve) => {
+      this.finished = resolve;
     });
-    const jobIds = [...running.keys()];
-    if (jobIds.length > 0) {
-      const cancels = await redis.mget(...jobIds.map(cancelKey));
-      for (const [i, jobId] of jobIds.entries()) {
-        const r = running.get(jobId);
-        if (!cancels[i] || !r || r.cancelled) continue;
-        r.cancelled = true;
-        r.abort.abort();
-      }
-    }
-    const runs = [...new Set([...running.values()].map((r) => r.run))];
-    if (runs.length > 0) {
-      const marks = await redis.mget(...runs.map(interruptKey));
-      for (const [i, run] of runs.entries()) {
-        if (!marks[i]) continue;
-        for (const r of running.values()) if (r.run === run && !r.abort.signal.aborted) r.abort.abort();
-      }
-    }
-    const kept = await spool.all();
-    if (kept.length > 0) {
-      const acks = await redis.mget(...kept.map((k) => ackKey(k.result.outcome.attempt)));
-      for (const [i, k] of kept.entries()) {
-        if (acks[i]) await spool.forget(k.result.outcome.attempt);
-        else if ((await resultsOf(k.run).getJobState(k.result.outcome.attempt)) === "unknown")
-          await deliver(k);
-      }
-    }
-  };
-  const timer = setInterval(() => {
-    if (ticking) return;
-    ticking = true;
-    tick()
-      .catch(() => undefined)
-      .finally(() => {
-        ticking = false;
-      });
-  }, HEARTBEAT_SECONDS * 1000);
-  await tick().catch(() => undefined);
-  o.say(
-    `worker ${info.id}: ${o.slots} slot(s), environment ${o.own.environment.environment_class}, queue ${o.queue.shown}`,
-  );
-
-  let closed: Promise<void> | null = null;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const handBackAll = () => {
-    for (const r of running.values()) {
-      r.handBack = true;
-      r.abort.abort();
-    }
-  };
-  let finished: (code: number) => void = () => {};
-  const done = new Promise<number>((resolve) => {
-    finished = resolve;
-  });
-  function stop(): void {
-    if (stopping) {
-      o.say("handing the running instances back to the queue now");
-      handBackAll();
-      return;
-    }
-    stopping = true;
-    o.say(
-      running.size > 0
-        ? `stopping: no new instance; ${running.size} running get ${q.grace_seconds}s to finish, then go back to the queue (signal again: at once)`
-        : "stopping: no instance is running",
-    );
-    graceTimer = setTimeout(handBackAll, q.grace_seconds * 1000);
-    graceTimer.unref();
-    closed = worker.close().then(async () => {
-      clearTimeout(graceTimer);
-      clearInterval(timer);
-      while (ticking) await new Promise((r) => setTimeout(r, 50));
-      await tick().catch(() => undefined);
-      await forget(redis, info.id).catch(() => undefined);
-      await Promise.all([...resultQueues.values()].map((rq) => rq.close()));
-      control.disconnect();
-      redis.disconnect();
-      await rm(workRoot, { recursive: true, force: true });
-      finished(exitCode);
+    const connection = redisOptions(o.queue);
+    this.redis = new Redis({ ...connection, connectionName: workerConnection(this.info.id) });
+    this.control = this.redis.duplicate();
+    this.control.on("error", () => undefined);
+    this.health = new QueueHealth({
+      clock: this.clock,
+      shown: o.queue.shown,
+      say: o.say,
+      whatWaits:
+        "this worker registers and takes jobs once it answers; running instances go on, their results are kept",
+      ping: () => this.redis.ping(),
+    });
+    this.health.watch(this.redis);
+    this.state = new WorkerState({
+      clock: this.clock,
+      graceMs: o.own.run.queue.grace_seconds * 1000,
+      say: o.say,
+    });
+    this.spool = new Spool(o.spoolRoot);
+    this.instances = this.queueOf(INSTANCE_QUEUE);
+    this.jobs = new JobProcessor({
+      info: this.info,
+      clock: this.clock,
+      state: this.state,
+      health: this.health,
+      redis: this.redis,
+      spool: this.spool,
+      fit: this.fit(),
+      say: o.say,
+      instances: this.instances,
+      resultsOf: (run) => this.resultsOf(run),
+      lease: (run, config, modelName) => this.lease(run, config, modelName),
+      release: (lease) => this.release(lease),
+      pause: (ms, why, engine) => this.pause(ms, why, engine),
+      engineProblem: o.engineProblem ?? (async () => null),
+      fail: () => {
+        this.exitCode = 1;
+        this.stop();
+      },
+      laterMs: o.own.run.queue.lock_seconds * 1000,
     });
   }
-  void closed;
-  return { info, stop, done };
+
+  /** What this worker brings to a job (job-fit.ts). */
+  private fit(): WorkerFit {
+    const { o } = this;
+    return {
+      version: VERSION,
+      secret: o.secret,
+      secretEnv: o.own.run.queue.secret_env,
+      own: o.own,
+      explicit: o.explicit,
+      cloneProblem: (repo, config) => {
+        const kind = config.environment.environment_class;
+        if ((kind !== "local" && kind !== "bwrap") || !o.reposDir) return null;
+        const dir = cloneDirFor(o.reposDir, repo);
+        return existsSync(dir)
+          ? null
+          : `worker ${this.info.id} has no clone of ${repo} in --repos-dir (${dir})`;
+      },
+    };
+  }
+
+  private queueOf(name: string): Queue {
+    const q = new Queue(name, { connection: redisOptions(this.o.queue), prefix: PREFIX });
+    q.on("error", () => undefined);
+    return q;
+  }
+
+  private resultsOf(run: string): Queue {
+    let q = this.resultQueues.get(run);
+    if (!q) {
+      q = this.queueOf(resultsQueueName(run));
+      this.resultQueues.set(run, q);
+    }
+    return q;
+  }
+
+  /** Starts: the work folders and the spool now; the rest once the queue answers. */
+  async start(): Promise<void> {
+    await sweepStaleRoots();
+    this.workRoot = await makeWorkspaceRoot();
+    await this.spool.open();
+    const adopted = this.spool.adopt();
+    if (adopted > 0)
+      this.o.say(`sending again ${adopted} result(s) that a stopped worker on this host had kept`);
+    void this.connect();
+  }
+
+  /** Once the queue answers: the control channel, the first heartbeat, and the jobs. */
+  private async connect(): Promise<void> {
+    await Promise.race([this.health.untilAnswering(), this.stopSignal]);
+    if (this.state.isStopping) return;
+    this.control.on("message", (_channel: string, message: string) => this.state.control(message));
+    await this.control.subscribe(CONTROL_CHANNEL).catch(() => undefined);
+    this.looping = true;
+    this.tickLoop();
+    const q = this.o.own.run.queue;
+    this.worker = new Worker<unknown>(INSTANCE_QUEUE, (job, token) => this.jobs.process(job, token), {
+      connection: redisOptions(this.o.queue),
+      prefix: PREFIX,
+      name: this.info.id,
+      concurrency: this.o.slots,
+      lockDuration: q.lock_seconds * 1000,
+      stalledInterval: q.stalled_check_seconds * 1000,
+      // Attempts are counted from the job's log (job-plan.ts), so that a job handed back or
+      // refused uses none; BullMQ's own limit of stalls is set out of the way.
+      maxStalledCount: 1_000_000,
+    });
+    this.worker.on("error", () => undefined);
+    this.worker.on("failed", (job, err) => {
+      if (job && !(err instanceof WaitingError) && !(err instanceof DelayedError))
+        this.o.say(`job ${job.id}: it failed on this worker: ${err.message}`);
+    });
+    this.o.say(
+      `worker ${this.info.id}: ${this.o.slots} slot(s), environment ${this.o.own.environment.environment_class}, ` +
+        `patchloop ${VERSION}, queue ${this.o.queue.shown}`,
+    );
+  }
+
+  /** The heartbeat, interrupts and cancels, and the spool, every few seconds. */
+  private tickLoop(): void {
+    this.ticking = this.tick()
+      .catch(() => undefined)
+      .then(() => {
+        if (this.looping) this.cancelTick = this.clock.after(HEARTBEAT_SECONDS * 1000, () => this.tickLoop());
+      });
+  }
+
+  private heartbeat(): Heartbeat {
+    return {
+      ...this.info,
+      slots: this.o.slots,
+      environment: this.o.own.environment.environment_class,
+      version: VERSION,
+      started_at: new Date(this.started).toISOString(),
+      ...this.state.beat(),
+    };
+  }
+
+  private async tick(): Promise<void> {
+    if (!this.health.answering) return;
+    const h = this.health;
+    await h.call("write the heartbeat", () => beat(this.redis, this.heartbeat(), this.clock.now()));
+    const jobIds = [...this.state.running.keys()];
+    const runs = [...new Set([...this.state.running.values()].map((r) => r.run))];
+    if (jobIds.length > 0) {
+      const marks = await h.call("read the marks", () =>
+        this.redis.mget(...jobIds.map(cancelKey), ...runs.map(interruptKey)),
+      );
+      this.state.marks(
+        new Set(runs.filter((_, i) => marks[jobIds.length + i])),
+        new Set(jobIds.filter((_, i) => marks[i])),
+      );
+    }
+    const kept = await this.spool.all();
+    if (kept.length === 0) return;
+    const acks = await h.call("read the acknowledgements", () =>
+      this.redis.mget(...kept.map((k) => ackKey(k.result.outcome.attempt))),
+    );
+    for (const [i, k] of kept.entries()) {
+      if (acks[i]) await this.spool.forget(k.result.outcome.attempt);
+      else if (
+        (await h.call("look for a result", () =>
+          this.resultsOf(k.run).getJobState(k.result.outcome.attempt),
+        )) === "unknown"
+      )
+        await this.jobs.deliverOnce(k);
+    }
+  }
+
+  /** Takes no job for `ms` (BullMQ's fetching paused; running jobs go on); an engine pause lasts until it answers. */
+  private async pause(ms: number, why: string, engine: boolean): Promise<void> {
+    if (this.state.isStopping || !this.worker) return;
+    this.state.paused(why);
+    await this.worker.pause(true);
+    this.cancelPause?.();
+    this.cancelPause = this.clock.after(ms, () => {
+      this.cancelPause = null;
+      void this.resume(ms, why, engine);
+    });
+  }
+
+  private async resume(ms: number, why: string, engine: boolean): Promise<void> {
+    if (this.state.isStopping || !this.worker) return;
+    const problem = engine ? await (this.o.engineProblem ?? (async () => null))() : null;
+    if (problem) {
+      await this.pause(Math.min(ms * 2, 60_000), why, engine);
+      return;
+    }
+    this.state.resumed();
+    await this.worker.resume();
+  }
+
+  /** The dispatcher of a run and config on this worker, made on first use, held while its jobs run. */
+  private lease(run: string, config: Config, modelName: string): Promise<Lease> {
+    const key = createHash("sha256")
+      .update(`${run}\n${canonicalJson(config)}`)
+      .digest("hex")
+      .slice(0, 16);
+    let held = this.held.get(key);
+    if (!held) {
+      // A folder of each lease's own: the last job of a lease that ends removes its folder while
+      // the next job of the same run may already have made a new lease.
+      const scratchDir = join(this.workRoot, `run-${key}-${++this.leases}`);
+      held = {
+        users: 0,
+        ready: ScratchFolder.create(scratchDir, run, this.o.say).then(async (scratch) => ({
+          key,
+          scratch,
+          dispatcher: await createLocalDispatcher(
+            {
+              config,
+              workers: this.o.slots,
+              openEnvironment: (row) =>
+                openInstanceEnvironment(config, row, {
+                  reposDir: this.o.reposDir,
+                  workRoot: this.workRoot,
+                  runId: run,
+                  warn: (m) => scratch.warn(m),
+                }),
+              replicas: this.poolFor(config.model),
+              runId: run,
+              modelName,
+            },
+            scratch,
+          ),
+        })),
+      };
+      this.held.set(key, held);
+    }
+    held.users++;
+    return held.ready;
+  }
+
+  private async release(lease: Lease): Promise<void> {
+    const held = this.held.get(lease.key);
+    if (!held || --held.users > 0) return;
+    this.held.delete(lease.key);
+    await lease.dispatcher.close();
+    await lease.scratch.remove();
+  }
+
+  /** One replica pool per model server list on this worker, shared by its runs. */
+  private poolFor(m: ModelConfig): ReplicaPool | null {
+    const key = JSON.stringify([m.base_url, m.replica_cooldown]);
+    if (!this.pools.has(key)) this.pools.set(key, createReplicaPool(m));
+    return this.pools.get(key) ?? null;
+  }
+
+  stop(): void {
+    if (!this.state.stop()) return;
+    this.stopRequested();
+    void this.shutdown();
+  }
+
+  /** Waits for the running jobs (grace period, hand-back), then lets go of everything. */
+  private async shutdown(): Promise<void> {
+    await this.worker?.close();
+    this.state.stopped();
+    this.cancelPause?.();
+    this.looping = false;
+    this.cancelTick();
+    await this.ticking;
+    if (this.worker) await this.tick().catch(() => undefined);
+    if (this.health.answering)
+      await this.health
+        .call("remove the heartbeat", () => forget(this.redis, this.info.id))
+        .catch(() => undefined);
+    await Promise.all(
+      [...this.resultQueues.values(), this.instances].map((q) =>
+        within(this.clock, CALL_LIMIT_MS, q.close(), "close a queue").catch(() => q.disconnect()),
+      ),
+    );
+    this.health.close();
+    this.control.disconnect();
+    this.redis.disconnect();
+    if (this.workRoot) await rm(this.workRoot, { recursive: true, force: true });
+    this.finished(this.exitCode);
+  }
+}
+
+/** Starts `patchloop worker` (see QueueWorker); it registers once the queue answers. */
+export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProcess> {
+  const w = new QueueWorker(o);
+  await w.start();
+  return w;
 }

@@ -8,6 +8,8 @@ import type { ExitStatus, ModelErrorInfo, ModelStats } from "../agent/trajectory
  */
 export interface TaskOutcome extends ModelStats {
   instance_id: string;
+  /** Which attempt of the instance (1-based) in a batch with `run.attempts` above 1; absent: its only run. */
+  attempt_number?: number;
   exit_status: ExitStatus;
   exit_message: string;
   /** How the model failed, for a `ModelError`. */

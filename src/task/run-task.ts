@@ -26,6 +26,8 @@ export interface TaskEnvironment {
 export interface TaskSpec {
   config: Config;
   instanceId: string;
+  /** Which attempt of the instance this is (1-based) when a batch runs several; absent: its only run. */
+  attemptNumber?: number;
   /** The issue text. */
   task: string;
   /** Template fields (`instance.*`): a dataset row, or `{repo, instance_id, problem_statement}`. */
@@ -104,6 +106,7 @@ async function recordUnstarted(spec: TaskSpec, outcome: TaskOutcome): Promise<vo
       versions: versions(),
       timing: { started_at: outcome.started_at, ended_at: outcome.ended_at, wall_seconds: 0 },
       instance_id: spec.instanceId,
+      ...(spec.attemptNumber !== undefined ? { attempt_number: spec.attemptNumber } : {}),
       model_name: spec.modelName,
     },
     { config: spec.config },
@@ -141,6 +144,7 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
     task: spec.task,
     instance: spec.instance,
     instanceId: spec.instanceId,
+    attemptNumber: spec.attemptNumber,
     trajectoryPath: spec.trajectoryPath,
     onEvent: spec.onEvent,
     hooks: spec.hooks,
@@ -210,5 +214,10 @@ export async function runTask(spec: TaskSpec): Promise<TaskOutcome> {
       spec.log?.(`${spec.instanceId}: cleaning up the environment failed: ${err.message}`),
     );
   const ended = Date.now();
-  return { ...outcome, ended_at: new Date(ended).toISOString(), seconds: seconds(ended - started) };
+  return {
+    ...outcome,
+    ...(spec.attemptNumber !== undefined ? { attempt_number: spec.attemptNumber } : {}),
+    ended_at: new Date(ended).toISOString(),
+    seconds: seconds(ended - started),
+  };
 }

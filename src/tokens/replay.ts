@@ -29,7 +29,7 @@ export interface ReplayFigures {
  * actions were tool calls, else `user`), with the step and return code in `extra` as the loop
  * records them.
  */
-function chatOf(view: TrajectoryView): ChatMessage[] {
+export function chatOf(view: TrajectoryView): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (view.system) out.push({ role: "system", content: view.system.text });
   if (view.firstUser) out.push({ role: "user", content: view.firstUser.text });

@@ -6,6 +6,7 @@ import { Queue } from "bullmq";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
+import { VERSION } from "../../src/version.js";
 
 /** Debian's redis-server (`.ci/run` installs it), or null when this machine has none. */
 export const REDIS_SERVER =
@@ -82,8 +83,18 @@ export class TestRedis {
     const p = this.proc;
     if (!p || p.exitCode !== null) return;
     const gone = new Promise((r) => p.once("exit", r));
+    p.kill("SIGCONT");
     p.kill("SIGTERM");
     await gone;
+  }
+
+  /** Freezes it (SIGSTOP): its connections stay open and nothing is answered until `thaw`. */
+  freeze(): void {
+    this.proc?.kill("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.proc?.kill("SIGCONT");
   }
 }
 
@@ -154,7 +165,10 @@ export function coordinatorJobConfig(args: string[]): Record<string, unknown> {
   return redactSecrets(config) as unknown as Record<string, unknown>;
 }
 
-/** An instance job as a coordinator of `run` would add it (job id `<run>.<instance>`), or as crafted. */
+/**
+ * An instance job as a coordinator of `run` would add it (job id `<run>.<instance>`, this
+ * patchloop's version: a worker does not run another version's jobs), or as crafted.
+ */
 export async function addInstanceJob(
   redis: TestRedis,
   data: { run: string; row: Record<string, unknown>; config: unknown; [key: string]: unknown },
@@ -163,7 +177,7 @@ export async function addInstanceJob(
   const jobId = instanceJobId(data.run, String(data.row.instance_id));
   await q.add(
     "instance",
-    { model_name: "openai/fake", attempts: 1, version: "0.0.0", ...data },
+    { model_name: "openai/fake", attempts: 1, version: VERSION, ...data },
     { jobId, attempts: 1, removeOnComplete: false, removeOnFail: false },
   );
   await q.close();
@@ -205,4 +219,29 @@ export async function submissionsOf(redis: TestRedis, run: string): Promise<stri
   return (JSON.parse(await resultsText(redis, run)) as { result: { outcome: { patch: string } } }[]).map(
     (r) => r.result.outcome.patch,
   );
+}
+
+/** The run id a coordinator prints once it has enqueued (fails the test when it stopped first). */
+export async function runIdOf(boss: CliProcess): Promise<string> {
+  let run = "";
+  await until("the coordinator names its run (or stops)", () => {
+    run = /: run (\S+) \(patchloop queue status/.exec(boss.out() + boss.err())?.[1] ?? "";
+    return run !== "" || boss.proc.exitCode !== null;
+  });
+  if (run === "") throw new Error(`the coordinator stopped before naming its run:\n${boss.err()}`);
+  return run;
+}
+
+/** The instances a worker's output says it started, in order (`... start ID`). */
+export function startsOf(w: CliProcess): string[] {
+  return [...w.err().matchAll(/ start ([A-Za-z0-9-]+__[A-Za-z0-9._-]+?-\d+)\b/g)].map((m) => m[1]);
+}
+
+/** `patchloop queue ARGS` to its end: its exit code and output. */
+export async function queueCommand(
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
+  const p = patchloop(["queue", ...args]);
+  const { code } = await p.done;
+  return { code, out: p.out(), err: p.err() };
 }

@@ -16,7 +16,16 @@ import {
   STEPWISE_CALLS,
   STEPWISE_COMMAND,
 } from "../support/fixture-instances.js";
-import { alive, type CliProcess, freePort, patchloop, REDIS_SERVER, TestRedis, until } from "./helpers.js";
+import {
+  alive,
+  type CliProcess,
+  freePort,
+  patchloop,
+  REDIS_SERVER,
+  runIdOf,
+  TestRedis,
+  until,
+} from "./helpers.js";
 
 const reply = (delayMs: number): FakeBehaviour => ({
   type: "reply",
@@ -143,6 +152,8 @@ describe.skipIf(!REDIS_SERVER)(
       const ends = () => workers.reduce((n, w) => n + (w.err().match(/ end acme__/g)?.length ?? 0), 0);
       // Redis restarted (AOF): the work goes on.
       await until("the workers finished twelve instances", () => ends() >= 12, 120_000);
+      // The restarted coordinator is connected (a node start takes seconds on a busy machine): it sees the restart.
+      await runIdOf(boss);
       await redis.stop();
       await new Promise((r) => setTimeout(r, 1500));
       await redis.start();

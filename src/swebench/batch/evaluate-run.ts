@@ -2,13 +2,14 @@ import { basename, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.js";
 import type { PredsFile } from "../../task/preds-file.js";
 import { defaultEnvCheckCacheDir } from "../eval/env-check.js";
-import { type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
+import { type EvaluateOptions, type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
 import { makeEvalProvider } from "../eval/make-provider.js";
 import type { Prediction } from "../eval/predictions.js";
 import type { InstanceResult } from "../eval/run-instance.js";
 import { readRunSelection, runScope } from "../eval/scope.js";
 import type { SpecOverrides } from "../eval/test-spec.js";
 import type { SwebenchInstance } from "../types.js";
+import { type AttemptsReport, evaluateAttempts } from "./attempts-report.js";
 
 /** What `evaluateRun` needs: the batch's config, selection and folder. */
 export interface EvaluateRunOptions {
@@ -36,7 +37,9 @@ const EVAL_TIMEOUT = 1800;
  * same denominator `patchloop eval --predictions DIR` uses), with the environment check on in
  * local and bwrap (cached where `eval` caches it).
  */
-export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
+export async function evaluateRun(
+  o: EvaluateRunOptions,
+): Promise<EvaluationRun & { attempts: AttemptsReport | null }> {
   const outputDir = resolve(o.outputDir);
   const runId = `patchloop-${basename(outputDir)}`;
   const kind = o.config.environment.environment_class;
@@ -46,7 +49,7 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
     const p = o.preds.get(row.instance_id);
     if (p) predictions.push({ ...p });
   }
-  return evaluatePredictions({
+  const options: EvaluateOptions = {
     dataset: o.rows,
     predictions,
     runId,
@@ -70,5 +73,7 @@ export function evaluateRun(o: EvaluateRunOptions): Promise<EvaluationRun> {
     python: o.python,
     signal: o.signal,
     onResult: o.onResult,
-  });
+  };
+  const run = await evaluatePredictions(options);
+  return { ...run, attempts: await evaluateAttempts(outputDir, run, options) };
 }

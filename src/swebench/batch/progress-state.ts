@@ -1,6 +1,6 @@
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import { mustRunAgain } from "./resume.js";
-import type { BatchEvent, WorkerView } from "./types.js";
+import { type BatchEvent, unitKey, type WorkerView } from "./types.js";
 import { usageOf } from "./usage.js";
 
 /** One instance in flight. */
@@ -79,10 +79,12 @@ export class ProgressState {
       this.todo = e.todo;
     } else if (e.type === "instance_start") {
       const worker = e.worker ? { worker: `${e.worker.host}:${e.worker.pid}` } : {};
-      this.running.set(e.instance_id, { id: e.instance_id, step: 0, startedAt: Date.now(), ...worker });
+      const key = unitKey(e.instance_id, e.attempt);
+      this.running.set(key, { id: key, step: 0, startedAt: Date.now(), ...worker });
     } else if (e.type === "agent") {
       const u = usageOf(e.event);
-      const r = this.running.get(e.instance_id);
+      const key = unitKey(e.instance_id, e.attempt);
+      const r = this.running.get(key);
       // A remote worker reports its calls, not its messages: either moves the step on.
       if (r && (e.event.type === "message" || e.event.type === "model_call"))
         r.step = Math.max(r.step, e.event.step);
@@ -92,13 +94,13 @@ export class ProgressState {
       } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
       this.count(u);
-      const c = this.counted.get(e.instance_id) ?? {
+      const c = this.counted.get(key) ?? {
         calls: 0,
         cost: 0,
         promptTokens: 0,
         completionTokens: 0,
       };
-      this.counted.set(e.instance_id, {
+      this.counted.set(key, {
         calls: c.calls + u.calls,
         cost: c.cost + u.cost,
         promptTokens: c.promptTokens + u.promptTokens,
@@ -106,21 +108,22 @@ export class ProgressState {
       });
     } else if (e.type === "instance_end") {
       const o = e.outcome;
+      const key = unitKey(o.instance_id, o.attempt_number);
       // What its events did not report (a remote worker's progress lost on the way) is added now.
-      const c = this.counted.get(o.instance_id) ?? {
+      const c = this.counted.get(key) ?? {
         calls: 0,
         cost: 0,
         promptTokens: 0,
         completionTokens: 0,
       };
-      this.counted.delete(o.instance_id);
+      this.counted.delete(key);
       this.count({
         calls: Math.max(0, o.api_calls - c.calls),
         cost: Math.max(0, o.cost - c.cost),
         promptTokens: Math.max(0, o.prompt_tokens - c.promptTokens),
         completionTokens: Math.max(0, o.completion_tokens - c.completionTokens),
       });
-      this.running.delete(e.outcome.instance_id);
+      this.running.delete(key);
       this.doneNow++;
       if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
       this.counts[e.outcome.exit_status] = (this.counts[e.outcome.exit_status] ?? 0) + 1;

@@ -21,9 +21,14 @@ export function mustRunAgain(status: ExitStatus, modelError?: ModelErrorInfo): b
   );
 }
 
-/** `DIR/<id>/<id>.traj.json` (contract: README.md "Outputs"). */
-export function trajectoryPathFor(outputDir: string, instanceId: string): string {
-  return join(outputDir, instanceId, `${instanceId}.traj.json`);
+/**
+ * `DIR/<id>/<id>.traj.json`, or `DIR/<id>/attempt-<k>/<id>.traj.json` for attempt k of a batch with
+ * several attempts per instance (contract: README.md "Outputs").
+ */
+export function trajectoryPathFor(outputDir: string, instanceId: string, attempt?: number): string {
+  return attempt === undefined
+    ? join(outputDir, instanceId, `${instanceId}.traj.json`)
+    : join(outputDir, instanceId, `attempt-${attempt}`, `${instanceId}.traj.json`);
 }
 
 /** What an earlier run left for one instance. */
@@ -40,11 +45,15 @@ export interface PriorState {
 
 const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
 
-/** Reads the trajectory of an instance as an earlier run left it. Never throws. */
-export async function readPriorState(outputDir: string, instanceId: string): Promise<PriorState> {
+/** Reads the trajectory of an instance (or of one attempt of it) as an earlier run left it. Never throws. */
+export async function readPriorState(
+  outputDir: string,
+  instanceId: string,
+  attempt?: number,
+): Promise<PriorState> {
   let text: string;
   try {
-    text = await readFile(trajectoryPathFor(outputDir, instanceId), "utf8");
+    text = await readFile(trajectoryPathFor(outputDir, instanceId, attempt), "utf8");
   } catch {
     return { status: null, submission: "", stats: NO_STATS };
   }

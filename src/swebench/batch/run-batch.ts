@@ -1,17 +1,18 @@
 import type { AgentEvent } from "../../agent/agent.js";
-import type { SwebenchInstance } from "../types.js";
 import { BatchBudget } from "./budget.js";
 import { createLocalDispatcher } from "./local-dispatch.js";
 import { RunFolder } from "./run-folder.js";
-import type {
-  BatchEvent,
-  BatchOptions,
-  BatchResult,
-  Dispatcher,
-  DispatchHooks,
-  InstanceResult,
-  StopReason,
-  TaskOutcome,
+import {
+  type BatchEvent,
+  type BatchOptions,
+  type BatchResult,
+  type Dispatcher,
+  type DispatchHooks,
+  type InstanceResult,
+  type StopReason,
+  type TaskOutcome,
+  unitKey,
+  type WorkUnit,
 } from "./types.js";
 import { usageOf } from "./usage.js";
 
@@ -39,7 +40,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
     modelName,
     warn: o.warn,
     runInfo: {
-      workers,
+      // a queue's run has no number of its own: whatever workers take its jobs run them
+      ...(o.dispatch ? {} : { workers }),
       run_id: o.runId ?? `swebench-${process.pid}-${Date.now().toString(36)}`,
       ...o.runInfo,
     },
@@ -57,6 +59,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchResult> {
             openEnvironment: o.openEnvironment,
             runId: folder.runId,
             modelName,
+            pending: folder.todo,
           },
           folder,
         );
@@ -106,10 +109,12 @@ class Scheduler {
 
   async run(started: number): Promise<BatchResult> {
     const { folder, dispatcher } = this;
+    // With attempts, progress counts attempts: those of the kept instances as done.
+    const per = folder.attempts;
     this.emit({
       type: "planned",
-      total: this.o.instances.length,
-      skipped: folder.skipped.length,
+      total: per === 1 ? this.o.instances.length : folder.skipped.length * per + folder.todo.length,
+      skipped: folder.skipped.length * per,
       todo: folder.todo.length,
     });
     const onAbort = () => {
@@ -119,26 +124,47 @@ class Scheduler {
     if (this.o.signal?.aborted) onAbort();
     this.o.signal?.addEventListener("abort", onAbort, { once: true });
     const slots = new Slots(dispatcher.slots);
-    const running: Promise<void>[] = [];
+    const queue = [...folder.todo];
+    const running = new Set<Promise<void>>();
     try {
-      for (const [i, row] of folder.todo.entries()) {
+      while (queue.length > 0 || running.size > 0) {
+        if (queue.length === 0) {
+          // What runs may add replacement attempts.
+          await Promise.race(running);
+          continue;
+        }
         await slots.take();
+        const unit = queue.shift() as WorkUnit;
         if (!this.mayStart()) {
           slots.give();
-          this.notStarted.push(...folder.todo.slice(i).map((r) => r.instance_id));
-          break;
+          this.notStart([unit, ...queue.splice(0)]);
+          continue;
         }
-        running.push(this.runOne(row).finally(() => slots.give()));
+        if (!folder.mayStart(unit)) {
+          slots.give();
+          continue;
+        }
+        folder.started(unit);
+        const p: Promise<void> = this.runOne(unit)
+          .then((ended) => {
+            // Replacements of a failed attempt run next, beside its instance's other attempts.
+            if (ended) queue.unshift(...folder.replacementsAfter(unit));
+          })
+          .finally(() => {
+            slots.give();
+            running.delete(p);
+          });
+        running.add(p);
       }
-      await Promise.all(running);
     } finally {
       this.o.signal?.removeEventListener("abort", onAbort);
       await dispatcher.close();
     }
-    await folder.close(
-      { stoppedBy: this.stoppedBy, ran: this.outcomes.length, notStarted: this.notStarted.length },
-      dispatcher.replicaCounts(),
-    );
+    await folder.close({
+      stoppedBy: this.stoppedBy,
+      ran: this.outcomes.length,
+      notStarted: this.notStarted.length,
+    });
     if (this.fatal) throw this.fatal;
     return this.result(started);
   }
@@ -159,46 +185,93 @@ class Scheduler {
     void this.dispatcher.stopStarting();
   }
 
-  private readonly hooks: DispatchHooks = {
-    onStart: (id, worker) =>
-      this.emit({ type: "instance_start", instance_id: id, ...(worker ? { worker } : {}) }),
-    onAgentEvent: (id: string, event: AgentEvent) => {
-      const u = usageOf(event);
-      if (u) {
-        this.budget.add(u.calls, u.cost, id);
-        // A cap reached while instances still wait in a queue withdraws them.
-        if (this.budget.exhausted()) this.mayStart();
-      }
-      this.emit({ type: "agent", instance_id: id, event });
-    },
-  };
+  /** Units that will not start now: their instances are listed as not started (once each). */
+  private notStart(units: WorkUnit[]): void {
+    for (const u of units)
+      if (!this.notStarted.includes(u.row.instance_id)) this.notStarted.push(u.row.instance_id);
+  }
 
-  /** Runs one instance and records its result; a failure to write the folder stops the batch. */
-  private async runOne(row: SwebenchInstance): Promise<void> {
-    const id = row.instance_id;
+  /** The scheduler's hooks for one unit's progress: events (and the caps' counts) under its key. */
+  private hooksFor(unit: WorkUnit, answered: () => void): DispatchHooks {
+    const id = unit.row.instance_id;
+    const key = unitKey(id, unit.attempt);
+    const attempt = unit.attempt !== undefined ? { attempt: unit.attempt } : {};
+    return {
+      onStart: (worker) =>
+        this.emit({ type: "instance_start", instance_id: id, ...attempt, ...(worker ? { worker } : {}) }),
+      onAgentEvent: (event: AgentEvent) => {
+        const u = usageOf(event);
+        if (u) {
+          this.budget.add(u.calls, u.cost, key);
+          // A cap reached while instances still wait in a queue withdraws them.
+          if (this.budget.exhausted()) this.mayStart();
+        }
+        if (event.type === "model_call") answered();
+        this.emit({ type: "agent", instance_id: id, ...attempt, event });
+      },
+    };
+  }
+
+  /**
+   * With several attempts per instance, the first attempt of an instance to start in this run
+   * goes alone until its first request is answered (or it ends): the server's prefix cache then
+   * holds the prompt the attempts share (system message, task, localization), and the others'
+   * first requests are served from it instead of all prefilling it at once. Returns what to call
+   * when this unit's first request is answered.
+   */
+  private async waitForPrefix(unit: WorkUnit): Promise<() => void> {
+    if (unit.attempt === undefined) return () => {};
+    const id = unit.row.instance_id;
+    const first = this.firstAnswers.get(id);
+    if (first) {
+      await first;
+      return () => {};
+    }
+    let answered = () => {};
+    this.firstAnswers.set(id, new Promise<void>((r) => (answered = r)));
+    return answered;
+  }
+  private readonly firstAnswers = new Map<string, Promise<void>>();
+
+  /**
+   * Runs one unit and records its result; a failure to write the folder stops the batch. Resolves
+   * true when a result was recorded.
+   */
+  private async runOne(unit: WorkUnit): Promise<boolean> {
+    const id = unit.row.instance_id;
+    const key = unitKey(id, unit.attempt);
     let result: InstanceResult | null = null;
+    const answered = await this.waitForPrefix(unit);
     try {
-      result = await this.dispatcher.run(row, this.hooks);
-      if (!result) {
-        this.notStarted.push(id);
-        return;
+      if (!this.mayStart()) {
+        this.notStart([unit]);
+        return false;
       }
-      const recorded = await this.folder.accept(result, this.dispatcher.replicaCounts());
+      result = await this.dispatcher.run(unit, this.hooksFor(unit, answered));
+      if (!result) {
+        this.notStart([unit]);
+        return false;
+      }
+      const recorded = await this.folder.accept(result);
       await this.dispatcher.settle(result, true);
-      if (!recorded) return;
+      if (!recorded) return false;
       const { outcome } = recorded;
-      this.budget.settle(id, outcome.api_calls, outcome.cost);
+      this.budget.settle(key, outcome.api_calls, outcome.cost);
       this.outcomes.push(outcome);
       if (this.folder.serverDown) this.stop("model_unavailable");
       else if (this.budget.exhausted()) this.mayStart();
       this.checkFree(outcome);
       this.emit({ type: "instance_end", outcome });
+      return true;
     } catch (err) {
       if (result) await this.dispatcher.settle(result, false).catch(() => undefined);
       this.fatal ??= err as Error;
-      this.folder.log(`FATAL ${id}: ${(err as Error).message}`);
+      this.folder.log(`FATAL ${key}: ${(err as Error).message}`);
       this.stop("interrupted");
       this.dispatcher.interrupt();
+      return false;
+    } finally {
+      answered();
     }
   }
 

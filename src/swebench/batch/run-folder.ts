@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
@@ -6,13 +6,21 @@ import { recordOf, type TaskOutcome } from "../../task/outcome.js";
 import { PredsFile, PredsFileError, predOf } from "../../task/preds-file.js";
 import { removeStaleTempFiles, writeFileAtomic } from "../../util/atomic-write.js";
 import type { SwebenchInstance } from "../types.js";
+import { InstanceAttempts } from "./attempt-policy.js";
 import { checkConfigDrift } from "./config-drift.js";
 import { BatchInputError } from "./errors.js";
 import { mustRunAgain, needsRun, type PriorState, readPriorState, trajectoryPathFor } from "./resume.js";
 import { lockRunFolder } from "./run-folder-lock.js";
 import { RunLog } from "./run-log.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
-import type { InstanceResult, ReplicaCounts, StopReason } from "./types.js";
+import {
+  type InstanceResult,
+  type InstanceSink,
+  type ReplicaCounts,
+  type StopReason,
+  unitKey,
+  type WorkUnit,
+} from "./types.js";
 
 /**
  * Instances in a row that end with `ModelError` after the model server kept failing (retries
@@ -80,14 +88,38 @@ function openPreds(dir: string): PredsFile {
   }
 }
 
-/** Reads every selected instance's trajectory, a few at a time. */
-async function readPriors(rows: SwebenchInstance[], outputDir: string): Promise<Map<string, PriorState>> {
+/**
+ * The units a run folder holds for its rows: each instance, or with `attempts` above 1 its
+ * attempts 1..N and any replacement attempts (N+1, ...) an earlier run started.
+ */
+function unitsOf(rows: SwebenchInstance[], outputDir: string, attempts: number): WorkUnit[] {
+  if (attempts === 1) return rows.map((row) => ({ row }));
+  return rows.flatMap((row) => {
+    const last = Math.max(attempts, ...attemptFolders(join(outputDir, row.instance_id)));
+    return Array.from({ length: last }, (_, i) => ({ row, attempt: i + 1 }));
+  });
+}
+
+/** The attempt numbers of the `attempt-<k>` folders in an instance's folder. */
+function attemptFolders(dir: string): number[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .map((n) => /^attempt-([1-9][0-9]{0,5})$/.exec(n)?.[1])
+    .filter((k): k is string => k !== undefined)
+    .map(Number);
+}
+
+/** Reads every unit's trajectory, a few at a time, by unit key. */
+async function readPriors(units: WorkUnit[], outputDir: string): Promise<Map<string, PriorState>> {
   const priors = new Map<string, PriorState>();
   let next = 0;
   const reader = async () => {
-    while (next < rows.length) {
-      const id = rows[next++].instance_id;
-      priors.set(id, await readPriorState(outputDir, id));
+    while (next < units.length) {
+      const { row, attempt } = units[next++];
+      priors.set(
+        unitKey(row.instance_id, attempt),
+        await readPriorState(outputDir, row.instance_id, attempt),
+      );
     }
   };
   await Promise.all(Array.from({ length: 16 }, reader));
@@ -116,26 +148,33 @@ const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
  * The run folder of `patchloop swebench` (README.md here, and the project README's "Outputs"), and the
  * only code that writes it: preds.json, run.json, exit_statuses.yaml and run.log, the paths of the
  * trajectories, what earlier runs left (prior state, earlier spend) and the policies built on it
- * (which instances run again, in which order, when a server outage makes a ModelError final, when
- * the server is down). Results come in as `InstanceResult` (a TaskOutcome), the same from this process and from
- * remote workers, and are accepted once per instance.
+ * (which units run again, in which order, when a server outage makes a ModelError final, when
+ * the server is down, which attempt stands for an instance). A unit is an instance, or one of its
+ * attempts with `run.attempts` above 1 (`DIR/<id>/attempt-<k>/`, docs/attempts.md). Results come
+ * in as `InstanceResult` (a TaskOutcome), the same from this process and from remote workers, and
+ * are accepted once per unit and queue attempt (`dropReason`: the only place that rule lives; a
+ * queue's coordinator asks it too).
  */
-export class RunFolder {
+export class RunFolder implements InstanceSink {
   readonly dir: string;
-  /** What runs now, instances that never ran first. */
-  readonly todo: SwebenchInstance[];
-  /** Instances with a final exit status from earlier runs. */
+  /** What runs now, instances that never ran first; an instance's attempts together, in order. */
+  readonly todo: WorkUnit[];
+  /** Instances with a final exit status from earlier runs (every attempt final). */
   readonly skipped: string[];
   /** Exit status of every selected instance that has one (earlier runs, then this one). */
   readonly statuses: Record<string, ExitStatus> = {};
   /** Model calls and USD the folder spent before this run (what the caps start from). */
   readonly spent: { calls: number; cost: number };
   readonly runId: string;
+  /** Attempts per instance (`run.attempts`); 1: the folder has no attempt folders. */
+  readonly attempts: number;
   private readonly pending: Set<string>;
   private readonly todoIds: Set<string>;
   private readonly accepted = new Set<string>();
   private readonly retired = new Set<string>();
   private readonly replicas: Record<string, ReplicaCounts> = {};
+  private readonly perInstance: Map<string, InstanceAttempts>;
+  private readonly stopLogged = new Set<string>();
   private outagesInARow = 0;
 
   private constructor(
@@ -145,13 +184,15 @@ export class RunFolder {
     private readonly runLog: RunLog,
     private readonly priors: Map<string, PriorState>,
     private readonly release: () => void,
-    plan: { todo: SwebenchInstance[]; skipped: string[]; spent: { calls: number; cost: number } },
+    plan: Plan,
   ) {
     this.dir = resolve(o.outputDir);
+    this.attempts = o.config.run.attempts;
     this.todo = plan.todo;
     this.skipped = plan.skipped;
     this.spent = plan.spent;
-    this.pending = new Set(plan.todo.map((r) => r.instance_id));
+    this.perInstance = plan.perInstance;
+    this.pending = new Set(plan.todo.map((u) => unitKey(u.row.instance_id, u.attempt)));
     this.todoIds = new Set(this.pending);
     this.runId = String(o.runInfo.run_id);
   }
@@ -175,8 +216,9 @@ export class RunFolder {
       const info = earlier.length > 0 ? { ...o.runInfo, earlier_configs: earlier } : o.runInfo;
       const record = new RunRecord(dir, o.config, info);
       const log = new RunLog(dir, { config: o.config });
-      const priors = await readPriors(o.instances, dir);
-      const plan = RunFolder.plan(o, priors, record.data.instances, log);
+      const units = unitsOf(o.instances, dir, o.config.run.attempts);
+      const priors = await readPriors(units, dir);
+      const plan = RunFolder.plan(o, units, priors, record, log);
       const folder = new RunFolder(o, record, preds, log, priors, release, plan);
       await folder.start();
       return folder;
@@ -189,76 +231,125 @@ export class RunFolder {
   /**
    * Splits the selection: final statuses are kept; the others run, those that never ran first and
    * those that ended badly before after them, so that instances failing on every try cannot hold up
-   * fresh ones. A ModelError whose server failed in MAX_OUTAGE_RUNS runs in a row becomes final.
-   * The caps count everything the folder spent: the selected instances' trajectories (their latest
-   * attempt), run.json's record of the others, and what attempts run again spent (`earlier_*`).
+   * fresh ones (an instance's attempts stay together, in order). A ModelError whose server failed in
+   * MAX_OUTAGE_RUNS runs in a row becomes final. The caps count everything the folder spent: the
+   * selected units' trajectories (their latest run), run.json's record of the others, and what
+   * units run again spent (`earlier_*`).
    */
   private static plan(
     o: RunFolderOptions,
+    units: WorkUnit[],
     priors: Map<string, PriorState>,
-    records: Record<string, InstanceRecord>,
+    record: RunRecord,
     log: RunLog,
-  ) {
+  ): Plan {
     const redo = o.redoExisting ?? false;
-    const fresh: SwebenchInstance[] = [];
-    const again: SwebenchInstance[] = [];
+    const multi = o.config.run.attempts > 1;
+    const records = multi ? record.attemptRecords() : record.data.instances;
+    const perInstance = new Map<string, InstanceAttempts>();
+    const runs = new Map<string, WorkUnit[]>();
+    const add = (u: WorkUnit) => runs.set(u.row.instance_id, [...(runs.get(u.row.instance_id) ?? []), u]);
+    for (const u of units) {
+      const id = u.row.instance_id;
+      const key = unitKey(id, u.attempt);
+      const prior = priors.get(key) as PriorState;
+      let tries = perInstance.get(id);
+      if (multi && !tries) {
+        tries = new InstanceAttempts(id, o.config.run.attempts, o.config.run.attempt_policy);
+        perInstance.set(id, tries);
+      }
+      if (!needsRun(prior, redo)) {
+        tries?.end(endedOf(u.attempt ?? 1, prior));
+        continue;
+      }
+      if (!redo && isOutageFinal(prior, records[key])) {
+        tries?.end(endedOf(u.attempt ?? 1, prior));
+        log.line(
+          `${key}: the model server failed on it in ${MAX_OUTAGE_RUNS} runs in a row; its ModelError is now final ` +
+            "(--redo-existing runs it again)",
+        );
+        continue;
+      }
+      add(u);
+    }
+    const fresh: WorkUnit[] = [];
+    const again: WorkUnit[] = [];
     const skipped: string[] = [];
     for (const row of o.instances) {
       const id = row.instance_id;
-      const prior = priors.get(id) as PriorState;
-      if (!needsRun(prior, redo)) skipped.push(id);
-      else if (!redo && isOutageFinal(prior, records[id])) {
+      const tries = perInstance.get(id);
+      // Replacements for attempts that failed in earlier runs, not started yet.
+      for (const k of tries?.replacements() ?? []) if (!priors.has(unitKey(id, k))) add({ row, attempt: k });
+      const todo = (runs.get(id) ?? []).filter((u) => !tries || tries.mayStart(u.attempt ?? 1));
+      if (todo.length === 0) {
         skipped.push(id);
-        log.line(
-          `${id}: the model server failed on it in ${MAX_OUTAGE_RUNS} runs in a row; its ModelError is now final ` +
-            "(--redo-existing runs it again)",
-        );
-      } else (prior.status === null ? fresh : again).push(row);
+        continue;
+      }
+      const neverRan = todo.every((u) => (priors.get(unitKey(id, u.attempt))?.status ?? null) === null);
+      (neverRan ? fresh : again).push(...todo);
     }
     const spent = { calls: 0, cost: 0 };
     for (const p of priors.values()) {
       spent.calls += p.stats.api_calls;
       spent.cost += p.stats.cost;
     }
-    for (const [id, r] of Object.entries(records)) {
+    for (const [key, r] of Object.entries(records)) {
       const e = earlierSpend(r);
       spent.calls += e.calls;
       spent.cost += e.cost;
-      if (priors.has(id)) continue;
+      if (priors.has(key)) continue;
       spent.calls += Number(r.api_calls) || 0;
       spent.cost += Number(r.cost) || 0;
     }
-    return { todo: [...fresh, ...again], skipped, spent };
+    return { todo: [...fresh, ...again], skipped, spent, perInstance };
   }
 
   /** Restores what a killed run left half done, records the kept statuses, writes the first state. */
   private async start(): Promise<void> {
     const { o, record, preds } = this;
     for (const id of this.skipped) {
-      const prior = this.priors.get(id) as PriorState & { status: ExitStatus };
-      this.statuses[id] = prior.status;
+      const chosen = this.standIn(id);
+      if (!chosen) continue;
+      this.statuses[id] = chosen.status;
       // A run killed between its last trajectory save and preds.json: the trajectory has the patch.
       if (!preds.has(id))
-        void preds.set({ instance_id: id, model_name_or_path: o.modelName, model_patch: prior.submission });
+        void preds.set({ instance_id: id, model_name_or_path: o.modelName, model_patch: chosen.submission });
       const known = record.data.instances[id];
-      if (!known || known.exit_status !== prior.status)
+      if (!known || known.exit_status !== chosen.status)
         record.set(id, {
-          exit_status: prior.status,
-          api_calls: prior.stats.api_calls,
-          cost: prior.stats.cost,
+          exit_status: chosen.status,
+          api_calls: chosen.stats.api_calls,
+          cost: chosen.stats.cost,
         });
     }
-    for (const row of this.todo) {
-      const problem = this.priors.get(row.instance_id)?.problem;
-      if (problem) this.log(`${row.instance_id}: ${problem}; running it again`);
+    for (const u of this.todo) {
+      const key = unitKey(u.row.instance_id, u.attempt);
+      const problem = this.priors.get(key)?.problem;
+      if (problem) this.log(`${key}: ${problem}; running it again`);
     }
     record.data.selected = o.instances.length;
     record.data.skipped = this.skipped.length;
     await Promise.all([preds.flush(), record.save()]);
+    // a queue's run (no `workers`) runs on however many workers take its jobs
+    const where = o.runInfo.workers === undefined ? "workers of the queue" : `${o.runInfo.workers} workers`;
+    const toRun = new Set(this.todo.map((u) => u.row.instance_id)).size;
+    const attempts =
+      this.attempts > 1 ? ` (${this.todo.length} attempts, ${this.attempts} per instance)` : "";
     this.log(
-      `batch: ${o.instances.length} selected, ${this.skipped.length} with a final status kept, ${this.todo.length} to run, ` +
-        `${o.runInfo.workers ?? 1} workers, model ${o.modelName}, environment ${o.config.environment.environment_class}`,
+      `batch: ${o.instances.length} selected, ${this.skipped.length} with a final status kept, ${toRun} to run${attempts}, ` +
+        `${where}, model ${o.modelName}, environment ${o.config.environment.environment_class}`,
     );
+  }
+
+  /**
+   * The prior state that stands for an instance an earlier run finished: its trajectory, or with
+   * attempts the one InstanceAttempts.chosen names; undefined when none has a status.
+   */
+  private standIn(id: string): (PriorState & { status: ExitStatus }) | undefined {
+    const k = this.attempts > 1 ? this.perInstance.get(id)?.chosen()?.attempt : undefined;
+    if (this.attempts > 1 && k === undefined) return undefined;
+    const prior = this.priors.get(unitKey(id, k));
+    return prior?.status ? (prior as PriorState & { status: ExitStatus }) : undefined;
   }
 
   log(line: string): void {
@@ -270,14 +361,15 @@ export class RunFolder {
     this.o.warn?.(message);
   }
 
-  /** `DIR/<id>/<id>.traj.json`. */
-  trajectoryPath(id: string): string {
-    return trajectoryPathFor(this.dir, id);
+  /** `DIR/<id>/<id>.traj.json`, or `DIR/<id>/attempt-<k>/<id>.traj.json` for attempt k. */
+  trajectoryPath(id: string, attempt?: number): string {
+    return trajectoryPathFor(this.dir, id, attempt);
   }
 
-  /** Sets a fact of run.json `info` (e.g. the queue the run goes through), saved with the next write. */
-  setInfo(key: string, value: unknown): void {
+  /** Sets a fact of run.json `info` (e.g. the queue the run goes through) and writes run.json at once. */
+  async recordInfo(key: string, value: unknown): Promise<void> {
     this.record.data.info[key] = value;
+    await this.record.save();
   }
 
   /** The run id an earlier run of this folder recorded under `info[key]` (e.g. its queue run). */
@@ -285,26 +377,29 @@ export class RunFolder {
     return this.record.previousInfo[key];
   }
 
-  /** Requests per model replica: this process's pool (`live`) and what remote results reported. */
-  private replicaTotals(live: Record<string, ReplicaCounts> | null): Record<string, ReplicaCounts> {
-    const all: Record<string, ReplicaCounts> = {};
-    addCounts(all, this.replicas);
-    addCounts(all, live ?? {});
-    return all;
+  /** The run.json record of a unit: `instances[id]`, or with attempts `attempts["<id>/attempt-<k>"]`. */
+  private unitRecord(key: string): InstanceRecord | undefined {
+    return this.attempts > 1 ? this.record.attemptRecords()[key] : this.record.data.instances[key];
+  }
+
+  private setUnitRecord(key: string, r: InstanceRecord): void {
+    if (this.attempts > 1) this.record.setAttempt(key, r);
+    else this.record.set(key, r);
   }
 
   /**
-   * The instance's trajectory is about to be replaced: what its earlier attempt spent moves to
-   * run.json (`earlier_calls`, `earlier_cost`), so that the caps still count it. Once per instance.
+   * The unit's trajectory is about to be replaced: what its earlier run spent moves to run.json
+   * (`earlier_calls`, `earlier_cost`), so that the caps still count it. Once per unit.
    */
-  async retire(id: string): Promise<void> {
-    if (this.retired.has(id)) return;
-    this.retired.add(id);
-    const prior = this.priors.get(id);
+  async retire(unit: WorkUnit): Promise<void> {
+    const key = unitKey(unit.row.instance_id, unit.attempt);
+    if (this.retired.has(key)) return;
+    this.retired.add(key);
+    const prior = this.priors.get(key);
     if (!prior || (prior.stats.api_calls === 0 && prior.stats.cost === 0)) return;
-    const known = this.record.data.instances[id];
+    const known = this.unitRecord(key);
     const e = earlierSpend(known);
-    this.record.set(id, {
+    this.setUnitRecord(key, {
       ...(known ?? { exit_status: prior.status ?? "Interrupted", api_calls: 0, cost: 0 }),
       earlier_calls: e.calls + prior.stats.api_calls,
       earlier_cost: e.cost + prior.stats.cost,
@@ -312,15 +407,23 @@ export class RunFolder {
     await this.record.save();
   }
 
-  /** The attempt whose result run.json holds for an instance (remote runs), if any. */
-  recordedAttempt(id: string): string | undefined {
-    const r = this.record.data.instances[id] as { attempt?: unknown } | undefined;
+  /** The queue attempt whose result run.json holds for a unit (remote runs), if any. */
+  private recordedAttempt(key: string): string | undefined {
+    const r = this.unitRecord(key) as { attempt?: unknown } | undefined;
     return typeof r?.attempt === "string" ? r.attempt : undefined;
   }
 
-  /** Whether a result for this instance was accepted in this run. */
-  has(id: string): boolean {
-    return this.accepted.has(id);
+  /**
+   * Why a result of unit `key` (`<id>` or `<id>/attempt-<k>`; of queue attempt `attempt`, for a
+   * remote one) would be dropped, or null when it would be recorded: one result per unit in a run,
+   * of a unit this run runs, and never a queue attempt the folder holds already (a result sent
+   * again after a coordinator was killed).
+   */
+  dropReason(key: string, attempt: string | undefined): string | null {
+    if (attempt !== undefined && attempt === this.recordedAttempt(key)) return "the folder holds it already";
+    if (this.accepted.has(key)) return "this run has its result already";
+    if (!this.todoIds.has(key)) return "it is not part of this run";
+    return null;
   }
 
   /** Whether the model server is taken to be down (OUTAGE_LIMIT instances in a row ran out of retries). */
@@ -329,78 +432,148 @@ export class RunFolder {
   }
 
   /**
-   * Records one instance's result: its files (remote), preds.json, run.json and exit_statuses.yaml,
-   * a line in run.log. Returns null, writing nothing, for an instance that is not part of this run
-   * or already has a result of this run (a second attempt of it: results are accepted once).
+   * Whether a unit may start now: always for an instance's one run; an attempt, while
+   * run.attempt_policy lets its instance have more (run.log says once why not).
    */
-  async accept(result: InstanceResult, live: Record<string, ReplicaCounts> | null): Promise<Recorded | null> {
+  mayStart(unit: WorkUnit): boolean {
+    const tries = this.perInstance.get(unit.row.instance_id);
+    if (!tries || unit.attempt === undefined || tries.mayStart(unit.attempt)) return true;
+    this.pending.delete(unitKey(unit.row.instance_id, unit.attempt));
+    if (!this.stopLogged.has(unit.row.instance_id)) {
+      this.stopLogged.add(unit.row.instance_id);
+      this.log(
+        `${unit.row.instance_id}: no further attempt starts: ${tries.stopReason() ?? "its attempts ended"}`,
+      );
+    }
+    return false;
+  }
+
+  /** A unit starts now (the attempt policy counts it). */
+  started(unit: WorkUnit): void {
+    if (unit.attempt !== undefined) this.perInstance.get(unit.row.instance_id)?.start(unit.attempt);
+  }
+
+  /**
+   * Attempts the policy adds once `unit` ended (replacements of failed attempts, numbered past
+   * N) that are not planned yet; none with one attempt per instance.
+   */
+  replacementsAfter(unit: WorkUnit): WorkUnit[] {
+    const id = unit.row.instance_id;
+    const tries = this.perInstance.get(id);
+    if (!tries) return [];
+    const out: WorkUnit[] = [];
+    for (const k of tries.replacements()) {
+      const key = unitKey(id, k);
+      if (this.todoIds.has(key) || this.priors.has(key)) continue;
+      this.todoIds.add(key);
+      this.pending.add(key);
+      out.push({ row: unit.row, attempt: k });
+    }
+    return out;
+  }
+
+  /**
+   * Records one unit's result: its files (remote), preds.json, run.json and exit_statuses.yaml,
+   * a line in run.log. Returns null, writing nothing, for a result `dropReason` drops (a unit not
+   * part of this run, or one with a result already: results are accepted once). With attempts,
+   * preds.json and the instance's line in run.json hold the attempt that stands for it
+   * (InstanceAttempts.chosen) until a selection picks one.
+   */
+  async accept(result: InstanceResult): Promise<Recorded | null> {
     const { outcome } = result;
     const id = outcome.instance_id;
-    const repeat = outcome.attempt !== undefined && outcome.attempt === this.recordedAttempt(id);
-    if (this.accepted.has(id) || !this.todoIds.has(id) || repeat) {
-      const why = repeat
-        ? "the folder holds it already"
-        : this.accepted.has(id)
-          ? "this run has its result already"
-          : "it is not part of this run";
-      this.log(`${id}: a result of attempt ${outcome.attempt ?? "?"} was dropped: ${why}`);
+    const key = unitKey(id, outcome.attempt_number);
+    const why = this.dropReason(key, outcome.attempt);
+    if (why) {
+      this.log(`${key}: a result of attempt ${outcome.attempt ?? "?"} was dropped: ${why}`);
       return null;
     }
-    this.accepted.add(id);
-    if (result.files) await this.writeFiles(id, result.files);
+    this.accepted.add(key);
+    if (result.files) await this.writeFiles(id, outcome.attempt_number, result.files);
     if (outcome.masked_lines)
       this.warn(
-        `${id}: ${outcome.masked_lines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
+        `${key}: ${outcome.masked_lines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
       );
     addCounts(this.replicas, result.replicas ?? {});
-    await this.preds.set(predOf(outcome, this.o.modelName));
-    this.statuses[id] = outcome.exit_status;
     const again = mustRunAgain(outcome.exit_status, outcome.model_error);
-    if (!again) this.pending.delete(id);
+    if (!again) this.pending.delete(key);
     this.outagesInARow = isOutage(outcome) ? this.outagesInARow + 1 : 0;
-    const before = this.record.data.instances[id];
+    const before = this.unitRecord(key);
     const e = earlierSpend(before);
-    this.record.set(id, {
+    this.setUnitRecord(key, {
       ...recordOf(outcome),
       ...(isOutage(outcome) ? { model_error_runs: outageRuns(before) + 1 } : {}),
       ...(e.calls > 0 || e.cost > 0 ? { earlier_calls: e.calls, earlier_cost: e.cost } : {}),
     });
-    this.record.data.replicas = this.replicaTotals(live);
+    const tries = this.perInstance.get(id);
+    if (tries && outcome.attempt_number !== undefined) {
+      this.priors.set(key, priorOf(outcome));
+      tries.end({ ...outcome, attempt: outcome.attempt_number, again });
+      await this.recordInstance(id, tries);
+    } else {
+      await this.preds.set(predOf(outcome, this.o.modelName));
+      this.statuses[id] = outcome.exit_status;
+    }
+    this.record.data.replicas = { ...this.replicas };
     await this.record.save();
     this.log(
-      `end ${id} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +
+      `end ${key} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +
         `${outcome.seconds}s, patch ${outcome.patch_bytes} bytes${result.worker ? `, worker ${result.worker.id}` : ""}): ` +
         outcome.exit_message,
     );
     return { outcome, again };
   }
 
-  /** A remote worker's files of an instance, written into `DIR/<id>/` (earlier spend retired first). */
-  private async writeFiles(id: string, files: Record<string, string>): Promise<void> {
-    await this.retire(id);
+  /** An instance's line in run.json, preds.json and its status, from the attempt that stands for it. */
+  private async recordInstance(id: string, tries: InstanceAttempts): Promise<void> {
+    const chosen = tries.chosen();
+    if (!chosen) return;
+    const mine = Object.entries(this.record.attemptRecords()).filter(([k]) => k.startsWith(`${id}/attempt-`));
+    const sum = (f: "api_calls" | "cost") => mine.reduce((a, [, r]) => a + (Number(r[f]) || 0), 0);
+    this.statuses[id] = chosen.exit_status;
+    this.record.set(id, {
+      exit_status: chosen.exit_status,
+      api_calls: sum("api_calls"),
+      cost: sum("cost"),
+      standing_attempt: chosen.attempt,
+    });
+    await this.preds.set({
+      instance_id: id,
+      model_name_or_path: this.o.modelName,
+      model_patch: chosen.patch,
+    });
+  }
+
+  /** A remote worker's files of a unit, written into its folder (earlier spend retired first). */
+  private async writeFiles(
+    id: string,
+    attempt: number | undefined,
+    files: Record<string, string>,
+  ): Promise<void> {
+    const key = unitKey(id, attempt);
+    const unit = this.todo.find((u) => u.row.instance_id === id && u.attempt === attempt);
+    if (unit) await this.retire(unit);
     for (const [name, text] of Object.entries(files)) {
       if (!SAFE_FILE.test(name) || name === "." || name === "..") {
         this.log(
-          `${id}: a file named ${JSON.stringify(name)} from the worker was not written (not a plain file name)`,
+          `${key}: a file named ${JSON.stringify(name)} from the worker was not written (not a plain file name)`,
         );
         continue;
       }
-      await writeFileAtomic(join(this.dir, id, name), text);
+      await writeFileAtomic(join(this.dir, key, name), text);
     }
   }
 
-  /** Selected instances a re-run of the same command runs again (not started, or ended so). */
+  /** Selected instances a re-run of the same command runs again (a unit not started, or ended so). */
   pendingIds(): string[] {
-    return this.todo.map((r) => r.instance_id).filter((id) => this.pending.has(id));
+    const ids = new Set([...this.pending].map((k) => k.replace(/\/attempt-\d+$/, "")));
+    return this.o.instances.map((r) => r.instance_id).filter((id) => ids.has(id));
   }
 
   /** Writes the final run.json (state, stopped_by, replica counts), closes run.log and unlocks. */
-  async close(
-    summary: { stoppedBy: StopReason; ran: number; notStarted: number },
-    live: Record<string, ReplicaCounts> | null,
-  ): Promise<void> {
+  async close(summary: { stoppedBy: StopReason; ran: number; notStarted: number }): Promise<void> {
     try {
-      this.record.data.replicas = this.replicaTotals(live);
+      this.record.data.replicas = { ...this.replicas };
       if (Object.keys(this.record.data.replicas).length === 0) delete this.record.data.replicas;
       await this.record.finish(summary.stoppedBy);
       this.log(
@@ -417,6 +590,40 @@ export class RunFolder {
     this.release();
     return this.runLog.close();
   }
+}
+
+/** What planning a run gives. */
+interface Plan {
+  todo: WorkUnit[];
+  skipped: string[];
+  spent: { calls: number; cost: number };
+  perInstance: Map<string, InstanceAttempts>;
+}
+
+/** An earlier run's attempt as the attempt policy sees it. */
+function endedOf(attempt: number, prior: PriorState) {
+  return {
+    attempt,
+    exit_status: prior.status as ExitStatus,
+    patch: prior.submission,
+    cost: prior.stats.cost,
+    again: false,
+  };
+}
+
+/** A unit's prior state from the result this run recorded. */
+function priorOf(outcome: TaskOutcome): PriorState {
+  return {
+    status: outcome.exit_status,
+    submission: outcome.patch,
+    stats: {
+      api_calls: outcome.api_calls,
+      prompt_tokens: outcome.prompt_tokens,
+      completion_tokens: outcome.completion_tokens,
+      cost: outcome.cost,
+    },
+    ...(outcome.model_error ? { modelError: outcome.model_error } : {}),
+  };
 }
 
 /** Adds `more` to `into`, replica by replica. */

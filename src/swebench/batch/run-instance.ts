@@ -1,18 +1,20 @@
 import type { AgentEvent } from "../../agent/agent.js";
+import { attemptConfig } from "../../config/attempt-variants.js";
 import type { Config } from "../../config/schema.js";
 import type { Model } from "../../models/types.js";
 import type { TaskOutcome } from "../../task/outcome.js";
 import { runTask } from "../../task/run-task.js";
 import type { SwebenchInstance } from "../types.js";
 import { trajectoryPathFor } from "./resume.js";
-import type { EnvironmentOpener } from "./types.js";
+import type { EnvironmentOpener, WorkUnit } from "./types.js";
 
 /** What running one instance needs from the batch. */
 export interface InstanceContext {
   config: Config;
   /** Where the instance's folder (`<id>/<id>.traj.json`) is written: the run folder, or a worker's scratch folder. */
   outputDir: string;
-  modelFor: (row: SwebenchInstance) => Model;
+  /** The model of the unit, made from the config it runs with (its attempt's variant applied). */
+  modelFor: (row: SwebenchInstance, config: Config, attempt?: number) => Model;
   openEnvironment: EnvironmentOpener;
   /** The model's name in the trajectory of an instance whose agent never ran. */
   modelName: string;
@@ -24,22 +26,26 @@ export interface InstanceContext {
 }
 
 /**
- * Runs one SWE-bench instance as a task (src/task/run-task.ts): the row's problem statement in
+ * Runs one SWE-bench instance (or one attempt of it, with its variant of the config:
+ * config/attempt-variants.ts) as a task (src/task/run-task.ts): the row's problem statement in
  * the row's environment, the trajectory under `ctx.outputDir`. Its outcome goes to the run folder
  * (run-folder.ts writes preds.json and run.json from it); it rejects only when a file cannot be
- * written.
+ * written. Nothing of one attempt reaches another: each opens its own environment.
  */
-export function runInstance(row: SwebenchInstance, ctx: InstanceContext): Promise<TaskOutcome> {
+export function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise<TaskOutcome> {
+  const { row, attempt } = unit;
+  const config = attempt === undefined ? ctx.config : attemptConfig(ctx.config, attempt);
   return runTask({
-    config: ctx.config,
+    config,
     instanceId: row.instance_id,
+    attemptNumber: attempt,
     task: row.problem_statement,
     instance: row,
     repo: row.repo,
-    model: () => ctx.modelFor(row),
+    model: () => ctx.modelFor(row, config, attempt),
     modelName: ctx.modelName,
-    trajectoryPath: trajectoryPathFor(ctx.outputDir, row.instance_id),
-    open: (signal) => ctx.openEnvironment(row, signal),
+    trajectoryPath: trajectoryPathFor(ctx.outputDir, row.instance_id, attempt),
+    open: (signal) => ctx.openEnvironment(row, signal, config),
     signal: ctx.signal,
     onEvent: ctx.onAgentEvent,
     log: ctx.log,

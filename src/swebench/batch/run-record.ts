@@ -24,9 +24,11 @@ export interface FolderFacts {
    * at MAX_OUTAGE_RUNS the result is final.
    */
   model_error_runs?: number;
-  /** Model calls and USD of this instance's earlier attempts (runs it was run again). */
+  /** Model calls and USD of this instance's (or attempt's) earlier runs (when it was run again). */
   earlier_calls?: number;
   earlier_cost?: number;
+  /** With attempts: the attempt whose patch preds.json holds for the instance (until a selection picks one). */
+  standing_attempt?: number;
 }
 
 /** The contents of run.json. */
@@ -43,8 +45,13 @@ export interface RunJson {
   info: Record<string, unknown>;
   selected: number;
   skipped: number;
-  /** Every instance this folder holds a result for (earlier runs included), by id. */
+  /**
+   * Every instance this folder holds a result for (earlier runs included), by id; with attempts,
+   * the attempt that stands for it, with the calls and cost of all its attempts.
+   */
   instances: Record<string, InstanceRecord>;
+  /** With `run.attempts` above 1: every attempt's result, by `<id>/attempt-<k>`. */
+  attempts?: Record<string, InstanceRecord>;
   /** Requests per model replica (`model.base_url` as a list) in this run; absent with one server. */
   replicas?: Record<string, ReplicaCounts>;
 }
@@ -55,6 +62,7 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 /** What an earlier run.json of the folder holds: its instances and its info (unreadable: none). */
 function readPrevious(path: string): {
   instances: Record<string, InstanceRecord>;
+  attempts?: Record<string, InstanceRecord>;
   info: Record<string, unknown>;
 } {
   if (!existsSync(path)) return { instances: {}, info: {} };
@@ -62,6 +70,7 @@ function readPrevious(path: string): {
     const prev = JSON.parse(readFileSync(path, "utf8")) as Partial<RunJson>;
     return {
       instances: isMap(prev.instances) ? (prev.instances as Record<string, InstanceRecord>) : {},
+      ...(isMap(prev.attempts) ? { attempts: prev.attempts as Record<string, InstanceRecord> } : {}),
       info: isMap(prev.info) ? prev.info : {},
     };
   } catch {
@@ -100,6 +109,7 @@ export class RunRecord {
       selected: 0,
       skipped: 0,
       instances: previous.instances,
+      ...(previous.attempts ? { attempts: previous.attempts } : {}),
     };
     const scrub = createScrubber(secretsOf({ config }));
     this.json = new CoalescingWriter(
@@ -114,6 +124,17 @@ export class RunRecord {
   /** Records an instance's result (from this run or, with only status and stats, from its trajectory). */
   set(id: string, record: InstanceRecord): void {
     this.data.instances[id] = record;
+  }
+
+  /** Every attempt's record (runs with `run.attempts` above 1), by `<id>/attempt-<k>`. */
+  attemptRecords(): Record<string, InstanceRecord> {
+    this.data.attempts ??= {};
+    return this.data.attempts;
+  }
+
+  /** Records one attempt's result. */
+  setAttempt(key: string, record: InstanceRecord): void {
+    this.attemptRecords()[key] = record;
   }
 
   save(): Promise<void> {

@@ -65,10 +65,20 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
         "EnvironmentError and ModelError-after-retries ones run again).",
     );
   } else if (result.pending.length > 0) {
-    lines.push(
-      `${result.pending.length} instance(s) must run again (Interrupted, EnvironmentError, or ModelError ` +
-        "after the server kept failing): run the same command again.",
-    );
+    // not started without a stop: their jobs were taken off a queue (patchloop queue drain)
+    const notStarted = new Set(result.notStarted);
+    const ended = result.pending.filter((id) => !notStarted.has(id)).length;
+    const never = result.pending.length - ended;
+    if (ended > 0)
+      lines.push(
+        `${ended} instance(s) must run again (Interrupted, EnvironmentError, or ModelError ` +
+          "after the server kept failing): run the same command again.",
+      );
+    if (never > 0)
+      lines.push(
+        `${never} instance(s) did not start: their jobs were removed from the queue (patchloop queue drain); ` +
+          "run the same command again to run them.",
+      );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -11,8 +11,30 @@ import type { RunFolder } from "./run-folder.js";
 /** The environment of one instance and how to release it (container, sandbox, work tree). */
 export type InstanceEnvironment = TaskEnvironment;
 
-/** Opens the environment of one instance; rejects with a readable Error when it cannot. */
-export type EnvironmentOpener = (row: SwebenchInstance, signal: AbortSignal) => Promise<InstanceEnvironment>;
+/**
+ * Opens the environment of one instance (with `config`: the run's, or its attempt's variant of
+ * it); rejects with a readable Error when it cannot.
+ */
+export type EnvironmentOpener = (
+  row: SwebenchInstance,
+  signal: AbortSignal,
+  config: Config,
+) => Promise<InstanceEnvironment>;
+
+/**
+ * One unit of a batch's work: an instance, or one attempt of it when `run.attempts` is above 1
+ * (docs/attempts.md). What a dispatcher runs, what the run folder accepts once, what resumes.
+ */
+export interface WorkUnit {
+  row: SwebenchInstance;
+  /** 1-based, with several attempts per instance (its folder `DIR/<id>/attempt-<k>/`); absent: the instance's one run (`DIR/<id>/`). */
+  attempt?: number;
+}
+
+/** A unit's name: `<id>`, or `<id>/attempt-<k>` (also its folder under the run folder). */
+export function unitKey(id: string, attempt?: number): string {
+  return attempt === undefined ? id : `${id}/attempt-${attempt}`;
+}
 
 /** What a batch run needs. Only `config`, `instances` and `outputDir` are required. */
 export interface BatchOptions {
@@ -24,8 +46,8 @@ export interface BatchOptions {
   outputDir: string;
   /** Instances run at once (default 1). */
   workers?: number;
-  /** The model of one instance (default: `createModel(config.model)` per instance). */
-  modelFor?: (row: SwebenchInstance) => Model;
+  /** The model of one instance, or of one attempt of it (default: `createModel` of the attempt's `model` config). */
+  modelFor?: (row: SwebenchInstance, attempt?: number) => Model;
   /** Opens the environment of one instance (default: `openInstanceEnvironment` with `reposDir`). */
   openEnvironment?: EnvironmentOpener;
   /** Folder of `owner__repo` clones for the local and bwrap environments. */
@@ -73,8 +95,8 @@ export type { ReplicaCounts, TaskOutcome };
 
 /**
  * What running one instance gives the run folder: its outcome (the same type whether it ran in
- * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), and what
- * came with it from a remote worker.
+ * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), the
+ * requests it sent to each model replica, and what came with it from a remote worker.
  */
 export interface InstanceResult {
   outcome: TaskOutcome;
@@ -85,15 +107,31 @@ export interface InstanceResult {
   files?: Record<string, string>;
   /** The remote worker that ran it; absent for this process. */
   worker?: WorkerInfo;
-  /** Requests per model replica made for this instance (remote; this process reports its pool). */
+  /** Requests per model replica made for this instance (`model.base_url` as a list); absent with one server. */
   replicas?: Record<string, ReplicaCounts>;
 }
 
-/** What the scheduler hands an instance's progress to. */
+/** What the scheduler hands a unit's progress to. */
 export interface DispatchHooks {
-  /** The instance started (on `worker` when remote). */
-  onStart(instanceId: string, worker?: WorkerInfo): void;
-  onAgentEvent(instanceId: string, event: AgentEvent): void;
+  /** The unit started (on `worker` when remote). */
+  onStart(worker?: WorkerInfo): void;
+  onAgentEvent(event: AgentEvent): void;
+}
+
+/**
+ * Where a dispatcher in this process puts each instance's folder and its lines: the run folder
+ * (run-folder.ts), or a `patchloop worker`'s scratch folder (src/distributed/scratch-folder.ts).
+ */
+export interface InstanceSink {
+  /** The folder under which `<id>/<id>.traj.json` (or `<id>/attempt-<k>/<id>.traj.json`) is written. */
+  readonly dir: string;
+  log(line: string): void;
+  warn(message: string): void;
+  /**
+   * The unit's folder is about to be written anew: the run folder moves what its earlier run
+   * spent to run.json (the caps still count it); a scratch folder empties it.
+   */
+  retire(unit: WorkUnit): Promise<void>;
 }
 
 /**
@@ -105,9 +143,10 @@ export interface Dispatcher {
   readonly slots: number;
   /**
    * Runs one instance to its result; null when it was withdrawn before it started (stopStarting).
-   * Rejects only when the run cannot go on (a file of the run that cannot be written).
+   * Aborting `signal` interrupts this instance alone (it ends as `Interrupted`). Rejects only when
+   * the run cannot go on (a file of the run that cannot be written).
    */
-  run(row: SwebenchInstance, hooks: DispatchHooks): Promise<InstanceResult | null>;
+  run(unit: WorkUnit, hooks: DispatchHooks, signal?: AbortSignal): Promise<InstanceResult | null>;
   /**
    * The scheduler is done with a result `run` gave: `written` when the folder holds it (or dropped
    * it as a repeat), false when writing failed (a queue then keeps it for the next coordinator).
@@ -117,8 +156,6 @@ export interface Dispatcher {
   stopStarting(): Promise<void>;
   /** The running instances are interrupted (they end as `Interrupted`). */
   interrupt(): void;
-  /** Requests per model replica so far, for run.json (this process's pool); null when none. */
-  replicaCounts(): Record<string, ReplicaCounts> | null;
   /** Releases what the dispatcher holds (work trees, connections). */
   close(): Promise<void>;
 }
@@ -128,7 +165,7 @@ export type StopReason = "interrupted" | "cost_limit" | "call_limit" | "model_un
 
 /** What `runBatch` returns. */
 export interface BatchResult {
-  /** Instances run now, in completion order. */
+  /** Instances (attempts, with `run.attempts` above 1) run now, in completion order. */
   outcomes: TaskOutcome[];
   /** Instances skipped because an earlier run gave them a final exit status. */
   skipped: string[];
@@ -150,8 +187,8 @@ export interface BatchResult {
 /** Progress events of a batch (the progress display and tests consume these). */
 export type BatchEvent =
   | { type: "planned"; total: number; skipped: number; todo: number }
-  | { type: "instance_start"; instance_id: string; worker?: WorkerInfo }
-  | { type: "agent"; instance_id: string; event: AgentEvent }
+  | { type: "instance_start"; instance_id: string; attempt?: number; worker?: WorkerInfo }
+  | { type: "agent"; instance_id: string; attempt?: number; event: AgentEvent }
   | { type: "instance_end"; outcome: TaskOutcome }
   | { type: "stopping"; reason: Exclude<StopReason, null> }
   /** The remote workers (queue runs), whenever that list changes. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { tokensReport } from "../../../src/cli/tokens.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { describeWithEngine } from "../../support/engines.js";
@@ -63,4 +64,36 @@ describeWithEngine("bwrap", "batch in bwrap: each instance's checkout in its own
       expect(workRootsOf(tmpdir(), process.pid)).toEqual([]);
     },
   );
+
+  it("attempts of one instance see the same prompt in bwrap (each at /testbed), so attempts 2..N prefill next to nothing", async () => {
+    const f = fixtures[0];
+    const out = join(tempDir(), "attempts");
+    const models: ScriptedModel[] = [];
+    const config = localSwebenchConfig(["environment.environment_class=bwrap", "run.attempts=3"]);
+    const result = await runBatch({
+      config,
+      instances: f.rows.slice(0, 1),
+      outputDir: out,
+      workers: 3,
+      reposDir: f.reposDir,
+      modelFor: () => {
+        const m = new ScriptedModel([bash(FIX_COMMAND), bash(SUBMIT_COMMAND)]);
+        models.push(m);
+        return m;
+      },
+    });
+    expect(result.outcomes.map((o) => o.exit_status)).toEqual(["Submitted", "Submitted", "Submitted"]);
+    const first = models.map((m) => JSON.stringify(m.calls[0].messages));
+    expect(first[0]).toContain("/testbed");
+    expect(new Set(first).size).toBe(1);
+    const report = await tokensReport([out], config, { tokenizer: "estimate" });
+    const id = f.rows[0].instance_id;
+    expect(report.attempts).toHaveLength(1);
+    const a = report.attempts[0];
+    expect([a.instance, a.attempts]).toEqual([join(out, id), [1, 2, 3]]);
+    expect(a.first_request_tokens[1]).toBe(a.first_request_tokens[0]);
+    // Only the last, partly filled block of the shared prompt is prefilled again (block-cache.ts).
+    expect(a.first_request_prefill[1]).toBeLessThan(16);
+    expect(a.later_over_first).toBeLessThanOrEqual(0.1);
+  });
 });

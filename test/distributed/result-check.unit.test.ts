@@ -34,9 +34,36 @@ const result = () => ({
 });
 
 describe("the check of a result taken from a run's results queue", () => {
-  it("a worker's result passes as it was sent", () => {
+  it("a worker's result passes as it was sent, tagged as an outcome", () => {
     const job = { run: RUN, result: result() };
-    expect(readResult(job, RUN, null, null)).toEqual({ ok: true, job });
+    expect(readResult(job, RUN, null, null)).toEqual({
+      ok: true,
+      message: { kind: "outcome", run: RUN, report: result() },
+    });
+  });
+
+  it("a worker's refusal passes tagged as one; a malformed one is dropped", () => {
+    const refusal = { instance_id: "django__django-11099", job: JOB, worker: WORKER, reason: "no clone" };
+    expect(readResult({ run: RUN, refusal }, RUN, null, null)).toEqual({
+      ok: true,
+      message: { kind: "refused", run: RUN, refusal },
+    });
+    expect(readResult({ run: RUN, refusal: { ...refusal, instance_id: "../x" } }, RUN, null, null)).toEqual({
+      ok: false,
+      problem:
+        "it is not a result of this patchloop (refusal.instance_id: a SWE-bench instance id (owner__name-NUMBER))",
+    });
+    expect(readResult({ run: RUN, refusal, result: result() }, RUN, null, null)).toEqual({
+      ok: false,
+      problem: 'it is not a result of this patchloop (Unrecognized key: "refusal")',
+    });
+    const sig = signature(SECRET, "refusal", { run: RUN, refusal });
+    expect(readResult({ run: RUN, refusal, sig }, RUN, SECRET, "PL_SECRET")).toMatchObject({ ok: true });
+    // a result's signature does not pass for a refusal
+    const asResult = signature(SECRET, "result", { run: RUN, refusal });
+    expect(readResult({ run: RUN, refusal, sig: asResult }, RUN, SECRET, "PL_SECRET")).toMatchObject({
+      ok: false,
+    });
   });
 
   it("a malformed result is dropped with where it is wrong, never used", () => {
@@ -98,7 +125,7 @@ describe("the check of a result taken from a run's results queue", () => {
     const sig = signature(SECRET, "result", { run: RUN, result: r });
     expect(readResult({ run: RUN, result: r, sig }, RUN, SECRET, "PL_SECRET")).toEqual({
       ok: true,
-      job: { run: RUN, result: r, sig },
+      message: { kind: "outcome", run: RUN, report: r },
     });
     expect(readResult({ run: RUN, result: r }, RUN, SECRET, "PL_SECRET")).toEqual({
       ok: false,
@@ -132,21 +159,35 @@ describe("the check of a result taken from a run's results queue", () => {
     );
   });
 
-  it("progress reports: a worker's pass; anything else is ignored", () => {
-    const call = { t: "call", step: 1, prompt: 100, completion: 10, cost: 0.01, attempts: 1 };
-    expect(readProgress(call)).toEqual(call);
-    expect(readProgress({ t: "start", worker: WORKER, attempt: ATTEMPT })).toEqual({
-      t: "start",
-      worker: WORKER,
-      attempt: ATTEMPT,
-    });
+  it("progress: the start notice and the agent's model_call and model_retry events pass as they are; anything else is ignored", () => {
+    const call = {
+      type: "model_call",
+      step: 1,
+      usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 64 },
+      cost: 0.01,
+      attempts: 1,
+    };
+    const retry = {
+      type: "model_retry",
+      step: 2,
+      attempt: 1,
+      maxAttempts: 5,
+      waitSeconds: 2.5,
+      reason: "HTTP 503",
+    };
+    const start = { type: "start", worker: WORKER, attempt: ATTEMPT };
+    for (const p of [call, retry, start]) expect(readProgress(p)).toEqual(p);
     for (const bad of [
       null,
       5,
-      { t: "call" },
+      { type: "model_call" },
       { ...call, cost: -1e9 },
       { ...call, cost: "1" },
-      { t: "start", worker: null, attempt: "x" },
+      { ...call, usage: { promptTokens: 1 } },
+      { ...call, extra: 1 },
+      { type: "message", step: 1, message: { role: "user", content: "x" } },
+      { type: "start", worker: null, attempt: "x" },
+      { t: "call", step: 1, prompt: 100, completion: 10, cost: 0.01, attempts: 1 },
     ])
       expect(readProgress(bad)).toBe(null);
   });

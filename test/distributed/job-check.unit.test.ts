@@ -60,6 +60,7 @@ describe("the check of an instance job taken from the queue", () => {
     const badId = withRow({ instance_id: "../../home/me/.ssh" });
     expect(checkJob(badId, idOf(badId), null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         'the job\'s row.instance_id "../../home/me/.ssh" is not a SWE-bench instance id ' +
         "(owner__name-NUMBER, e.g. django__django-11099: letters, digits, - _ and . only); the worker makes folders from it",
@@ -67,6 +68,7 @@ describe("the check of an instance job taken from the queue", () => {
     const badRepo = withRow({ repo: "x/../../private" });
     expect(checkJob(badRepo, idOf(badRepo), null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         'the job\'s row.repo "x/../../private" is not a repository name ' +
         "(owner/name, e.g. django/django: letters, digits, - _ and . only); the worker makes folders from it",
@@ -74,11 +76,13 @@ describe("the check of an instance job taken from the queue", () => {
     const badRun = job({ run: "../x" });
     expect(checkJob(badRun, "whatever", null, null)).toEqual({
       ok: false,
+      by: "job",
       problem: 'the job\'s run id "../x" is not one a coordinator makes (letters, digits, - and _)',
     });
     const noRepo = withRow({ repo: 7 });
     expect(checkJob(noRepo, idOf(job()), null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         "the job: its row has no repo (a non-empty string is required; got 7). Rows must follow the Hugging Face SWE-bench schema.",
     });
@@ -88,33 +92,38 @@ describe("the check of an instance job taken from the queue", () => {
     const j = job();
     expect(checkJob(j, "swebench-42-abc.other__repo-1", null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         'the job\'s id "swebench-42-abc.other__repo-1" is not that of its run and instance (swebench-42-abc.django__django-11099)',
     });
     expect(checkJob({ ...j, extra: 1 }, idOf(j), null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         'it is not an instance job of this patchloop (Unrecognized key: "extra"); ' +
         "run the same patchloop version on the coordinator and the workers",
     });
     expect(checkJob(null, idOf(j), null, null)).toEqual({
       ok: false,
+      by: "job",
       problem:
         "it is not an instance job of this patchloop (Invalid input: expected object, received null); " +
         "run the same patchloop version on the coordinator and the workers",
     });
     expect(checkJob({ ...j, attempts: "3" }, idOf(j), null, null)).toMatchObject({
       ok: false,
+      by: "job",
       problem: expect.stringContaining("(attempts: Invalid input: expected number, received string)"),
     });
   });
 
-  it("with a secret: only a job signed with it passes; without one, a signed job is refused", () => {
+  it("with a secret: only a job signed with it passes; without one, a signed job is refused as this worker's problem", () => {
     const j = job();
     const signed = { ...j, sig: signature(SECRET, "job", j) };
     expect(checkJob(signed, idOf(j), SECRET, "PL_SECRET")).toEqual({ ok: true, job: signed });
     expect(checkJob(j, idOf(j), SECRET, "PL_SECRET")).toEqual({
       ok: false,
+      by: "job",
       problem:
         "the job carries no signature, and this worker runs only signed jobs (run.queue.secret_env PL_SECRET); " +
         "its coordinator must set run.queue.secret_env to a variable holding the same secret",
@@ -125,12 +134,15 @@ describe("the check of an instance job taken from the queue", () => {
     for (const bad of [altered, otherKey, asResult, { ...j, sig: "zz" }])
       expect(checkJob(bad, idOf(j), SECRET, "PL_SECRET")).toEqual({
         ok: false,
+        by: "job",
         problem:
           "the job's signature does not match (run.queue.secret_env PL_SECRET): it was not made by a coordinator " +
           "with this worker's secret, or was changed since",
       });
+    // the worker lacks the secret (another worker may have it): its problem, not the job's
     expect(checkJob(signed, idOf(j), null, null)).toEqual({
       ok: false,
+      by: "worker",
       problem:
         "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
         "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret",

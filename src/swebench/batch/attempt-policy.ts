@@ -1,0 +1,127 @@
+import type { ExitStatus } from "../../agent/trajectory-types.js";
+import type { AttemptPolicy } from "../../config/schema.js";
+
+/** What the policy needs of an attempt that ended. */
+export interface EndedAttempt {
+  attempt: number;
+  exit_status: ExitStatus;
+  patch: string;
+  cost: number;
+  /** It ended so that a re-run of the batch runs it again (Interrupted, EnvironmentError, ...). */
+  again: boolean;
+}
+
+/**
+ * A patch's text with what cannot change its meaning left out, for counting attempts that agree:
+ * `index` lines, hunk line numbers, trailing whitespace and blank lines inside hunks. (Selection
+ * compares patches more closely: src/select/.)
+ */
+export function agreementKey(patch: string): string {
+  return patch
+    .split("\n")
+    .filter((l) => !l.startsWith("index ") && l.trim() !== "" && l.trim() !== "+" && l.trim() !== "-")
+    .map((l) => (l.startsWith("@@") ? "@@" : l.replace(/\s+$/, "")))
+    .join("\n");
+}
+
+/** An attempt that gave nothing to choose from: no patch, or a failure of the environment or model. */
+export function isFailedAttempt(a: Pick<EndedAttempt, "exit_status" | "patch">): boolean {
+  return a.patch.trim() === "" || a.exit_status === "EnvironmentError" || a.exit_status === "ModelError";
+}
+
+/**
+ * The attempts of one instance in a batch with `run.attempts` N: which start, and when no more
+ * should (`run.attempt_policy`): once the attempts cost `cost_limit` together, once `agree` ended
+ * attempts submitted the same patch (agreementKey), and up to `replace_failed` extra attempts
+ * (numbered N+1, N+2, ...) for attempts that ended failed. Attempts that must run again (an
+ * interrupted one) are neither counted as ended nor replaced: they run again themselves.
+ */
+export class InstanceAttempts {
+  private readonly ended = new Map<number, EndedAttempt>();
+  private readonly started = new Set<number>();
+  /** Attempt numbers planned so far: 1..N, then the replacements added. */
+  private planned: number;
+
+  constructor(
+    readonly instanceId: string,
+    private readonly n: number,
+    private readonly policy: AttemptPolicy,
+    /** Cost of this instance's attempts that this object does not see end (their earlier runs). */
+    private spentBefore = 0,
+  ) {
+    this.planned = n;
+  }
+
+  /** Records an attempt that ended (now or in an earlier run of the folder). */
+  end(a: EndedAttempt): void {
+    this.started.delete(a.attempt);
+    if (a.again) return;
+    this.ended.set(a.attempt, a);
+    this.planned = this.n + this.replaced();
+  }
+
+  /** An attempt started now. */
+  start(attempt: number): void {
+    this.started.add(attempt);
+  }
+
+  /** Cost of the ended attempts and what earlier runs spent. */
+  get cost(): number {
+    let c = this.spentBefore;
+    for (const a of this.ended.values()) c += a.cost;
+    return c;
+  }
+
+  /** Attempts that ended failed and are to be replaced (at most `replace_failed`). */
+  private replaced(): number {
+    let failed = 0;
+    for (const a of this.ended.values()) if (isFailedAttempt(a)) failed++;
+    return Math.min(failed, this.policy.replace_failed);
+  }
+
+  /**
+   * The attempt whose patch stands for the instance until a selection picks one (preds.json): the
+   * first that did not fail, else the first with a patch, else the first that ended; undefined
+   * while none has ended.
+   */
+  chosen(): EndedAttempt | undefined {
+    const all = [...this.ended.values()].sort((a, b) => a.attempt - b.attempt);
+    return all.find((a) => !isFailedAttempt(a)) ?? all.find((a) => a.patch.trim() !== "") ?? all[0];
+  }
+
+  /** The largest number of ended attempts with the same patch. */
+  agreeing(): number {
+    const groups = new Map<string, number>();
+    let best = 0;
+    for (const a of this.ended.values()) {
+      if (isFailedAttempt(a)) continue;
+      const k = agreementKey(a.patch);
+      const n = (groups.get(k) ?? 0) + 1;
+      groups.set(k, n);
+      best = Math.max(best, n);
+    }
+    return best;
+  }
+
+  /** Why no further attempt of the instance starts, or null when attempts may still start. */
+  stopReason(): string | null {
+    const { cost_limit, agree } = this.policy;
+    if (cost_limit > 0 && this.cost >= cost_limit)
+      return `its attempts cost $${this.cost.toFixed(4)}, run.attempt_policy.cost_limit is $${cost_limit}`;
+    if (agree > 0 && this.agreeing() >= agree)
+      return `${this.agreeing()} attempts agree on one patch (run.attempt_policy.agree ${agree})`;
+    return null;
+  }
+
+  /** Whether attempt `k` may start now. */
+  mayStart(k: number): boolean {
+    return k <= this.planned && !this.ended.has(k) && this.stopReason() === null;
+  }
+
+  /** Replacement attempts the policy has added beyond those given (numbers above N), in order. */
+  replacements(): number[] {
+    const out: number[] = [];
+    for (let k = this.n + 1; k <= this.planned; k++) out.push(k);
+    return out;
+  }
+}

@@ -1,0 +1,196 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../util/atomic-write.js";
+import { type EvaluateOptions, type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
+import type { Prediction } from "../eval/predictions.js";
+import { readPriorState } from "./resume.js";
+
+/** One attempt's patch and what it cost, as its trajectory has them. */
+export interface AttemptCandidate {
+  instance_id: string;
+  attempt: number;
+  patch: string;
+  cost: number;
+  tokens: number;
+}
+
+/** How one attempt graded: its patch resolved the instance or not, or it had no patch. */
+export type AttemptGrade = "resolved" | "unresolved" | "empty";
+
+/** `eval` of a run folder with attempts (docs/attempts.md): per instance and in total. */
+export interface AttemptsReport {
+  instances: Array<{
+    instance_id: string;
+    /** Grade per attempt, by attempt number. */
+    attempts: Record<string, AttemptGrade>;
+    first_resolved: boolean;
+    any_resolved: boolean;
+    selected_resolved: boolean;
+    cost: number;
+    tokens: number;
+  }>;
+  total: {
+    instances: number;
+    first_attempt_resolved: number;
+    /** The oracle: instances some attempt resolves. */
+    any_attempt_resolved: number;
+    /** What preds.json (the standing or selected patch) resolves. */
+    selected_resolved: number;
+    cost: number;
+    tokens: number;
+    /** null when nothing was resolved. */
+    cost_per_resolved: number | null;
+    tokens_per_resolved: number | null;
+  };
+}
+
+/** The attempts a run folder holds for `ids` (`DIR/<id>/attempt-<k>/`), in attempt order; empty without any. */
+export async function readAttempts(dir: string, ids: string[]): Promise<Map<string, AttemptCandidate[]>> {
+  const out = new Map<string, AttemptCandidate[]>();
+  for (const id of ids) {
+    const folder = join(dir, id);
+    if (!existsSync(folder)) continue;
+    const ks = readdirSync(folder)
+      .map((n) => /^attempt-([1-9][0-9]{0,5})$/.exec(n)?.[1])
+      .filter((k): k is string => k !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    const found: AttemptCandidate[] = [];
+    for (const k of ks) {
+      const p = await readPriorState(dir, id, k);
+      if (p.status === null) continue;
+      const tokens = p.stats.prompt_tokens + p.stats.completion_tokens;
+      found.push({ instance_id: id, attempt: k, patch: p.submission, cost: p.stats.cost, tokens });
+    }
+    if (found.length > 0) out.set(id, found);
+  }
+  return out;
+}
+
+/**
+ * Grades every attempt's patch (each distinct patch of an instance once: `grade` gets one
+ * prediction list per attempt number, without the patches an earlier attempt of the same instance
+ * already had) and reports first-attempt, any-attempt (oracle) and selected resolution, with the
+ * cost and tokens per resolved instance. Writes `reportPath`.
+ */
+export async function gradeAttempts(o: {
+  attempts: Map<string, AttemptCandidate[]>;
+  /** The graded preds.json of the folder (the standing or selected patch of each instance). */
+  selected: EvaluationRun;
+  modelName: string;
+  grade: (predictions: Prediction[], attempt: number) => Promise<EvaluationRun>;
+  reportPath: string;
+}): Promise<AttemptsReport> {
+  const byAttempt = new Map<number, Prediction[]>();
+  const firstWith = new Map<string, number>(); // `${id}\0${patch}` -> the attempt that grades it
+  for (const [id, list] of o.attempts)
+    for (const a of list) {
+      if (a.patch.trim() === "") continue;
+      const key = `${id}\0${a.patch}`;
+      if (firstWith.has(key)) continue;
+      firstWith.set(key, a.attempt);
+      const preds = byAttempt.get(a.attempt) ?? [];
+      preds.push({ instance_id: id, model_name_or_path: o.modelName, model_patch: a.patch });
+      byAttempt.set(a.attempt, preds);
+    }
+  const resolved = new Set<string>(); // `${id}\0${attempt}` of resolved gradings
+  for (const [k, preds] of [...byAttempt].sort((a, b) => a[0] - b[0])) {
+    const run = await o.grade(preds, k);
+    for (const r of run.results) if (r.outcome === "resolved") resolved.add(`${r.instance_id}\0${k}`);
+  }
+  const selected = new Set(
+    o.selected.results.filter((r) => r.outcome === "resolved").map((r) => r.instance_id),
+  );
+  const instances: AttemptsReport["instances"] = [];
+  for (const [id, list] of o.attempts) {
+    const grades: Record<string, AttemptGrade> = {};
+    for (const a of list) {
+      const k = firstWith.get(`${id}\0${a.patch}`);
+      grades[String(a.attempt)] =
+        a.patch.trim() === "" ? "empty" : resolved.has(`${id}\0${k}`) ? "resolved" : "unresolved";
+    }
+    const first = list.find((a) => a.attempt === 1);
+    instances.push({
+      instance_id: id,
+      attempts: grades,
+      first_resolved: first ? grades["1"] === "resolved" : false,
+      any_resolved: Object.values(grades).includes("resolved"),
+      selected_resolved: selected.has(id),
+      cost: list.reduce((s, a) => s + a.cost, 0),
+      tokens: list.reduce((s, a) => s + a.tokens, 0),
+    });
+  }
+  const count = (f: (i: AttemptsReport["instances"][number]) => boolean) => instances.filter(f).length;
+  const cost = instances.reduce((s, i) => s + i.cost, 0);
+  const tokens = instances.reduce((s, i) => s + i.tokens, 0);
+  const sel = count((i) => i.selected_resolved);
+  const report: AttemptsReport = {
+    instances,
+    total: {
+      instances: instances.length,
+      first_attempt_resolved: count((i) => i.first_resolved),
+      any_attempt_resolved: count((i) => i.any_resolved),
+      selected_resolved: sel,
+      cost,
+      tokens,
+      cost_per_resolved: sel > 0 ? cost / sel : null,
+      tokens_per_resolved: sel > 0 ? Math.round(tokens / sel) : null,
+    },
+  };
+  await writeFileAtomic(o.reportPath, `${JSON.stringify(report, null, 2)}\n`);
+  return report;
+}
+
+/** The attempts report as text: one line per instance, then the totals. */
+export function formatAttemptsReport(r: AttemptsReport): string {
+  const mark = (g: AttemptGrade) => (g === "resolved" ? "R" : g === "empty" ? "-" : ".");
+  const lines = r.instances.map((i) => {
+    const ks = Object.keys(i.attempts).sort((a, b) => Number(a) - Number(b));
+    const row = ks.map((k) => `${k}:${mark(i.attempts[k])}`).join(" ");
+    return `  ${i.instance_id}  ${row}  selected ${i.selected_resolved ? "resolved" : "unresolved"}`;
+  });
+  const t = r.total;
+  const pct = (n: number) => (t.instances ? `${((100 * n) / t.instances).toFixed(1)}%` : "-");
+  return [
+    "attempts (R resolved, . unresolved, - no patch):",
+    ...lines,
+    `first attempt resolved ${t.first_attempt_resolved}/${t.instances} (${pct(t.first_attempt_resolved)})  ` +
+      `any attempt ${t.any_attempt_resolved} (${pct(t.any_attempt_resolved)})  ` +
+      `selected ${t.selected_resolved} (${pct(t.selected_resolved)})`,
+    `cost $${t.cost.toFixed(4)}, ${t.tokens} tokens; per resolved instance: ` +
+      (t.cost_per_resolved === null
+        ? "none resolved"
+        : `$${t.cost_per_resolved.toFixed(4)}, ${t.tokens_per_resolved} tokens`),
+    "",
+  ].join("\n");
+}
+
+/**
+ * `eval` of a run folder: when it holds attempts, grades them (in runs `<runId>-attempt-<k>` beside
+ * the folder's own, with the same options) and writes `<outputDir>/<runId>/attempts.json`; null
+ * when the folder has no attempts.
+ */
+export async function evaluateAttempts(
+  dir: string,
+  selected: EvaluationRun,
+  options: EvaluateOptions,
+): Promise<AttemptsReport | null> {
+  const ids = options.instanceIds ?? options.predictions.map((p) => p.instance_id);
+  const attempts = await readAttempts(dir, ids);
+  if (attempts.size === 0) return null;
+  const modelName = options.predictions[0]?.model_name_or_path ?? "patchloop";
+  return gradeAttempts({
+    attempts,
+    selected,
+    modelName,
+    grade: (predictions, k) =>
+      evaluatePredictions({
+        ...options,
+        predictions,
+        runId: `${options.runId}-attempt-${k}`,
+        instanceIds: predictions.map((p) => p.instance_id),
+        scope: { kind: "selection", description: `attempt ${k}'s distinct patches` },
+      }),
+    reportPath: join(options.outputDir, options.runId, "attempts.json"),
+  });
+}

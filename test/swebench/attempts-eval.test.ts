@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { register } from "../../src/cli/swebench.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  buildFixtureInstances,
+  FIX_COMMAND,
+  type FixtureInstances,
+  SUBMIT_COMMAND,
+} from "../support/fixture-instances.js";
+import { tempDir } from "../support/tmp.js";
+import { localBatchArgs, readJson } from "./batch/helpers.js";
+
+/**
+ * `swebench --attempts N --evaluate` (and `eval` of such a folder) grades every attempt's patch
+ * (each distinct patch once) and reports first-attempt, any-attempt and selected resolution with
+ * the cost per resolved instance (docs/attempts.md).
+ */
+
+const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
+
+async function swebench(args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const program = new Command("patchloop").exitOverride();
+  register(program, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    tty: false,
+    progressIntervalMs: 600_000,
+  });
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync(["node", "patchloop", "swebench", ...args]);
+    return { code: process.exitCode as number | undefined, out: out.join(""), err: err.join("") };
+  } finally {
+    process.exitCode = undefined;
+  }
+}
+
+const bash = (command: string) => ({
+  type: "reply" as const,
+  content: "step",
+  toolCalls: [{ name: "bash", arguments: { command } }],
+});
+
+describe.skipIf(!havePytest())("attempts graded by eval", () => {
+  let root: string;
+  let f: FixtureInstances;
+  let server: FakeLlmServer;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "patchloop-attempts-eval-"));
+    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
+    f = buildFixtureInstances(root, { count: 1, repos: 1 });
+    server = await startFakeLlmServer();
+  });
+  afterAll(async () => {
+    await server.close();
+    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("reports first, any and selected attempt resolved, and what a resolved instance cost", async () => {
+    const id = f.rows[0].instance_id;
+    const WRONG = "sed -i 's/ - b  # BUG$/ * b/' $(git grep -l -e '# BUG$')";
+    // -w 1: the attempts run one after another, in order: a wrong fix, then the right one twice.
+    server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const out = join(tempDir(), "run");
+    const r = await swebench([
+      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      "-o",
+      out,
+      "--attempts",
+      "3",
+      "--evaluate",
+    ]);
+    expect(r.code, r.err).toBe(0);
+    // preds.json holds the standing attempt (the first with a patch): the wrong one, unresolved.
+    expect(r.out).toContain("Resolved 0/1 (0.0%)");
+    expect(r.out).toContain(`  ${id}  1:. 2:R 3:R  selected unresolved\n`);
+    expect(r.out).toContain("first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 0 (0.0%)\n");
+    expect(r.out).toContain("per resolved instance: none resolved");
+    const report = readJson<{ total: Record<string, unknown> }>(
+      join(out, "eval", "patchloop-run", "attempts.json"),
+    );
+    expect(report.total).toMatchObject({
+      instances: 1,
+      first_attempt_resolved: 0,
+      any_attempt_resolved: 1,
+      selected_resolved: 0,
+      cost_per_resolved: null,
+    });
+    // Attempt 3's patch is attempt 2's: graded once.
+    expect(existsSync(join(out, "eval", "patchloop-run-attempt-2"))).toBe(true);
+    expect(existsSync(join(out, "eval", "patchloop-run-attempt-3"))).toBe(false);
+  });
+});
