@@ -18,6 +18,9 @@ export interface SelectFixture {
   goodSpaced: string;
   /** A different right fix: `return min(value, high)` in that branch. */
   goodOther: string;
+  /** Keeps the tests passing but does not fix the issue (`return value`), written two ways. */
+  noClamp: string;
+  noClampSpaced: string;
   /** Drops the low bound: `test_clamp_low`, which passes at the base commit, fails. */
   breaksLow: string;
   breaksLowSpaced: string;
@@ -98,6 +101,8 @@ export function buildSelectFixture(root: string): SelectFixture {
     good: diffOf(clone, ops, fixBranch("        return high")),
     goodSpaced: diffOf(clone, ops, fixBranch("        return  high    # the upper bound")),
     goodOther: diffOf(clone, ops, fixBranch("        return min(value, high)")),
+    noClamp: diffOf(clone, ops, fixBranch("        return value")),
+    noClampSpaced: diffOf(clone, ops, fixBranch("        return value  # as given")),
     breaksLow: diffOf(
       clone,
       ops,

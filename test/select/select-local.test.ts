@@ -181,6 +181,44 @@ describe.skipIf(!havePytest())(
       expect(valid.reason).toBe("tie between groups 1, 2 (1 each): the judge chose group 2");
     });
 
+    it("a reproduction test from the issue text alone, kept because it fails at the base commit, outvotes a larger group; a useless answer is left out", async () => {
+      const reproduce = async (answer: string) => {
+        const dir = runFolder(root, [f.noClamp, f.noClampSpaced, f.good]);
+        const reproducer = new ScriptedModel([{ content: answer }]);
+        const run = await selectRunFolder(dir, {
+          config: config("run.select.reproduce.enabled=true"),
+          rows: [guardedRow(f)],
+          reposDir: f.reposDir,
+          python: "/usr/bin/python3",
+          reproducer,
+        });
+        reproducer.assertAllUsed();
+        expect(reproducer.calls[0].messages[0].content).toContain(
+          "clamp(15, 0, 10) returns 0; it should return 10.",
+        );
+        return run.records[0];
+      };
+      const test =
+        "```python\nfrom calc.ops import clamp\n\n\ndef test_high():\n    assert clamp(15, 0, 10) == 10\n```";
+      const kept = await reproduce(`Here is the test:\n${test}\n`);
+      expect(kept.reproduction).toEqual({
+        kept: true,
+        reason: "1 test(s) fail at the base commit",
+        tests: ["test_patchloop_reproduction.py::test_high"],
+      });
+      expect(kept.candidates.map((c) => c.reproduction?.passed)).toEqual([0, 0, 1]);
+      expect(kept.selected).toBe(2);
+      expect(kept.steps).toContain("reproduction tests: 1 of 3 left (passing 1)");
+
+      const useless = await reproduce("The test would check clamp.");
+      expect(useless.reproduction).toEqual({
+        kept: false,
+        reason: "no usable test: expected one ```python block, found 0",
+      });
+      // without it, the larger group wins the vote
+      expect(useless.selected).toBe(0);
+    });
+
     it("patchloop select DIR: poisoned hidden fields select the same; an older folder, a folder without attempts and a corrupt attempt say so", async () => {
       const poisoned = selectRow(f, {
         patch: f.breaksLow,
