@@ -13,6 +13,11 @@ export function makeSelectSchema(model: typeof ModelSchema) {
     .object({
       /** Select at the end of a batch with attempts (`patchloop select DIR` runs whatever this says). */
       enabled: z.boolean(),
+      /**
+       * Seconds of test runs (regression and reproduction) one instance may use in all: no run
+       * goes past it, and candidates left when it is spent are not tested (docs/selection.md "Cost").
+       */
+      budget: z.number().positive(),
       regression: z
         .object({
           enabled: z.boolean(),
@@ -20,8 +25,6 @@ export function makeSelectSchema(model: typeof ModelSchema) {
           timeout: z.number().positive(),
           /** Test files run at most (the most relevant to the changed modules first). */
           max_test_files: z.number().int().min(1).max(100),
-          /** Seconds of test runs one instance may use in all; candidates left untested when it is spent. */
-          budget: z.number().positive(),
         })
         .strict(),
       reproduce: z

@@ -143,24 +143,46 @@ async function runWith(
   return bench.runTests(files, timeout);
 }
 
-/** A cached test run, or a fresh one (which is then cached and counted against the budget). */
-async function cachedRun(
+/** Seconds of test runs one instance may use (run.select.budget), and how many it used. */
+interface Budget {
+  limit: number;
+  spent: number;
+}
+
+/** A test run's result, or why it did not run (the budget). */
+type Budgeted = { run: TestRun; cached: boolean } | { budget: string };
+
+/**
+ * A cached test run, or a fresh one with at most `wanted` seconds and no more than the budget
+ * has left (then cached and counted). A run the budget cut short is not a result: it is neither
+ * cached nor held against the candidate.
+ */
+async function budgetedRun(
   ctx: ExecutionContext,
   kind: string,
   key: unknown[],
-  spent: { seconds: number },
-  run: () => Promise<TestRun>,
-): Promise<{ run: TestRun; cached: boolean }> {
+  budget: Budget,
+  wanted: number,
+  run: (timeout: number) => Promise<TestRun>,
+): Promise<Budgeted> {
   const hit = await ctx.cache.get(kind, key, TestRunEntry);
   if (hit) return { run: hit, cached: true };
-  const fresh = await run();
-  spent.seconds += fresh.seconds;
+  const left = Math.floor(budget.limit - budget.spent);
+  if (left < 1) return { budget: `not tested: the instance's test budget (${budget.limit} s) was spent` };
+  const timeout = Math.min(wanted, left);
+  const fresh = await run(timeout);
+  budget.spent += fresh.seconds;
+  if (!fresh.ok && fresh.timedOut && timeout < wanted) {
+    return {
+      budget: `not tested: stopped after ${timeout} s, when the instance's test budget (${budget.limit} s) ran out`,
+    };
+  }
   await ctx.cache.put(kind, key, fresh);
   return { run: fresh, cached: false };
 }
 
 /** Step 2: the relevant tests at the base commit, then with each text group's first unit. */
-async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution, spent: { seconds: number }) {
+async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution, budget: Budget) {
   const cfg = ctx.config.regression;
   if (!ctx.runner) {
     out.regression = { files: [], passingAtBase: 0, skipped: ctx.runnerProblem ?? "no test command" };
@@ -176,7 +198,13 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
     return;
   }
   const base = [ctx.row.base_commit, ctx.kind, ctx.runner, files];
-  const atBase = await cachedRun(ctx, "base", base, spent, () => runWith(ctx, undefined, files, cfg.timeout));
+  const atBase = await budgetedRun(ctx, "base", base, budget, cfg.timeout, (t) =>
+    runWith(ctx, undefined, files, t),
+  );
+  if ("budget" in atBase) {
+    out.regression = { files, passingAtBase: 0, skipped: atBase.budget };
+    return;
+  }
   if (!atBase.run.ok) {
     out.regression = {
       files,
@@ -195,20 +223,13 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
   }
   for (const u of groups) {
     const key = [...base, u.textKey];
-    const hit = await ctx.cache.get("regression", key, TestRunEntry);
-    if (!hit && spent.seconds >= cfg.budget) {
-      out.regressionOf.set(u.textKey, {
-        tested: false,
-        broke: [],
-        kept: 0,
-        error: `not tested: the instance's test budget (${cfg.budget} s) was spent`,
-        cached: false,
-      });
+    const r = await budgetedRun(ctx, "regression", key, budget, cfg.timeout, (t) =>
+      runWith(ctx, u, files, t),
+    );
+    if ("budget" in r) {
+      out.regressionOf.set(u.textKey, { tested: false, broke: [], kept: 0, error: r.budget, cached: false });
       continue;
     }
-    const r = hit
-      ? { run: hit, cached: true }
-      : await cachedRun(ctx, "regression", key, spent, () => runWith(ctx, u, files, cfg.timeout));
     if (!r.run.ok) {
       // A candidate under which the tests hang or give no results breaks every one of them.
       out.regressionOf.set(u.textKey, {
@@ -233,12 +254,7 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
 }
 
 /** Step 3: a model's reproduction test, kept when it fails at the base commit, run with each group. */
-async function reproduction(
-  groups: Unit[],
-  ctx: ExecutionContext,
-  out: Execution,
-  spent: { seconds: number },
-) {
+async function reproduction(groups: Unit[], ctx: ExecutionContext, out: Execution, budget: Budget) {
   const cfg = ctx.config.reproduce;
   const model = ctx.reproducer;
   if (!model) return;
@@ -258,9 +274,13 @@ async function reproduction(
   }
   const test = { path: REPRO_TEST_PATH, text: answer.test };
   const base = [ctx.row.base_commit, ctx.kind, ctx.runner, sha(answer.test)];
-  const atBase = await cachedRun(ctx, "repro-base", base, spent, () =>
-    runWith(ctx, undefined, [REPRO_TEST_PATH], cfg.timeout, test),
+  const atBase = await budgetedRun(ctx, "repro-base", base, budget, cfg.timeout, (t) =>
+    runWith(ctx, undefined, [REPRO_TEST_PATH], t, test),
   );
+  if ("budget" in atBase) {
+    out.reproduction = { kept: false, reason: atBase.budget };
+    return;
+  }
   if (!atBase.run.ok) {
     out.reproduction = {
       kept: false,
@@ -284,9 +304,11 @@ async function reproduction(
     tests: failing,
   };
   for (const u of groups) {
-    const r = await cachedRun(ctx, "repro", [...base, u.textKey], spent, () =>
-      runWith(ctx, u, [REPRO_TEST_PATH], cfg.timeout, test),
+    const r = await budgetedRun(ctx, "repro", [...base, u.textKey], budget, cfg.timeout, (t) =>
+      runWith(ctx, u, [REPRO_TEST_PATH], t, test),
     );
+    // untested: its reproduction result is unknown (the vote then leaves it out if others were tested)
+    if ("budget" in r) continue;
     if (!r.run.ok) {
       out.reproductionOf.set(u.textKey, {
         passed: 0,
@@ -311,8 +333,8 @@ export async function execute(units: Unit[], groups: Unit[], ctx: ExecutionConte
   const out: Execution = { applies: new Map(), regressionOf: new Map(), reproductionOf: new Map() };
   await checkApplies(units, ctx, out);
   const live = groups.filter((g) => out.applies.get(g.sha)?.applies);
-  const spent = { seconds: 0 };
-  if (ctx.config.regression.enabled && live.length > 1) await regression(live, ctx, out, spent);
-  if (ctx.config.reproduce.enabled && live.length > 1) await reproduction(live, ctx, out, spent);
+  const budget: Budget = { limit: ctx.config.budget, spent: 0 };
+  if (ctx.config.regression.enabled && live.length > 1) await regression(live, ctx, out, budget);
+  if (ctx.config.reproduce.enabled && live.length > 1) await reproduction(live, ctx, out, budget);
   return out;
 }

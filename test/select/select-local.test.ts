@@ -144,6 +144,24 @@ describe.skipIf(!havePytest())(
       expect(r2.seconds).toBeLessThan(rec.seconds);
     });
 
+    it("no test run goes past the instance's budget: with none left, the vote decides alone", async () => {
+      const dir = runFolder(root, [f.breaksLow, f.breaksLowSpaced, f.good]);
+      const run = await selectRunFolder(dir, {
+        config: config("run.select.budget=0.5"),
+        rows: [guardedRow(f)],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const [rec] = run.records;
+      expect(rec.regression).toEqual({
+        files: ["tests/test_ops.py"],
+        passing_at_base: 0,
+        skipped: "not tested: the instance's test budget (0.5 s) was spent",
+      });
+      expect(rec.selected).toBe(0);
+      expect(rec.reason).toBe("largest group: 2 of 3 surviving candidates (group 1); its smallest patch");
+    });
+
     it("a judge that answers garbage falls back to the rule; a valid answer is followed", async () => {
       const ask = async (answer: string) => {
         const dir = runFolder(root, [f.good, f.goodOther]);
