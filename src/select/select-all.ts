@@ -96,7 +96,7 @@ export async function selectAll(
         environment: o.config.environment,
         reposDir: o.reposDir,
         runId: "patchloop-select",
-        runner: runner as TestRunner,
+        runner,
         timeout: Math.max(cfg.regression.timeout, cfg.reproduce.timeout),
       });
       return bench;

@@ -31,7 +31,7 @@ export class Workbench {
   private constructor(
     private readonly instance: GradeInstance,
     private readonly row: PublicRow,
-    private readonly runner: TestRunner,
+    private readonly runner: TestRunner | undefined,
     private readonly prelude: string[],
   ) {}
 
@@ -41,7 +41,8 @@ export class Workbench {
       environment: EnvironmentConfig;
       reposDir?: string;
       runId: string;
-      runner: TestRunner;
+      /** How the tests run; without one the workbench applies and reads patches only. */
+      runner?: TestRunner;
       timeout: number;
     },
   ): Promise<Workbench> {
@@ -52,17 +53,18 @@ export class Workbench {
       testTimeout: o.timeout,
     });
     try {
-      const lines = opened.hostPython
-        ? (
-            await declarePython(
-              opened.env,
-              opened.repoDir,
-              opened.scratchDir,
-              o.runner.python,
-              opened.hostDir,
-            )
-          ).lines
-        : [];
+      const lines =
+        opened.hostPython && o.runner
+          ? (
+              await declarePython(
+                opened.env,
+                opened.repoDir,
+                opened.scratchDir,
+                o.runner.python,
+                opened.hostDir,
+              )
+            ).lines
+          : [];
       return new Workbench(opened, row, o.runner, [...lines, ...opened.activate]);
     } catch (err) {
       await opened.close().catch(() => {});
@@ -121,6 +123,8 @@ export class Workbench {
    * paths), at most `timeout` seconds, and reads the log with the repository's parser.
    */
   async runTests(files: string[], timeout: number): Promise<TestRun> {
+    const runner = this.runner;
+    if (!runner) throw new Error("no test command for this instance: tests cannot run");
     const started = Date.now();
     const seconds = () => Math.round((Date.now() - started) / 100) / 10;
     const header = files.map((f) => `diff --git a/${f} b/${f}`).join("\n");
@@ -130,9 +134,9 @@ export class Workbench {
       "set -uxo pipefail",
       ...this.prelude,
       `cd ${q(this.instance.repoDir)}`,
-      ...this.runner.evalCommands,
+      ...runner.evalCommands,
       ": '>>>>> Start Test Output'",
-      [this.runner.testCmd, ...directives.map(q)].join(" "),
+      [runner.testCmd, ...directives.map(q)].join(" "),
       ": '>>>>> End Test Output'",
       "",
     ].join("\n");
@@ -148,7 +152,7 @@ export class Workbench {
       };
     let found: ReturnType<typeof statusMapFromLog>;
     try {
-      found = statusMapFromLog(r.output, (t: string) => parseTestLog(this.runner.logParser, t), "4.1");
+      found = statusMapFromLog(r.output, (t: string) => parseTestLog(runner.logParser, t), "4.1");
     } catch (err) {
       return {
         ok: false,

@@ -162,6 +162,21 @@ describe.skipIf(!havePytest())(
       expect(rec.reason).toBe("largest group: 2 of 3 surviving candidates (group 1); its smallest patch");
     });
 
+    it("a repository without a known test command: patches are still applied and grouped, and the record says why no test ran", async () => {
+      const dir = runFolder(root, [f.breaksLow, f.stale, f.good, f.goodSpaced]);
+      const row = guardedRow(f);
+      delete row.test_cmd;
+      const run = await selectRunFolder(dir, { config: config(), rows: [row], reposDir: f.reposDir });
+      const [rec] = run.records;
+      expect(rec.problems).toEqual([]);
+      expect(rec.regression?.skipped).toBe(
+        'instance acme__calc-1: no test command for acme/calc version "0.1". Give the row test_cmd and log_parser fields, or pass --specs FILE mapping the repo to them.',
+      );
+      expect(rec.candidates.map((c) => c.status)).toEqual(["patch", "does_not_apply", "patch", "patch"]);
+      expect(rec.selected).toBe(2);
+      expect(rec.candidates[2].ast_key).toMatch(/^[0-9a-f]{64}$/);
+    });
+
     it("a judge that answers garbage falls back to the rule; a valid answer is followed", async () => {
       const ask = async (answer: string) => {
         const dir = runFolder(root, [f.good, f.goodOther]);
