@@ -82,6 +82,8 @@ async function checkApplies(units: Unit[], ctx: ExecutionContext, out: Execution
       if (applied.applied) {
         const parts: string[] = [];
         for (const f of u.files) {
+          // a path leading out of the repository is not read (git apply refuses it anyway)
+          if (f.startsWith("/") || f.split("/").includes("..")) break;
           const text = await bench.readRepoFile(f);
           const k = text === null ? "deleted" : f.endsWith(".py") ? await pythonAstKey(text) : sha(text);
           if (k === null) {
