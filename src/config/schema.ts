@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REASONING_FAMILIES } from "../models/reasoning-chain.js";
+import { makeSelectSchema } from "../select/config.js";
 import { imageTemplateProblem } from "../swebench/images.js";
 
 // The config is checked once per process: compiling zod's fast paths (new Function) would cost more
@@ -310,6 +311,8 @@ export const RunSchema = z
     attempt_policy: AttemptPolicySchema,
     queue: QueueSchema,
     interactive: InteractiveSchema,
+    /** Picking one patch per instance from several candidates (docs/selection.md, src/select/). */
+    select: makeSelectSchema(ModelSchema),
   })
   .strict();
 
