@@ -259,7 +259,7 @@ export async function evaluateInstance(
     }
     await writeFile(join(ctx.logDir, "patch.diff"), patch);
     try {
-      spec = resolveTestSpec(instance, ctx.specs, ctx.python);
+      spec = resolveTestSpec(instance, ctx.specs, ctx.python, ctx.harness);
     } catch (err) {
       await log(`cannot evaluate: ${(err as Error).message}`);
       return done("error", { error: (err as Error).message });
