@@ -16,10 +16,12 @@ import { InstanceSpecError } from "./test-spec.js";
  * the row carries.
  */
 
-/** Live's step into the one git repository two levels below /testbed when /testbed is not one. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a bash parameter expansion, not a template
+/**
+ * Live's step into the one git repository two levels below /testbed when /testbed is not one
+ * (Live writes the folder as a parameter expansion of "$g"; `dirname` is the same folder).
+ */
 const NESTED_REPO_CD =
-  '[ -d .git ] || { g=$(find . -maxdepth 2 -mindepth 2 -type d -name .git -print -quit); [ -n "$g" ] && cd "${g%/.git}"; } ;';
+  '[ -d .git ] || { g=$(find . -maxdepth 2 -mindepth 2 -type d -name .git -print -quit); [ -n "$g" ] && cd "$(dirname "$g")"; } ;';
 
 /** What Live's parsers give per test. */
 export type LiveStatus = "pass" | "fail" | "skip";
