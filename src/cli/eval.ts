@@ -39,6 +39,8 @@ export interface EvalFlags {
   /** Default: on for local and bwrap, off in containers. */
   checkEnv?: boolean;
   envCheckCache?: string;
+  /** `--pro-scripts`: a checkout of scaleapi/SWE-bench_Pro-os (SWE-bench Pro rows). */
+  proScripts?: string;
   python?: string;
   platform?: string;
 }
@@ -188,6 +190,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       checkEnvOff:
         flags.checkEnv === false ? "--no-check-env" : `off by default in ${kind} images; --check-env runs it`,
       checkCacheDir: flags.envCheckCache ?? defaultEnvCheckCacheDir(),
+      proScripts: flags.proScripts,
       scope,
       signal,
       onResult: (r, done, total) => {
@@ -227,7 +230,7 @@ export function register(program: Command): void {
     )
     .option(
       "--dataset <NAME|PATH>",
-      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
+      "lite, verified, full, multilingual, pro, live, live-multilang, rebench, gym, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
     )
     .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")
     .option(
@@ -266,6 +269,10 @@ export function register(program: Command): void {
       "where environment checks are cached (default $PATCHLOOP_ENV_CHECK_CACHE, else ~/.cache/patchloop/env-checks)",
     )
     .option("--python <PATH>", "local/bwrap: the interpreter the tests run with (default: python3 on PATH)")
+    .option(
+      "--pro-scripts <DIR>",
+      "SWE-bench Pro rows: a checkout of scaleapi/SWE-bench_Pro-os, whose run_scripts/<id>/ grade each instance",
+    )
     .option(
       "--platform <OS/ARCH>",
       "docker/podman: pull and run the images for this platform (environment.platform)",
