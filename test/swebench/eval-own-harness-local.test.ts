@@ -107,5 +107,7 @@ describe.skipIf(!havePytest())("Live rows graded on the host; Pro rows refused o
     expect(log).toContain("PASSED tests/test_clamp.py::test_clamp_high");
     expect(run.summary.resolved_ids).toEqual(["acme__calc-1"]);
     expect(run.summary.error_ids).toEqual(["acme__calc-3", "acme__calc-9"]);
+    expect(run.summary.unresolved_ids).toEqual(["acme__calc-2"]);
+    expect(run.summary.patchloop.infrastructure_error_ids).toEqual(["acme__calc-3", "acme__calc-9"]);
   }, 300_000);
 });
