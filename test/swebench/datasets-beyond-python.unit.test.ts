@@ -93,6 +93,24 @@ describe("SWE-bench Pro rows", () => {
     );
   });
 
+  it("reads Pro's sample CSV (quoted fields with commas, quotes and line breaks) as its .jsonl", async () => {
+    const [raw] = readFileSync(join(DATA, "pro.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const names = Object.keys(raw);
+    const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    const file = join(tmp, "pro.csv");
+    writeFileSync(file, `${names.join(",")}\r\n${names.map((n) => cell(String(raw[n]))).join(",")}\r\n`);
+    const [fromCsv] = await loadDataset({ subset: file });
+    const [fromJsonl] = await load("pro.jsonl");
+    expect(fromCsv).toEqual(fromJsonl);
+    writeFileSync(file, `${names.join(",")}\nonly,three,fields\n`);
+    await expect(loadDataset({ subset: file })).rejects.toThrow(
+      `${file}: the record on line 2 has 3 fields, the header ${names.length}.`,
+    );
+  });
+
   it("Python list literals: quotes, escapes, trailing commas, errors", () => {
     expect(parsePyStringList(`['a', "b's", 'c\\'d', 'e\\\\f', 'x\\u00e9',]`)).toEqual({
       ok: true,
