@@ -134,6 +134,21 @@ describe("parser names and errors", () => {
 
   it("doctest output that is not well-formed XML fails as the harness's XML parser does", () => {
     expect(() => parseTestLog("doctest", '<doctest><TestCase name="a"></doctest>')).toThrow(/doctest/);
+    // A bare & in text (ElementTree: ParseError).
+    const bare =
+      '<doctest><TestCase name="x"><SubCase name="y"><Original>a && b</Original></SubCase></TestCase></doctest>';
+    expect(() => parseTestLog("doctest", bare)).toThrow(/doctest/);
+  });
+
+  it("doctest: a case or subcase without a name is None, as the harness's f-string prints it", () => {
+    const log =
+      '<doctest>\n<TestCase name="a &amp; b"><SubCase><Expression success="true"/></SubCase></TestCase>\n' +
+      '<TestCase><SubCase name="s"><Expression success="false"/></SubCase></TestCase>\n</doctest>\n';
+    // The harness's v5.0.1 parser on this text: {'a & b > None': 'PASSED', 'None > s': 'FAILED'}.
+    expect(Object.fromEntries(parseTestLog("doctest", log))).toEqual({
+      "a & b > None": "PASSED",
+      "None > s": "FAILED",
+    });
   });
 });
 

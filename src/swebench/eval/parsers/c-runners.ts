@@ -62,7 +62,9 @@ export function parseDoctest(log: string): StatusMap {
   for (const testCase of root.descendants("TestCase")) {
     for (const subCase of testCase.descendants("SubCase")) {
       const passed = subCase.descendants("Expression").every((e) => e.attributes.success === "true");
-      map.set(`${testCase.attributes.name} > ${subCase.attributes.name}`, passed ? "PASSED" : "FAILED");
+      // A missing name prints as Python's None.
+      const name = `${testCase.attributes.name ?? "None"} > ${subCase.attributes.name ?? "None"}`;
+      map.set(name, passed ? "PASSED" : "FAILED");
     }
   }
   return map;

@@ -56,6 +56,8 @@ export function xmlElements(xml: string): XmlElement | undefined {
   let i = 0;
   while (i < xml.length) {
     const lt = xml.indexOf("<", i);
+    // Text between tags may hold only well-formed references (a bare & is an error).
+    if (decode(xml.slice(i, lt < 0 ? xml.length : lt)) === undefined) return undefined;
     if (lt < 0) break;
     if (xml.startsWith("<!--", lt)) {
       const end = xml.indexOf("-->", lt);
