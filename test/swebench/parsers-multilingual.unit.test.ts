@@ -123,6 +123,13 @@ describe("parser names and errors", () => {
     );
   });
 
+  it("karma: closing more suites than are open fails as the harness's list.pop() does (IndexError)", () => {
+    // The harness's v5.0.1 parse_log_karma raises IndexError on this text.
+    expect(() => parseTestLog("karma", "Starting browser\n      a\n    b\n  c\n")).toThrow(
+      'log parser karma fails on the line "  c" as the harness\'s does (IndexError)',
+    );
+  });
+
   it("jekyll and immutable_js refuse an id they do not know, naming it", () => {
     expect(() => parseTestLog("jekyll", "", { context: { instanceId: "jekyll__jekyll-1" } })).toThrow(
       'log parser jekyll: unknown instance id "jekyll__jekyll-1"',

@@ -1,6 +1,6 @@
 import { parseLines } from "./line-rules.js";
 import { pyRe } from "./py-regex.js";
-import { pyStrip } from "./py-text.js";
+import { ParserCrash, pyStrip } from "./py-text.js";
 import type { ParserContext, StatusMap } from "./types.js";
 
 const JEST = pyRe("^\\s*(✓|✕|○)\\s(.+?)(?:\\s\\((\\d+\\s*m?s)\\))?$");
@@ -66,7 +66,8 @@ export function parseKarma(log: string): StatusMap {
         suite.push(name);
       } else if (indent.length < indentNow) {
         indentNow = indent.length;
-        suite.pop();
+        // The harness's list.pop() on an empty suite raises (IndexError): the instance is an error.
+        if (suite.pop() === undefined) throw new ParserCrash("karma", line);
         continue;
       }
     }
