@@ -42,6 +42,8 @@ export interface EvalFlags extends EnvironmentFlags {
   /** Default: on for local and bwrap, off in containers. */
   checkEnv?: boolean;
   envCheckCache?: string;
+  /** `--pro-scripts`: a checkout of scaleapi/SWE-bench_Pro-os (SWE-bench Pro rows). */
+  proScripts?: string;
   platform?: string;
 }
 
@@ -164,6 +166,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       checkEnvOff:
         flags.checkEnv === false ? "--no-check-env" : `off by default in ${kind} images; --check-env runs it`,
       checkCacheDir: flags.envCheckCache ?? defaultEnvCheckCacheDir(),
+      proScripts: flags.proScripts,
       scope,
       signal,
       onResult: (r: InstanceResult, done: number, total: number) => {
@@ -205,7 +208,7 @@ export function register(program: Command): void {
         "--predictions <FILE|DIR>",
         "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
       ),
-    "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
+    "lite, verified, full, multilingual, pro, live, live-multilang, rebench, gym, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
     "instances evaluated at once",
   )
     .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")
@@ -232,6 +235,10 @@ export function register(program: Command): void {
     .option(
       "--env-check-cache <DIR>",
       "where environment checks are cached (default $PATCHLOOP_ENV_CHECK_CACHE, else ~/.cache/patchloop/env-checks)",
+    )
+    .option(
+      "--pro-scripts <DIR>",
+      "SWE-bench Pro rows: a checkout of scaleapi/SWE-bench_Pro-os, whose run_scripts/<id>/ grade each instance",
     )
     .option(
       "--platform <OS/ARCH>",

@@ -145,7 +145,7 @@ export function register(program: Command): void {
     .description("Pull the instance images of a dataset selection ahead of a run")
     .option(
       "--subset <NAME|PATH>",
-      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file",
+      "lite, verified, full, multilingual, pro, live, live-multilang, rebench, gym (each in its own image namespace), owner/name on Hugging Face, or a .json/.jsonl/.parquet file",
       "lite",
     )
     .option("--split <SPLIT>", "dataset split (test or dev)", "test")

@@ -18,6 +18,7 @@ import type { BatchResult } from "../swebench/batch/types.js";
 import type { SpecOverrides } from "../swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { PredsFile } from "../task/preds-file.js";
+import { PREDICTION_FORMATS, predictionFormat, writePredsAs } from "../task/preds-format.js";
 import {
   type AgentFlags,
   addAgentOptions,
@@ -40,6 +41,8 @@ export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   /** `run.attempts`: attempts per instance. */
   attempts?: string;
   evaluate?: boolean;
+  /** `--predictions-format`: also write preds.json in another harness's format (src/task/preds-format.ts). */
+  predictionsFormat?: string;
   /** With `--evaluate`: eval's `--specs` and `--python`. */
   specs?: string;
   python?: string;
@@ -210,6 +213,13 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   // The templates are checked against the selected rows (each has its own fields), not a sample.
   const queue = flags.queue === undefined ? undefined : parseQueueUrl(flags.queue);
   const evalFlags = await evaluateFlags(flags);
+  const format =
+    flags.predictionsFormat === undefined ? undefined : predictionFormat(flags.predictionsFormat);
+  if (flags.predictionsFormat !== undefined && format === undefined) {
+    throw new ConfigError(
+      `--predictions-format ${JSON.stringify(flags.predictionsFormat)} is not a format; use one of ${PREDICTION_FORMATS.join(", ")}`,
+    );
+  }
   const attempts = number("--attempts", flags.attempts, { integer: true, min: 1 });
   const loaded = loadAgentConfig(
     flags,
@@ -251,6 +261,9 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       queue,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
+    if (format && format !== "swebench") {
+      io.out(`predictions (${format}): ${await writePredsAs(resolve(flags.output), format)}\n`);
+    }
     if (flags.evaluate && !abort.signal.aborted)
       await evaluateAfter(flags, evalFlags, config, rows, io, workers, abort.signal);
     return result.stoppedBy === null && result.pending.length === 0 ? 0 : 1;
@@ -359,6 +372,10 @@ export function register(program: Command, io?: CommandIo): void {
         "stop starting instances once all instances together made this many model calls",
       )
       .option("--evaluate", "grade the predictions after the batch (patchloop eval on this folder)")
+      .option(
+        "--predictions-format <FORMAT>",
+        "also write the predictions as pro (SWE-bench Pro: preds.pro.json) or list (preds.list.json); preds.json is always written",
+      )
       .option("--specs <FILE>", "with --evaluate: eval's --specs (test commands and parser per repository)")
       .option("--python <PATH>", "with --evaluate, local/bwrap: the interpreter the tests run with")
       .option(

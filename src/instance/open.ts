@@ -113,7 +113,8 @@ async function openContainer(
   o: OpenInstanceOptions,
 ): Promise<Instance | GradeInstance> {
   const image = imageForRow(row, config);
-  const repoDir = repoInside(config, use);
+  // An image that keeps the repository elsewhere (SWE-bench Pro: /app) says so in its row.
+  const repoDir = row.workdir ?? repoInside(config, use);
   const env = await createEnvironment(config, { image, mountAt: repoDir, runId: o.runId, warn: o.warn });
   const opened: Instance = { env, repoDir, close: () => env.close() };
   if (use !== "grade") return opened;

@@ -4,6 +4,7 @@ import { extname } from "node:path";
 import { DatasetError } from "./dataset/errors.js";
 import { fetchHubParquet, HUB_DATASETS, HUB_SPLITS, type HubOptions } from "./dataset/hub.js";
 import { DATASET_EXTENSIONS, parseParquet, readDatasetFile } from "./dataset/read-local.js";
+import { instanceImageName, SUBSET_IMAGE_TEMPLATES } from "./images.js";
 import type { SwebenchInstance } from "./types.js";
 
 export { DatasetError, parseTestList } from "./dataset/errors.js";
@@ -18,7 +19,7 @@ function splitList(splits: readonly string[]): string {
 
 /** Options of `loadDataset`. */
 export interface LoadDatasetOptions extends HubOptions {
-  /** `lite`, `verified`, `full`, a Hugging Face dataset name (`owner/name`), or a .json/.jsonl/.parquet path. */
+  /** A name of `HUB_DATASETS` (`lite`, `pro`, ...), a Hugging Face dataset name (`owner/name`), or a .json/.jsonl/.parquet path. */
   subset: string;
   /**
    * Split of a Hugging Face dataset: `test` (default) or `dev` (`lite` and `full`; `full` also has
@@ -55,7 +56,7 @@ export async function loadDataset(options: LoadDatasetOptions): Promise<Swebench
   const dataset = named ?? (/^[\w.-]+\/[\w.-]+$/.test(subset) ? subset : undefined);
   if (!dataset) {
     throw new DatasetError(
-      `unknown dataset ${JSON.stringify(subset)}: use lite, verified, full, a Hugging Face name (owner/name) ` +
+      `unknown dataset ${JSON.stringify(subset)}: use ${Object.keys(HUB_DATASETS).join(", ")}, a Hugging Face name (owner/name) ` +
         "or a path to a .json, .jsonl or .parquet file.",
     );
   }
@@ -72,5 +73,12 @@ export async function loadDataset(options: LoadDatasetOptions): Promise<Swebench
   const rows: SwebenchInstance[] = [];
   for (const file of files)
     rows.push(...(await parseParquet(await readFile(file), `${dataset} ${split} (${file})`)));
-  return rows;
+  const template = named ? SUBSET_IMAGE_TEMPLATES[subset.toLowerCase()] : undefined;
+  return template ? rows.map((row) => withPublishedImage(row, template)) : rows;
+}
+
+/** A row of a named subset with its published image named, where it names none itself. */
+function withPublishedImage(row: SwebenchInstance, template: string): SwebenchInstance {
+  if (row.image || row.image_name || row.docker_image || row.pro) return row;
+  return { ...row, image_name: instanceImageName(row.instance_id, { template }) };
 }

@@ -16,9 +16,30 @@ export const DEFAULT_IMAGE_TEMPLATE = "docker.io/swebench/sweb.eval.{arch}.{id}:
 /**
  * The fields of an image template: `{id}` the instance id lowercased with `__` written `_1776_`
  * (the harness's Docker Hub form), `{instance_id}` the id lowercased (the harness's local builds,
- * `sweb.eval.x86_64.django__django-11099`), `{arch}` `x86_64` or `arm64` from the platform.
+ * `sweb.eval.x86_64.django__django-11099`), `{id_s}` the id lowercased with `__` written `_s_`
+ * (SWE-Gym's images), `{tag}` the row's own image tag (SWE-bench Pro's `dockerhub_tag`), `{arch}`
+ * `x86_64` or `arm64` from the platform.
  */
-export const IMAGE_TEMPLATE_FIELDS = ["id", "instance_id", "arch"] as const;
+export const IMAGE_TEMPLATE_FIELDS = ["id", "instance_id", "id_s", "tag", "arch"] as const;
+
+/**
+ * Where each dataset's instance images are published, for rows that do not name their own image
+ * (Pro rows always do, through `dockerhub_tag`; Live's and SWE-rebench's carry `docker_image`):
+ * SWE-bench's namespace for lite/verified/full/multilingual, SWE-Gym's, SWE-bench-Live's and
+ * SWE-rebench's own. `loadDataset` gives a named subset's rows these names.
+ */
+export const SUBSET_IMAGE_TEMPLATES: Readonly<Record<string, string>> = {
+  pro: "docker.io/jefzda/sweap-images:{tag}",
+  live: "docker.io/starryzhang/sweb.eval.{arch}.{id}:latest",
+  "live-multilang": "docker.io/starryzhang/sweb.eval.{arch}.{id}:latest",
+  rebench: "docker.io/swerebench/sweb.eval.{arch}.{id}:latest",
+  gym: "docker.io/xingyaoww/sweb.eval.{arch}.{id_s}:latest",
+};
+
+/** Where the repository is inside a row's image: the row's `workdir` (Pro: /app), else /testbed. */
+export function workdirOf(row: Pick<SwebenchInstance, "workdir">): string {
+  return row.workdir || "/testbed";
+}
 
 /** Why `template` is not a usable image template, or undefined when it is. */
 export function imageTemplateProblem(template: string): string | undefined {
@@ -29,8 +50,8 @@ export function imageTemplateProblem(template: string): string | undefined {
     return `unknown field {${unknown[0]}}; the fields are ${IMAGE_TEMPLATE_FIELDS.map((f) => `{${f}}`).join(", ")}`;
   }
   if (/[{}]/.test(template.replace(/\{[a-z_]+\}/g, ""))) return "an unmatched { or }";
-  if (!template.includes("{id}") && !template.includes("{instance_id}")) {
-    return "no {id} or {instance_id}: every instance would get the same image (use environment.image for that)";
+  if (!["{id}", "{instance_id}", "{id_s}", "{tag}"].some((f) => template.includes(f))) {
+    return "no {id}, {instance_id}, {id_s} or {tag}: every instance would get the same image (use environment.image for that)";
   }
   return undefined;
 }
@@ -49,14 +70,16 @@ export function archOf(platform?: string | null): string {
  */
 export function instanceImageName(
   instanceId: string,
-  options: { template?: string | null; platform?: string | null } = {},
+  options: { template?: string | null; platform?: string | null; tag?: string } = {},
 ): string {
   const lower = instanceId.toLowerCase();
   const fields: Record<string, string> = {
     id: lower.replaceAll("__", "_1776_"),
     instance_id: lower,
+    id_s: lower.replaceAll("__", "_s_"),
     arch: archOf(options.platform),
   };
+  if (options.tag !== undefined) fields.tag = options.tag;
   return (options.template || DEFAULT_IMAGE_TEMPLATE).replace(
     /\{([a-z_]+)\}/g,
     (m, f: string) => fields[f] ?? m,
@@ -70,18 +93,42 @@ export interface ImageSettings {
   platform?: string | null;
 }
 
+/** The image a row names itself: v5 `image`, `image_name`, `docker_image`, Pro's `dockerhub_tag`. */
+function ownImage(row: SwebenchInstance, platform?: string | null): string | undefined {
+  for (const name of [row.image, row.image_name, row.docker_image]) {
+    if (typeof name === "string" && name) return name;
+  }
+  if (row.pro) {
+    return instanceImageName(row.instance_id, {
+      template: SUBSET_IMAGE_TEMPLATES.pro,
+      tag: row.pro.dockerhub_tag,
+      platform,
+    });
+  }
+  return undefined;
+}
+
 /**
  * The image of a dataset row: `environment.image` when set (one image for every instance), else
- * `environment.image_template` when set, else the row's own image (v5 `image`, or `image_name`),
- * else the harness's Docker Hub name.
+ * `environment.image_template` when set, else the row's own image (v5 `image`, `image_name`,
+ * `docker_image`, or Pro's `dockerhub_tag` in Pro's repository), else the harness's Docker Hub
+ * name. A template with `{tag}` needs a row with a tag (Pro's): else it is an Error saying so.
  */
 export function imageForRow(row: SwebenchInstance, settings: ImageSettings = {}): string {
   if (settings.image) return settings.image;
-  const own = typeof row.image === "string" && row.image ? row.image : row.image_name;
+  const own = ownImage(row, settings.platform);
   if (!settings.image_template && own) return own;
+  const tag = row.pro?.dockerhub_tag;
+  if (settings.image_template?.includes("{tag}") && tag === undefined) {
+    throw new Error(
+      `environment.image_template ${JSON.stringify(settings.image_template)} uses {tag}, but instance ${row.instance_id} has no image tag ` +
+        "(only SWE-bench Pro rows carry one, dockerhub_tag); use {id}, {instance_id} or {id_s} for these rows.",
+    );
+  }
   return instanceImageName(row.instance_id, {
     template: settings.image_template,
     platform: settings.platform,
+    tag,
   });
 }
 

@@ -21,7 +21,39 @@ export interface SwebenchInstance {
   log_parser?: string;
   /** Optional: a per-row image name. */
   image_name?: string;
+  /** Optional: a per-row image name (SWE-bench-Live, SWE-rebench). */
+  docker_image?: string;
+  /** Where the repository is inside the row's image when not /testbed (SWE-bench Pro: /app). */
+  workdir?: string;
+  /** SWE-bench Pro's own fields, read from its columns (dataset/kinds.ts). */
+  pro?: ProFields;
+  /** SWE-bench-Live's own fields, read from its columns (dataset/kinds.ts). */
+  live?: LiveFields;
   [key: string]: unknown;
+}
+
+/** What a SWE-bench Pro row says beyond the SWE-bench fields. */
+export interface ProFields {
+  /** Commands run after the patch is applied; Pro's evaluator runs only the last line. */
+  before_repo_set_cmd: string;
+  /** `selected_test_files_to_run`, decoded: the run script's arguments (joined by commas). */
+  selected_test_files: string[];
+  /** The image's tag in Pro's Docker Hub repository. */
+  dockerhub_tag: string;
+  /** `repo_language` (js, ts, go, python). */
+  language?: string;
+}
+
+/** What a SWE-bench-Live row says beyond the SWE-bench fields. */
+export interface LiveFields {
+  /** Run after the patches, before the tests (joined with " ; " as Live joins them). */
+  rebuild_cmds: string[];
+  test_cmds: string[];
+  /** Print the test log; none (the Python dataset): the test commands' own output is the log. */
+  print_cmds: string[];
+  /** `log_parser`: `pytest`, or the Python source of a function `parser(log)`. */
+  parser: string;
+  platform: "linux" | "windows";
 }
 
 /** Which rows of a dataset to use (the batch runner's and eval's selection flags). */

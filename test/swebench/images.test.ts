@@ -63,11 +63,11 @@ describe("image templates and platforms", () => {
 
   it("says what is wrong with a template", () => {
     expect(imageTemplateProblem("reg/{name}:1")).toBe(
-      "unknown field {name}; the fields are {id}, {instance_id}, {arch}",
+      "unknown field {name}; the fields are {id}, {instance_id}, {id_s}, {tag}, {arch}",
     );
     expect(imageTemplateProblem("reg/{id:1")).toBe("an unmatched { or }");
     expect(imageTemplateProblem("reg/one-image:{arch}")).toBe(
-      "no {id} or {instance_id}: every instance would get the same image (use environment.image for that)",
+      "no {id}, {instance_id}, {id_s} or {tag}: every instance would get the same image (use environment.image for that)",
     );
     expect(imageTemplateProblem("reg/{id}")).toBeUndefined();
   });

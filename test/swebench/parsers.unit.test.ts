@@ -178,7 +178,10 @@ describe("django", () => {
 });
 
 it("an unknown parser name is an error listing the known ones", () => {
-  expect(() => parseTestLog("jest", "")).toThrow(
-    'unknown log parser "jest"; known parsers: pytest, pytest_options, pytest_v2, matplotlib, seaborn, sympy, django',
+  expect(() => parseTestLog("chart_js", "")).toThrow(
+    'unknown log parser "chart_js"; known parsers: pytest, pytest_options, pytest_v2, matplotlib, seaborn, sympy, django, ' +
+      "gotest, cargo, phpunit, redis, jq, doctest, micropython_test, googletest, maven, ant, gradle_custom, minitest, " +
+      "cucumber, ruby_unit, rspec_transformed_json, jekyll, jest, jest_json, vitest, karma, tap, immutable_js, highlightjs, " +
+      "marked, carbon, react_pdf, grommet",
   );
 });

@@ -3,11 +3,22 @@ import { join } from "node:path";
 import { CacheWriter, cachedFiles, cacheFolder } from "./cache-files.js";
 import { DatasetError } from "./errors.js";
 
-/** The Hugging Face datasets behind `--subset lite|verified|full`. */
+/**
+ * The Hugging Face datasets behind `--subset`: SWE-bench's own (lite, verified, full,
+ * multilingual), SWE-bench Pro's public set, SWE-bench-Live (Python; its multi-language and
+ * Windows sets), SWE-rebench and SWE-Gym. docs/datasets.md says what each row holds.
+ */
 export const HUB_DATASETS: Readonly<Record<string, string>> = {
   lite: "princeton-nlp/SWE-bench_Lite",
   verified: "princeton-nlp/SWE-bench_Verified",
   full: "princeton-nlp/SWE-bench",
+  multilingual: "SWE-bench/SWE-bench_Multilingual",
+  pro: "ScaleAI/SWE-bench_Pro",
+  live: "SWE-bench-Live/SWE-bench-Live",
+  "live-multilang": "SWE-bench-Live/MultiLang",
+  "live-windows": "SWE-bench-Live/Windows",
+  rebench: "nebius/SWE-rebench",
+  gym: "SWE-Gym/SWE-Gym",
 };
 
 /**
@@ -18,6 +29,9 @@ export const HUB_SPLITS: Readonly<Record<string, readonly string[]>> = {
   "princeton-nlp/SWE-bench_Lite": ["dev", "test"],
   "princeton-nlp/SWE-bench_Verified": ["test"],
   "princeton-nlp/SWE-bench": ["dev", "test", "train"],
+  "SWE-bench/SWE-bench_Multilingual": ["test"],
+  "ScaleAI/SWE-bench_Pro": ["test"],
+  "SWE-Gym/SWE-Gym": ["train"],
 };
 
 const DEFAULT_ENDPOINT = "https://huggingface.co";

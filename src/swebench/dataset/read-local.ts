@@ -2,11 +2,12 @@ import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import type { SwebenchInstance } from "../types.js";
+import { parseCsv } from "./csv.js";
 import { DatasetError } from "./errors.js";
 import { checkRows } from "./rows.js";
 
-/** The file extensions `readDatasetFile` understands. */
-export const DATASET_EXTENSIONS = [".json", ".jsonl", ".parquet"];
+/** The file extensions `readDatasetFile` understands (.csv: SWE-bench Pro's sample files). */
+export const DATASET_EXTENSIONS = [".json", ".jsonl", ".parquet", ".csv"];
 
 /** Rows of a .jsonl text: one object a line, blank lines skipped; a bad line names its number. */
 export function parseJsonl(text: string, source: string): SwebenchInstance[] {
@@ -69,12 +70,12 @@ export async function parseParquet(bytes: Uint8Array, source: string): Promise<S
   return checkRows(raw, source);
 }
 
-/** Reads a local dataset file by its extension (.json, .jsonl or .parquet). */
+/** Reads a local dataset file by its extension (.json, .jsonl, .parquet or .csv). */
 export async function readDatasetFile(path: string): Promise<SwebenchInstance[]> {
   const ext = extname(path).toLowerCase();
   if (!DATASET_EXTENSIONS.includes(ext)) {
     throw new DatasetError(
-      `${path}: unknown dataset file type ${JSON.stringify(ext)}; use .json, .jsonl or .parquet.`,
+      `${path}: unknown dataset file type ${JSON.stringify(ext)}; use .json, .jsonl, .parquet or .csv.`,
     );
   }
   let bytes: Buffer;
@@ -85,5 +86,9 @@ export async function readDatasetFile(path: string): Promise<SwebenchInstance[]>
   }
   if (ext === ".parquet") return parseParquet(bytes, path);
   const text = bytes.toString("utf8");
+  if (ext === ".csv") {
+    const { rows, lines } = parseCsv(text, path);
+    return checkRows(rows, path, (i) => `line ${lines[i]}`);
+  }
   return ext === ".jsonl" ? parseJsonl(text, path) : parseJsonDataset(text, path);
 }

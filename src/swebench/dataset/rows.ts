@@ -1,5 +1,6 @@
 import type { SwebenchInstance } from "../types.js";
 import { DatasetError } from "./errors.js";
+import { type DatasetLayout, layoutOf, normalizeRow } from "./kinds.js";
 
 const REQUIRED = ["instance_id", "repo", "base_commit"] as const;
 const TEXT_FIELDS = [
@@ -13,6 +14,7 @@ const TEXT_FIELDS = [
   "test_cmd",
   "log_parser",
   "image_name",
+  "docker_image",
 ] as const;
 
 function plain(value: unknown): unknown {
@@ -25,13 +27,16 @@ function plain(value: unknown): unknown {
  * Checks rows in the Hugging Face SWE-bench schema and returns them typed. `instance_id`, `repo`
  * and `base_commit` must be non-empty strings; the other text fields, where present, strings
  * (or null, read as absent); `FAIL_TO_PASS` / `PASS_TO_PASS` are kept as given and decoded
- * later by `parseTestList`. Duplicate ids are an error listing them. `source` names the file
- * or URL in every message; `where(i)` names row i (a line number for .jsonl).
+ * later by `parseTestList`. Each row is then checked against its layout's schema (`layout`, or
+ * told by its columns: SWE-bench, Pro, Live, SWE-rebench) and normalized (dataset/kinds.ts).
+ * Duplicate ids are an error listing them. `source` names the file or URL in every message;
+ * `where(i)` names row i (a line number for .jsonl).
  */
 export function checkRows(
   raw: unknown[],
   source: string,
   where: (index: number) => string = (i) => `row ${i + 1}`,
+  layout?: DatasetLayout,
 ): SwebenchInstance[] {
   const seen = new Map<string, number>();
   const duplicates = new Set<string>();
@@ -63,7 +68,7 @@ export function checkRows(
     const id = row.instance_id as string;
     if (seen.has(id)) duplicates.add(id);
     seen.set(id, i);
-    return row as SwebenchInstance;
+    return normalizeRow(row, layout ?? layoutOf(row), `${source}: ${where(i)}`);
   });
   if (duplicates.size > 0) {
     throw new DatasetError(

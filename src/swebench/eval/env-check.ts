@@ -104,7 +104,12 @@ export function judgeCheck(
   }
   const { found, reason, map } = statusMapFromLog(
     log,
-    (text) => parseTestLog(spec.logParser, text, { harness, normalizeDjango: options.normalizeDjango }),
+    (text) =>
+      parseTestLog(spec.logParser, text, {
+        harness,
+        normalizeDjango: options.normalizeDjango,
+        context: spec.parserContext,
+      }),
     harness,
   );
   verdict.results = map.size;

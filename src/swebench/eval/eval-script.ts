@@ -39,6 +39,7 @@ export interface EvalScriptOptions {
  * records the test command's exit status after the end marker.
  */
 export function makeEvalScript(o: EvalScriptOptions): string {
+  if (o.spec.layout === "common") return makeCommonEvalScript(o);
   const { spec, baseCommit, repoDir } = o;
   const resets: string[] = [];
   if (o.harness === "5") {
@@ -72,6 +73,38 @@ export function makeEvalScript(o: EvalScriptOptions): string {
     lines.push(": '>>>>> End Test Output'");
   }
   lines.push(...resets);
+  return `${["#!/bin/bash", "set -uxo pipefail", ...lines].join("\n")}\n`;
+}
+
+/**
+ * eval.sh of the other languages as the harness writes it (`make_eval_script_list_common`): `cd`,
+ * `safe.directory`, the reset of the test files (or an echo when the test patch modifies none),
+ * the test patch through `git apply --verbose --reject`, the spec's build commands, the test
+ * commands between the markers (v5: the last one's exit status recorded), and the reset again.
+ */
+function makeCommonEvalScript(o: EvalScriptOptions): string {
+  const { spec, baseCommit, repoDir } = o;
+  const reset =
+    spec.modifiedFiles.length > 0
+      ? `git checkout ${baseCommit} ${spec.modifiedFiles.join(" ")}`
+      : 'echo "No test files to reset"';
+  const lines = [...(o.environment ?? []), `cd ${repoDir}`];
+  if (o.safeDirectory) lines.push(`git config --global --add safe.directory ${repoDir}`);
+  lines.push(`cd ${repoDir}`, ...(o.setup ?? []), reset);
+  lines.push(
+    `git apply --verbose --reject - <<'${TEST_PATCH_DELIMITER}'\n${o.testPatch}\n${TEST_PATCH_DELIMITER}`,
+  );
+  lines.push(...spec.build, ": '>>>>> Start Test Output'", spec.testCommand);
+  if (o.harness === "5") {
+    lines.push(
+      "SWEBENCH_TEST_EXIT_CODE=$?",
+      ": '>>>>> End Test Output'",
+      'echo ">>>>> Test Exit Code: $SWEBENCH_TEST_EXIT_CODE"',
+    );
+  } else {
+    lines.push(": '>>>>> End Test Output'");
+  }
+  lines.push(reset);
   return `${["#!/bin/bash", "set -uxo pipefail", ...lines].join("\n")}\n`;
 }
 

@@ -43,6 +43,8 @@ export interface EvaluateOptions {
   checkEnvOff?: string;
   /** Where checks are cached (default: none; the CLI passes `defaultEnvCheckCacheDir()`). */
   checkCacheDir?: string;
+  /** A checkout of scaleapi/SWE-bench_Pro-os, for SWE-bench Pro rows (their run scripts and parsers). */
+  proScripts?: string;
   /** What `total_instances` counts, for the report (default: the dataset given). */
   scope?: SummaryScope;
   /** Called after each instance, in completion order. */
@@ -169,6 +171,7 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
           python: options.python,
           checkEnv: options.checkEnv,
           checkCacheDir: options.checkCacheDir,
+          proScripts: options.proScripts,
         }));
       await record(result);
     },

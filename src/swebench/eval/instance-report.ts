@@ -79,7 +79,7 @@ export function gradeTestOutput(
   if (harness === "5") entry.infra_failure = false;
   const { found, reason, map, exitCode } = statusMapFromLog(
     log,
-    (text) => parseTestLog(spec.logParser, text, { harness, normalizeDjango }),
+    (text) => parseTestLog(spec.logParser, text, { harness, normalizeDjango, context: spec.parserContext }),
     harness,
   );
   const done = (extra: Omit<GradedLog, "report"> = {}): GradedLog => {

@@ -37,7 +37,8 @@ function checkOne(item: unknown, where: string, source: string): Prediction {
     instance_id: p.instance_id,
     model_name_or_path: typeof name === "string" && name !== "" ? name : "None",
     // Kept as given: a non-string patch becomes a per-instance error at evaluation, not a crash here.
-    model_patch: (p.model_patch ?? null) as string | null,
+    // SWE-bench Pro's patch files name it `patch` (its evaluator reads model_patch first, then patch).
+    model_patch: (p.model_patch ?? p.patch ?? null) as string | null,
   };
 }
 

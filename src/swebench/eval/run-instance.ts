@@ -19,6 +19,7 @@ import { type EnvironmentRecord, gradeTestOutput, type HarnessReportEntry } from
 import type { HarnessVersion } from "./parsers/index.js";
 import type { Prediction } from "./predictions.js";
 import { type DeclaredPython, declarePython, type PythonProbe, probePython } from "./python-env.js";
+import { gradeOwnHarness, hasOwnHarness } from "./run-own-harness.js";
 import { type InstanceTestSpec, resolveTestSpec, type SpecOverrides } from "./test-spec.js";
 
 /**
@@ -82,6 +83,8 @@ export interface InstanceContext {
   checkEnv?: boolean;
   /** Folder of cached checks (see `defaultEnvCheckCacheDir`); none: nothing is cached. */
   checkCacheDir?: string;
+  /** `--pro-scripts`: a checkout of scaleapi/SWE-bench_Pro-os (SWE-bench Pro's run scripts and parsers). */
+  proScripts?: string;
 }
 
 /** An opened environment with the Python of the tests declared and probed. */
@@ -258,8 +261,21 @@ export async function evaluateInstance(
       return done("error", { error });
     }
     await writeFile(join(ctx.logDir, "patch.diff"), patch);
+    if (hasOwnHarness(instance)) {
+      if (!looksLikeDiff(patch)) {
+        const error = "model_patch is not a unified diff (no diff/---/+++/@@ line); nothing to apply";
+        await log(`>>>>> Patch Apply Failed: ${error}`);
+        return done("patch_apply_failed", { error });
+      }
+      try {
+        handle = await ctx.provider(instance);
+      } catch (err) {
+        throw new Error(`environment could not be created: ${(err as Error).message}`);
+      }
+      return await gradeOwnHarness(instance, patch, handle, ctx, log, done);
+    }
     try {
-      spec = resolveTestSpec(instance, ctx.specs, ctx.python);
+      spec = resolveTestSpec(instance, ctx.specs, ctx.python, ctx.harness);
     } catch (err) {
       await log(`cannot evaluate: ${(err as Error).message}`);
       return done("error", { error: (err as Error).message });

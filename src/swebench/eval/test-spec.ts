@@ -4,10 +4,11 @@ import { z } from "zod";
 import { parseTestList } from "../dataset/errors.js";
 import type { SwebenchInstance } from "../types.js";
 import type { EvalType } from "./grading.js";
-import { getLogParser } from "./parsers/index.js";
+import { getLogParser, type HarnessVersion, type ParserContext } from "./parsers/index.js";
 import { getModifiedFiles, getNewFiles, getTestDirectives } from "./patch-files.js";
 import { type PythonEnvSpec, pythonSpecFor } from "./python-env.js";
 import { type EvalSpec, lookupSpec } from "./spec-table.js";
+import { isFailOnlyRepo, lookupCommonSpec, NON_PYTHON_PARSERS } from "./spec-table-multilingual.js";
 
 const PythonEnvEntry = z
   .object({
@@ -77,6 +78,16 @@ export interface InstanceTestSpec {
   python: PythonEnvSpec;
   /** Where test_cmd/log_parser came from: `row`, `specs file`, `harness table`. */
   source: string;
+  /**
+   * Which of the harness's eval-script layouts: `python` (make_eval_script_list_py) or `common`
+   * (make_eval_script_list_common: the other languages, test commands as listed, build commands
+   * after the test patch).
+   */
+  layout: "python" | "common";
+  /** `common` layout: commands run after the test patch is applied, before the tests. */
+  build: string[];
+  /** What the parser may read of the instance (its id and version). */
+  parserContext: ParserContext;
 }
 
 /** An instance that cannot be evaluated as given (bad row, no spec): a per-instance error. */
@@ -207,6 +218,7 @@ export function resolveTestSpec(
   instance: SwebenchInstance,
   overrides?: SpecOverrides,
   pythonFlag?: string,
+  harness: HarnessVersion = "4.1",
 ): InstanceTestSpec {
   let failToPass: string[];
   let passToPass: string[];
@@ -226,7 +238,7 @@ export function resolveTestSpec(
   if (!evalScript && testPatch.trim() === "") {
     throw new InstanceSpecError(`instance ${instance.instance_id}: the dataset row has no test_patch`);
   }
-  let evalType: EvalType = "pass_and_fail";
+  let evalType: EvalType = isFailOnlyRepo(instance.repo, harness) ? "fail_only" : "pass_and_fail";
   if (instance.eval_type !== undefined) {
     if (instance.eval_type !== "pass_and_fail" && instance.eval_type !== "fail_only") {
       throw new InstanceSpecError(
@@ -236,8 +248,12 @@ export function resolveTestSpec(
     evalType = instance.eval_type;
   }
   const found = pick(instance, overrides);
-  const testCmd = instance.test_cmd ?? found?.spec?.test_cmd;
-  const logParser = instance.log_parser ?? found?.parser;
+  // The other languages' table, where neither the row nor the Python table names a test command.
+  const common =
+    instance.test_cmd || found?.spec ? undefined : lookupCommonSpec(instance.repo, instance.version);
+  const testCmd = instance.test_cmd ?? found?.spec?.test_cmd ?? common?.test_cmd.join("\n");
+  const logParser =
+    instance.log_parser ?? found?.parser ?? common?.log_parser ?? NON_PYTHON_PARSERS[instance.repo];
   if ((!testCmd && !evalScript) || !logParser) {
     throw new InstanceSpecError(
       `instance ${instance.instance_id}: no ${testCmd || evalScript ? "log parser" : "test command"} for ${instance.repo} version ` +
@@ -250,8 +266,14 @@ export function resolveTestSpec(
   } catch (err) {
     throw new InstanceSpecError(`instance ${instance.instance_id}: ${(err as Error).message}`);
   }
-  const directives = testPatch ? getTestDirectives(instance.repo, testPatch) : [];
-  const source = evalScript ? "row (v5 eval_script)" : instance.test_cmd ? "row" : (found?.source ?? "row");
+  const directives = testPatch && !common ? getTestDirectives(instance.repo, testPatch) : [];
+  const source = evalScript
+    ? "row (v5 eval_script)"
+    : instance.test_cmd
+      ? "row"
+      : common
+        ? "harness table (other languages)"
+        : (found?.source ?? "row");
   return {
     testCommand: testCmd ? [testCmd, ...directives].join(" ") : "",
     testCmd: testCmd ?? "",
@@ -268,5 +290,8 @@ export function resolveTestSpec(
     // A test command that names its interpreter runs with that one, whatever --python says.
     python: pythonSpecFor(instance, found?.local, namedInterpreter(testCmd) ?? pythonFlag),
     source,
+    layout: common ? "common" : "python",
+    build: common?.build ?? [],
+    parserContext: { instanceId: instance.instance_id, version: instance.version },
   };
 }

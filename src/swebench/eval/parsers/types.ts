@@ -12,8 +12,17 @@ export type StatusMap = Map<string, string>;
 /** Which harness release a parser or the grading imitates. `4.1` is the default everywhere. */
 export type HarnessVersion = "4.1" | "5";
 
+/**
+ * What a few parsers read of the instance besides the log, as the harness's read its `TestSpec`:
+ * jekyll and immutable-js pick a runner's format by the instance id.
+ */
+export interface ParserContext {
+  instanceId?: string;
+  version?: string;
+}
+
 /** A log parser: the text of a test run in, the status map out. May throw `ParserCrash`. */
-export type LogParser = (log: string, harness: HarnessVersion) => StatusMap;
+export type LogParser = (log: string, harness: HarnessVersion, context?: ParserContext) => StatusMap;
 
 /** Whether `line` starts with one of the status words (Python's `any(line.startswith(...))`). */
 export function startsWithStatus(line: string): boolean {
