@@ -50,7 +50,7 @@ const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g;
 const PYTEST_FRAME =
   /^([\w./\\-]+\.py):(\d+):(?: in ([\w<>.]+)$|\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b)/gm;
 const PATH =
-  /(?:^|[\s`'"([=:])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyx|pxd|pyi|rst|txt|cfg|toml|ini|json|yaml|yml|c|h|cpp|js|ts|html|css|md))(?=$|[\s`'"),:;\]]|\.\s)/gm;
+  /(?:^|[\s`'"([=:])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyx|pxd|pyi|rst|txt|cfg|toml|ini|json|yaml|yml|c|h|cc|cpp|cxx|hpp|hh|js|jsx|mjs|cjs|ts|tsx|mts|go|rs|java|kt|rb|php|html|css|md))(?=$|[\s`'"),:;\]]|\.\s)/gm;
 const DOTTED = /(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g;
 const IDENT = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*|(?<=\.)[A-Za-z_][A-Za-z0-9_]*/g;
 const EXCEPTION_LINE =
