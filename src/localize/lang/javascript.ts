@@ -9,7 +9,7 @@ const COMMON_DEFS = `
 (method_definition name: (property_identifier) @name) @definition.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name) @definition.variable
-(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @definition.function
+(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)] (#not-eq? @name "exports")) @definition.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 `;
 
