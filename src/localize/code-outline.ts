@@ -163,18 +163,25 @@ export function unquote(text: string): string {
   return m ? m[2] : text.trim();
 }
 
-/** The outline of `source` in the language of `spec`, or null when its grammar cannot parse it at all. */
+/**
+ * The outline of `source` in the language of `spec`, or null when its grammar cannot parse it at
+ * all or reading the tree fails: one odd file leaves the ranking without its definitions, not
+ * without a ranking. (A grammar that cannot be loaded rejects: that is the installation's fault.)
+ */
 export async function codeOutline(spec: LanguageSpec, source: string): Promise<CodeOutline | null> {
   const q = await queriesOf(spec);
   const p = parserFor(await grammar(spec.grammar));
-  const tree = p.parse(source);
-  if (!tree) return null;
+  let tree: ReturnType<typeof p.parse> = null;
   try {
+    tree = p.parse(source);
+    if (!tree) return null;
     return {
       defs: defsOf(entriesOf(tree.rootNode, q.defs, spec)),
       imports: importsOf(tree.rootNode, q.imports, spec),
     };
+  } catch {
+    return null;
   } finally {
-    tree.delete();
+    tree?.delete();
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { importedFiles } from "../../src/localize/imports.js";
+import { useSpecs } from "../../src/localize/lang/rust.js";
 import { fileLanguages, languageOf } from "../../src/localize/languages.js";
 import { localize } from "../../src/localize/localize.js";
 import { fileKind, type RepoSnapshot } from "../../src/localize/repo-files.js";
@@ -277,6 +278,22 @@ describe("definitions, imports and the ranking beyond Python", () => {
     const r = await localize(issue, snapshot, { topK: 5, topSymbols: 0 });
     const item = r.files.find((f) => f.path === "model/item.go");
     expect(item?.why).toContain("tested by model/item_test.go, which the issue points at");
+  });
+
+  it("Rust: every form of a use path, and braces that do not pair give nothing (they once recursed without end)", () => {
+    expect(useSpecs("{crate::loom::sync::Mutex, std::collections::BTreeMap}")).toEqual([
+      "crate::loom::sync::Mutex",
+      "std::collections::BTreeMap",
+    ]);
+    expect(useSpecs("crate::a::{self, b::{c, d as e}, f::*}")).toEqual([
+      "crate::a",
+      "crate::a::b::c",
+      "crate::a::b::d",
+      "crate::a::f",
+    ]);
+    expect(useSpecs("::std::fmt")).toEqual(["std::fmt"]);
+    expect(useSpecs("a::{b")).toEqual([]);
+    expect(useSpecs("a::}")).toEqual([]);
   });
 
   it("reads a language from the file name; a C header as C++ when its text is C++", () => {

@@ -29,12 +29,24 @@ const HINTS = [
   /\bmacro_rules![ \t]*([A-Za-z_]\w*)/g,
 ];
 
-/** `a::{b, c::d}` → `a::b`, `a::c::d` (one level of braces); `a::b as c` → `a::b`; `a::*` → `a`. */
-function useSpecs(text: string): string[] {
-  const t = text.replace(/\s+as\s+\w+/g, "").replace(/\s+/g, "");
-  const group = /^(.*?)::\{(.*)\}$/.exec(t);
-  const items = group ? splitTop(group[2]).map((i) => (i === "self" ? group[1] : `${group[1]}::${i}`)) : [t];
-  return items.flatMap((i) => (/\{/.test(i) ? useSpecs(i) : [i.replace(/::\*$/, "")]));
+/**
+ * The paths of a `use`: `a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`; `{a::b, c}` → `a::b`,
+ * `c`; `a::{self, b}` → `a`, `a::b`; `a::b as c` → `a::b`; `a::*` → `a`. Braces that do not pair
+ * give nothing.
+ */
+export function useSpecs(text: string): string[] {
+  const t = text
+    .replace(/\s+as\s+\w+/g, "")
+    .replace(/\s+/g, "")
+    .replace(/^::/, "");
+  if (!t.includes("{")) return t.includes("}") || t === "" ? [] : [t.replace(/::\*$/, "")];
+  const group = /^(?:(.*?)::)?\{(.*)\}$/.exec(t);
+  if (!group) return [];
+  const prefix = group[1] ?? "";
+  return splitTop(group[2]).flatMap((item) => {
+    const path = item === "self" ? prefix : prefix ? `${prefix}::${item}` : item;
+    return path === "" ? [] : useSpecs(path);
+  });
 }
 
 /** Splits at the commas outside braces. */
