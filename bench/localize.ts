@@ -1,6 +1,7 @@
 import { baselineRanking } from "../src/localize/baseline.js";
 import { localize } from "../src/localize/localize.js";
 import { arg, forEachCheckout, type Missing, selectedRows } from "./localize-data.js";
+import { benchLocalizeLanguages } from "./localize-languages.js";
 import { benchLocalizeMemory } from "./localize-memory.js";
 
 /**
@@ -12,7 +13,8 @@ import { benchLocalizeMemory } from "./localize-memory.js";
  * overall and for the two halves of the rows (A: the 1st, 3rd, ... row; B: the others), seconds
  * per instance (reading the checkout and ranking; the checkout itself apart), what was missing, and
  * the peak memory of localizing the same rows in one process, repositories dropped after their
- * last row against every repository kept (localize-memory.ts).
+ * last row against every repository kept (localize-memory.ts). With `--lang-repos DIR,...`, also
+ * repositories beyond Python (localize-languages.ts).
  */
 
 const KS = [1, 3, 5, 10] as const;
@@ -73,10 +75,12 @@ function group(list: Result[]): Record<string, unknown> {
 
 export async function benchLocalize(): Promise<Record<string, unknown>> {
   const reposDir = arg("--repos-dir") ?? process.env.PATCHLOOP_BENCH_REPOS;
+  const languages = arg("--lang-repos") ? { languages: await benchLocalizeLanguages() } : {};
   if (!reposDir)
     return {
       skipped:
         "give --repos-dir DIR (or PATCHLOOP_BENCH_REPOS): a folder with one git clone per repository, named owner__repo",
+      ...languages,
     };
   const rows = await selectedRows();
   const missing: Missing = {};
@@ -144,6 +148,7 @@ export async function benchLocalize(): Promise<Record<string, unknown>> {
         })),
     },
     memory: benchLocalizeMemory(),
+    ...languages,
     missing: Object.fromEntries(
       Object.entries(missing).map(([why, ids]) => [
         why,

@@ -1,6 +1,7 @@
 import { bm25Scores, bm25Subset, OKAPI_BM25 } from "./bm25.js";
+import type { CodeDef } from "./code-outline.js";
 import type { IdentifierUse, IssueSignals } from "./issue-signals.js";
-import type { PyDef } from "./python-defs.js";
+import type { SourceLanguage } from "./languages.js";
 import type { RepoFile } from "./repo-files.js";
 import type { RepoIndex } from "./repo-index.js";
 import { countIn, identifierTerms, knownTermId, type TermVector, termCounts } from "./tokenize.js";
@@ -165,7 +166,7 @@ const MAX_DEFINING_FILES = 25;
 
 export interface DefHit {
   file: number;
-  def: PyDef;
+  def: CodeDef;
   weight: number;
 }
 
@@ -196,6 +197,7 @@ function placesOf(id: string, use: IdentifierUse): Place[] {
 export async function definitionFeatures(
   sig: IssueSignals,
   files: RepoFile[],
+  languages: Array<SourceLanguage | undefined>,
   under: Map<number, string[]>,
   table: EvidenceTable,
 ): Promise<DefHit[]> {
@@ -210,8 +212,9 @@ export async function definitionFeatures(
     .filter((w) => w.places.length > 0 && !GENERIC.has(w.id));
   const candidates = new Map<string, number[]>(wanted.map((w) => [w.id, []]));
   files.forEach((f, i) => {
-    if (!f.path.endsWith(".py")) return;
-    const names = f.doc.definedNames;
+    const language = languages[i];
+    if (language === undefined) return;
+    const names = f.doc.namesDefinedIn(language);
     for (const w of wanted) if (names.has(w.id)) candidates.get(w.id)!.push(i);
   });
   const dotted = sig.dotted;
@@ -221,10 +224,9 @@ export async function definitionFeatures(
   for (const { id, places, topLevelOnly } of wanted) {
     const where = candidates.get(id)!;
     if (where.length === 0 || where.length > MAX_DEFINING_FILES) continue;
-    const best = new Map<number, { def: PyDef; kind: number; qualified: boolean }>();
+    const best = new Map<number, { def: CodeDef; kind: number; qualified: boolean }>();
     for (const i of where) {
-      const outline = await files[i].doc.pythonOutline();
-      for (const def of outline?.defs ?? []) {
+      for (const def of await files[i].doc.defsIn(languages[i]!)) {
         if (def.name !== id || def.local || (topLevelOnly && def.qualname !== def.name)) continue;
         const kind = def.kind === "variable" ? 0.4 : 1;
         const qualified =
@@ -266,7 +268,7 @@ export async function definitionFeatures(
       if (s[p].sum > 0) table.of(file).max(PLACE_FEATURE[p], 1 - Math.exp(-s[p].sum), shown(s[p].names));
   for (const [file, q] of qualifiedSums)
     table.of(file).max("defines_qualified", 1 - Math.exp(-q.sum), shown(q.names));
-  await containingFeatures(wanted, files, table, shown);
+  await containingFeatures(wanted, files, languages, table, shown);
   return hits;
 }
 
@@ -283,6 +285,7 @@ function holdsPart(name: string, id: string): boolean {
 async function containingFeatures(
   wanted: Array<{ id: string; use: IdentifierUse; places: Place[] }>,
   files: RepoFile[],
+  languages: Array<SourceLanguage | undefined>,
   table: EvidenceTable,
   shown: (names: string[]) => string,
 ): Promise<void> {
@@ -294,8 +297,9 @@ async function containingFeatures(
   if (ids.length === 0) return;
   const where = new Map<string, Map<number, string[]>>(ids.map((id) => [id, new Map()]));
   files.forEach((f, i) => {
-    if (!f.path.endsWith(".py") || f.kind !== "source") return;
-    for (const name of f.doc.definedNames)
+    const language = languages[i];
+    if (language === undefined || f.kind !== "source") return;
+    for (const name of f.doc.namesDefinedIn(language))
       for (const id of ids)
         if (holdsPart(name, id)) {
           const m = where.get(id)!;
@@ -307,8 +311,9 @@ async function containingFeatures(
     if (byFile.size === 0 || byFile.size > MAX_DEFINING_FILES) continue;
     const specificity = 1 / byFile.size ** 0.75;
     for (const [file, names] of byFile) {
-      const outline = await files[file].doc.pythonOutline();
-      const defs = (outline?.defs ?? []).filter((d) => !d.local && names.includes(d.name));
+      const defs = (await files[file].doc.defsIn(languages[file]!)).filter(
+        (d) => !d.local && names.includes(d.name),
+      );
       if (defs.length === 0) continue;
       const s = sums.get(file) ?? { sum: 0, names: [] };
       s.sum += specificity;

@@ -1,3 +1,4 @@
+import { type SourceLanguage, specOf } from "./languages.js";
 import type { PyImport } from "./python-defs.js";
 import type { RepoFile } from "./repo-files.js";
 import type { RepoIndex } from "./repo-index.js";
@@ -49,7 +50,7 @@ async function reExported(init: RepoFile, name: string, index: RepoIndex): Promi
  * `pkg.Name` after `import pkg`) that the package's `__init__.py` re-exports also reaches the
  * module it comes from.
  */
-export async function importedFiles(file: RepoFile, index: RepoIndex): Promise<number[]> {
+async function pythonImportedFiles(file: RepoFile, index: RepoIndex): Promise<number[]> {
   const outline = await file.doc.pythonOutline();
   const self = index.byPath.get(file.path);
   const out = new Set<number>();
@@ -69,5 +70,30 @@ export async function importedFiles(file: RepoFile, index: RepoIndex): Promise<n
       }
     }
   }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Files a file may import through one import (a Go package's folder can hold many). */
+const MAX_PER_IMPORT = 50;
+
+/**
+ * The repository files a source file imports, read in `language` (languages.ts): Python's above,
+ * the others' by their language's rules (lang/*.ts `resolve`: relative JS/TS specifiers, Go
+ * packages within a go.mod module, Rust `mod` and `crate::` paths, C includes by path, Java
+ * classes and PHP namespaces by folder, Ruby `require`). The file itself is left out.
+ */
+export async function importedFiles(
+  file: RepoFile,
+  index: RepoIndex,
+  language: SourceLanguage = "python",
+): Promise<number[]> {
+  if (language === "python") return pythonImportedFiles(file, index);
+  const spec = specOf(language);
+  const outline = await file.doc.codeOutline(language);
+  const self = index.byPath.get(file.path);
+  const out = new Set<number>();
+  for (const imp of outline?.imports ?? [])
+    for (const hit of spec.resolve(imp, file.path, index).slice(0, MAX_PER_IMPORT))
+      if (hit !== self) out.add(hit);
   return [...out].sort((a, b) => a - b);
 }

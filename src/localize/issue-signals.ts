@@ -49,8 +49,71 @@ const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g;
 /** pytest's short frames: `src/pkg/mod.py:123: in func` or `pkg/mod.py:45: ValueError`. */
 const PYTEST_FRAME =
   /^([\w./\\-]+\.py):(\d+):(?: in ([\w<>.]+)$|\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b)/gm;
+/**
+ * Stack frames of the other languages, each listing the innermost call first: JavaScript's
+ * `at f (src/x.js:10:5)`, Java's `at com.acme.Cart.total(Cart.java:17)`, Go's `\t/src/x.go:12 +0x1d`
+ * (its function on the line above), Rust's `at src/x.rs:12:5` and `panicked at src/x.rs:12:5`,
+ * Ruby's `lib/x.rb:12:in 'f'`, PHP's `#0 /app/x.php(12): A->f()` and `in /app/x.php on line 12`,
+ * and a debugger's or sanitizer's `#1 0x4a in f src/x.c:12`. Bounded quantifiers: an issue is
+ * read in milliseconds whatever it holds.
+ */
+const OTHER_FRAMES: Array<{ re: RegExp; frame: (m: RegExpMatchArray, text: string) => RawFrame | null }> = [
+  {
+    re: /^[ \t]*at (?:(?:async |new )?([\w$.<>[\] ]{1,200}?) \()?(?:file:\/\/|webpack:\/\/\/?)?([^\s():]{1,400}\.(?:[cm]?[jt]sx?|vue|svelte)):(\d{1,7})(?::\d{1,7})?\)?[ \t]*$/gm,
+    frame: (m) => ({ path: m[2], line: Number(m[3]), func: lastName(m[1] ?? "") }),
+  },
+  {
+    re: /^[ \t]*at ([\w$.]{1,300})\.([\w$<>]{1,100})\(([\w$-]{1,100}\.(?:java|kt|scala|groovy)):(\d{1,7})\)/gm,
+    frame: (m) => {
+      const pkg = m[1].split(".").slice(0, -1);
+      return { path: [...pkg, m[3]].join("/"), line: Number(m[4]), func: m[2] };
+    },
+  },
+  {
+    re: /^\t((?:[A-Za-z]:)?[^\s:]{1,400}\.go):(\d{1,7})(?: \+0x[0-9a-f]{1,16})?[ \t]*$/gm,
+    frame: (m, text) => {
+      // the line above: `pkg.(*T).Method(args)`
+      const end = (m.index ?? 0) - 1;
+      const above = text.slice(Math.max(0, text.lastIndexOf("\n", end - 1) + 1, end - 800), Math.max(0, end));
+      const call = /^([\w.*()/-]{1,300})\([^()\n]{0,400}\)$/.exec(above);
+      return { path: m[1], line: Number(m[2]), func: lastName(call?.[1] ?? "") };
+    },
+  },
+  {
+    re: /^[ \t]+at ((?:[A-Za-z]:)?[^\s:]{1,400}\.rs):(\d{1,7})(?::\d{1,7})?[ \t]*$|panicked at (?:'[^\n]{0,400}', )?((?:[A-Za-z]:)?[^\s:']{1,400}\.rs):(\d{1,7})/gm,
+    frame: (m) => ({ path: m[1] ?? m[3], line: Number(m[2] ?? m[4]), func: "" }),
+  },
+  {
+    re: /^[ \t]*(?:from )?((?:[A-Za-z]:)?[^\s:]{1,400}\.rb):(\d{1,7}):in [`'](?:[^`'\n]{0,200}[#.])?([^`'\n]{1,200})'/gm,
+    frame: (m) => ({
+      path: m[1],
+      line: Number(m[2]),
+      func: m[3].replace(/^block (?:\(\d+ levels\) )?in /, ""),
+    }),
+  },
+  {
+    re: /^#\d{1,4} ((?:[A-Za-z]:)?[^\s(]{1,400}\.php)\((\d{1,7})\): (?:[\w\\]{1,300}(?:->|::))?(\w{1,200})|\b(?:thrown )?in ((?:[A-Za-z]:)?[^\s:]{1,400}\.php)(?: on line |:)(\d{1,7})/gm,
+    frame: (m) => ({ path: m[1] ?? m[4], line: Number(m[2] ?? m[5]), func: m[3] ?? "" }),
+  },
+  {
+    re: /^[ \t]*#\d{1,4} +(?:0x[0-9a-fA-F]{1,16} in )?([\w:~]{1,300})[^\n]{0,400}?[ (]((?:[A-Za-z]:)?[\w./-]{1,400}\.(?:c|cc|cpp|cxx|h|hpp)):(\d{1,7})/gm,
+    frame: (m) => ({ path: m[2], line: Number(m[3]), func: lastName(m[1]) }),
+  },
+];
+
+interface RawFrame {
+  path: string;
+  line: number;
+  func: string;
+}
+
+/** The last name of a qualified one (`store.(*Store).Lookup` → `Lookup`, `fmt::Buffer::grow` → `grow`). */
+function lastName(q: string): string {
+  return /([A-Za-z_$][\w$]*)[^\w$]*$/.exec(q.trim())?.[1] ?? "";
+}
+
 const PATH =
-  /(?:^|[\s`'"([=:])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyx|pxd|pyi|rst|txt|cfg|toml|ini|json|yaml|yml|c|h|cpp|js|ts|html|css|md))(?=$|[\s`'"),:;\]]|\.\s)/gm;
+  /(?:^|[\s`'"([=:])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyx|pxd|pyi|rst|txt|cfg|toml|ini|json|yaml|yml|c|h|cc|cpp|cxx|hpp|hh|js|jsx|mjs|cjs|ts|tsx|mts|go|rs|java|kt|rb|php|html|css|md))(?=$|[\s`'"),:;\]]|\.\s)/gm;
 const DOTTED = /(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g;
 const IDENT = /(?<![\w.])[A-Za-z_][A-Za-z0-9_]*|(?<=\.)[A-Za-z_][A-Za-z0-9_]*/g;
 const EXCEPTION_LINE =
@@ -116,24 +179,54 @@ function frames(text: string): Frame[] {
   let traceback = -1;
   let lastEnd = -1;
   let index = 0;
-  const found: Array<{ at: number; end: number; path: string; line: number; func: string }> = [];
+  const found: Array<RawFrame & { at: number; end: number; innermostFirst: boolean }> = [];
   for (const m of text.matchAll(PY_FRAME))
-    found.push({ at: m.index, end: m.index + m[0].length, path: m[1], line: Number(m[2]), func: m[3] ?? "" });
+    found.push({
+      at: m.index,
+      end: m.index + m[0].length,
+      path: m[1],
+      line: Number(m[2]),
+      func: m[3] ?? "",
+      innermostFirst: false,
+    });
   for (const m of text.matchAll(PYTEST_FRAME))
-    found.push({ at: m.index, end: m.index + m[0].length, path: m[1], line: Number(m[2]), func: m[3] ?? "" });
+    found.push({
+      at: m.index,
+      end: m.index + m[0].length,
+      path: m[1],
+      line: Number(m[2]),
+      func: m[3] ?? "",
+      innermostFirst: false,
+    });
+  for (const { re, frame } of OTHER_FRAMES)
+    for (const m of text.matchAll(re)) {
+      const f = frame(m, text);
+      if (f) found.push({ ...f, at: m.index, end: m.index + m[0].length, innermostFirst: true });
+    }
   found.sort((a, b) => a.at - b.at);
+  // each traceback outermost first: the other languages' stacks are turned around
+  let group: typeof found = [];
+  const flush = () => {
+    if (group.length === 0) return;
+    if (group.some((f) => f.innermostFirst)) group.reverse();
+    for (const f of group)
+      out.push({ path: f.path.replace(/\\+/g, "/"), line: f.line, func: f.func, traceback, index: index++ });
+    group = [];
+  };
   for (const f of found) {
     const between = lastEnd < 0 ? "" : text.slice(lastEnd, f.at);
     // Frames of one traceback are separated by their source lines only (a line or two each).
     const sameTraceback =
       lastEnd >= 0 && between.split("\n").length <= 8 && !/Traceback \(most recent/.test(between);
     if (!sameTraceback) {
+      flush();
       traceback++;
       index = 0;
     }
-    out.push({ path: f.path.replace(/\\+/g, "/"), line: f.line, func: f.func, traceback, index: index++ });
+    group.push(f);
     lastEnd = f.end;
   }
+  flush();
   return out;
 }
 

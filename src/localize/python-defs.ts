@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
-import { Language, type Node, Parser } from "web-tree-sitter";
+import type { Node, Parser } from "web-tree-sitter";
+import { grammar, parserFor } from "./grammars.js";
 
 /**
  * Definitions and imports of a Python file, read with tree-sitter's Python grammar (the grammar's
@@ -32,22 +32,9 @@ export interface PythonOutline {
   imports: PyImport[];
 }
 
-let ready: Promise<Parser> | undefined;
-
 /** The shared Python parser, loaded once per process (also used by src/select/python-ast.ts). */
-export function parser(): Promise<Parser> {
-  ready ??= (async () => {
-    await Parser.init();
-    const wasm = createRequire(import.meta.url).resolve("tree-sitter-python/tree-sitter-python.wasm");
-    const language = await Language.load(wasm);
-    const p = new Parser();
-    p.setLanguage(language);
-    return p;
-  })();
-  ready.catch(() => {
-    ready = undefined;
-  });
-  return ready;
+export async function parser(): Promise<Parser> {
+  return parserFor(await grammar({ pkg: "tree-sitter-python", wasm: "tree-sitter-python.wasm" }));
 }
 
 function defsIn(block: Node, prefix: string, inClass: boolean, local: boolean, out: PyDef[]): void {

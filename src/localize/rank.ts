@@ -1,3 +1,4 @@
+import type { CodeDef } from "./code-outline.js";
 import {
   bm25Features,
   type DefHit,
@@ -13,7 +14,7 @@ import {
 } from "./features.js";
 import { importedFiles } from "./imports.js";
 import { issueSignals } from "./issue-signals.js";
-import type { PyDef } from "./python-defs.js";
+import { fileLanguages, type SourceLanguage, specOf } from "./languages.js";
 import { CHUNK_LINES, type FileKind, type RepoFile, type RepoSnapshot } from "./repo-files.js";
 import { RepoIndex } from "./repo-index.js";
 import type { LocalizedFile, LocalizedSymbol } from "./types.js";
@@ -54,17 +55,32 @@ const LABELS: Record<Feature, (detail: string) => string | null> = {
   imported_by_top: (d) => `imported by ${d}`,
 };
 
-/** Source files a test file is about: `test_mod.py` → `mod.py`, and the project modules it imports. */
-async function testedFiles(test: RepoFile, files: RepoFile[], index: RepoIndex): Promise<number[]> {
+/**
+ * Source files a test file is about: by its name (`test_mod.py` → `mod.py`; in the other languages
+ * their own way, lang/*.ts `testedNames`: `store_test.go` → `store.go`, `parser.test.ts` →
+ * `parser.ts`), and the project files it imports.
+ */
+async function testedFiles(
+  test: RepoFile,
+  language: SourceLanguage | undefined,
+  files: RepoFile[],
+  index: RepoIndex,
+): Promise<number[]> {
   const out = new Set<number>();
   const name = test.path.replace(/^.*\//, "");
   // by name only a test module's (`test_mod.py`, `mod_test.py`): an `__init__.py` or a data file among the tests is about nothing
-  const stem = name.replace(/^test_|_test(?=\.py$)/, "");
-  if (stem !== name)
+  const pyStem = name.replace(/^test_|_test(?=\.py$)/, "");
+  const stems =
+    language === undefined || language === "python"
+      ? pyStem !== name
+        ? [pyStem]
+        : []
+      : specOf(language).testedNames(name);
+  for (const stem of stems)
     files.forEach((f, i) => {
       if (f.kind === "source" && (f.path === stem || f.path.endsWith(`/${stem}`))) out.add(i);
     });
-  for (const i of await importedFiles(test, index))
+  for (const i of await importedFiles(test, index, language))
     if (files[i].kind === "source" && !files[i].path.endsWith("__init__.py")) out.add(i);
   return [...out];
 }
@@ -72,6 +88,8 @@ async function testedFiles(test: RepoFile, files: RepoFile[], index: RepoIndex):
 /** The evidence of every file for an issue (before weighing). */
 export interface Gathered {
   files: RepoFile[];
+  /** The language each file's definitions and imports are read in (languages.ts fileLanguages). */
+  languages: Array<SourceLanguage | undefined>;
   index: RepoIndex;
   table: EvidenceTable;
   defHits: DefHit[];
@@ -95,7 +113,8 @@ export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Prom
   const frameHits = tracebackFeatures(sig, index, table);
   const under = mentionFeatures(sig, index, table);
   lap("signals");
-  const defHits = await definitionFeatures(sig, files, under, table);
+  const languages = fileLanguages(files);
+  const defHits = await definitionFeatures(sig, files, languages, under, table);
   lap("definitions");
   // BM25 first: it analyses every file, which the message search's term filter relies on
   bm25Features(sig, text, files, table);
@@ -114,10 +133,10 @@ export async function gatherEvidence(text: string, snapshot: RepoSnapshot): Prom
       named.add(file);
   for (const h of defHits) if (files[h.file].kind === "test" && /^test/i.test(h.def.name)) named.add(h.file);
   for (const t of [...named].slice(0, 8))
-    for (const target of await testedFiles(files[t], files, index))
+    for (const target of await testedFiles(files[t], languages[t], files, index))
       table.of(target).max("tested_by_named_test", 1, files[t].path);
   lap("tests");
-  return { files, index, table, defHits, frameHits, phases };
+  return { files, languages, index, table, defHits, frameHits, phases };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -132,13 +151,13 @@ export function weighed(values: ArrayLike<number>, kind: FileKind, w: RankWeight
 function symbolsOf(
   top: Array<{ file: number; score: number }>,
   g: Gathered,
-  outlines: Map<number, PyDef[]>,
+  outlines: Map<number, CodeDef[]>,
   limit: number,
 ): LocalizedSymbol[] {
   const best = top[0]?.score || 1;
   const share = new Map(top.map((t) => [t.file, t.score / best]));
   const scores = new Map<string, LocalizedSymbol>();
-  const bump = (file: number, def: PyDef, add: number) => {
+  const bump = (file: number, def: CodeDef, add: number) => {
     const key = `${file}\0${def.qualname}\0${def.line}`;
     const s = scores.get(key) ?? {
       path: g.files[file].path,
@@ -155,7 +174,7 @@ function symbolsOf(
     const defs = outlines.get(file) ?? [];
     for (const fr of frames) {
       // the innermost function or class that holds the frame's line
-      let inner: PyDef | undefined;
+      let inner: CodeDef | undefined;
       for (const d of defs)
         if (
           d.kind !== "variable" &&
@@ -212,8 +231,9 @@ async function importFeatures(ranked: Array<{ file: number; score: number }>, g:
   const index = g.index;
   for (const [k, t] of ranked.slice(0, IMPORTERS).entries()) {
     const f = g.files[t.file];
-    if (f.kind !== "source" || !f.path.endsWith(".py") || f.doc.bytes > MAX_IMPORTER_CHARS) continue;
-    for (const target of await importedFiles(f, index))
+    const language = g.languages[t.file];
+    if (f.kind !== "source" || language === undefined || f.doc.bytes > MAX_IMPORTER_CHARS) continue;
+    for (const target of await importedFiles(f, index, language))
       if (g.files[target].kind === "source")
         g.table.of(target).max("imported_by_top", t.score / best, `${f.path} (ranked ${k + 1})`);
   }
@@ -233,10 +253,12 @@ export async function rankFiles(text: string, snapshot: RepoSnapshot, opts: Rank
   const ranked = order();
   g.phases.imports = performance.now() - t0;
   const top = ranked.slice(0, Math.max(opts.topK, 1));
-  const outlines = new Map<number, PyDef[]>();
-  for (const t of top.slice(0, 5))
-    if (g.files[t.file].path.endsWith(".py") && g.frameHits.has(t.file))
-      outlines.set(t.file, (await g.files[t.file].doc.pythonOutline())?.defs ?? []);
+  const outlines = new Map<number, CodeDef[]>();
+  for (const t of top.slice(0, 5)) {
+    const language = g.languages[t.file];
+    if (language !== undefined && g.frameHits.has(t.file))
+      outlines.set(t.file, await g.files[t.file].doc.defsIn(language));
+  }
   return {
     files: top.map(({ file, e, score }) => ({
       path: g.files[file].path,

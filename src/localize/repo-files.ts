@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { type CodeDef, type CodeOutline, codeOutline } from "./code-outline.js";
+import { type SourceLanguage, specOf } from "./languages.js";
 import { luceneTermCounts } from "./lucene-analyzer.js";
 import { type PythonOutline, pythonOutline } from "./python-defs.js";
 import { blockVectors, mergeVectors, TermCounter, type TermVector, vectorOf } from "./tokenize.js";
@@ -19,15 +21,32 @@ const SOURCE_EXT =
 const DOC_DIRS = new Set(["doc", "docs", "example", "examples", "benchmark", "benchmarks", "asv_bench"]);
 const DOC_EXT = /\.(rst|md|txt|adoc|html|tex)$/i;
 
+/**
+ * Test files of the other languages by name: Go's `_test.go`, JS/TS's `.test.ts` and `.spec.js`,
+ * Java's and PHP's `FooTest`, Ruby's `_spec.rb` and `_test.rb`, C's and C++'s `test_x.c` and
+ * `x_unittest.cc`; and their test folders (`__tests__`, `spec`).
+ */
+const OTHER_TEST_NAME =
+  /_test\.go$|\.(?:test|spec)\.[cm]?[jt]sx?$|(?:Tests?|IT)\.(?:java|kt|php)$|^Test[A-Z]\w*\.java$|_(?:spec|test)\.rb$|^test_\w+\.rb$|^test_\w+\.(?:c|cc|cpp|cxx)$|_(?:test|unittest)\.(?:c|cc|cpp|cxx)$/;
+const OTHER_TEST_DIRS = new Set(["__tests__", "spec"]);
+/** Folders of other projects' code or of build output, and minified files: kept, weighed as "other". */
+const VENDORED_DIRS = new Set(["vendor", "node_modules", "third_party", "dist"]);
+const MINIFIED = /\.min\.(?:js|css)$|\.map$/;
+
 export function fileKind(path: string): FileKind {
   const parts = path.toLowerCase().split("/");
   const name = parts[parts.length - 1];
   const dirs = parts.slice(0, -1);
+  const python = name.endsWith(".py");
   if (
     dirs.some((d) => d === "test" || d === "tests" || d === "testing") ||
-    /^test_.*\.py$|_tests?\.py$|^tests?\.py$|^conftest\.py$/.test(name)
+    /^test_.*\.py$|_tests?\.py$|^tests?\.py$|^conftest\.py$/.test(name) ||
+    (!python &&
+      (OTHER_TEST_NAME.test(path.slice(path.lastIndexOf("/") + 1)) ||
+        dirs.some((d) => OTHER_TEST_DIRS.has(d))))
   )
     return "test";
+  if (!python && (MINIFIED.test(name) || dirs.some((d) => VENDORED_DIRS.has(d)))) return "other";
   if (DOC_EXT.test(name) || dirs.some((d) => DOC_DIRS.has(d))) return "doc";
   if (SOURCE_EXT.test(name)) return "source";
   return "other";
@@ -63,6 +82,9 @@ export class Doc {
   private luc?: TermVector;
   private outline?: PythonOutline | null;
   private names?: Set<string>;
+  /** The outline and the definition filter's names in another language (one language per content). */
+  private code?: { language: SourceLanguage; outline: CodeOutline | null };
+  private codeNames?: { language: SourceLanguage; names: Set<string> };
   private chunkVecs?: TermVector[];
   private chunkDf?: { n: number; length: number; df: TermVector };
   private lowered?: string;
@@ -126,6 +148,27 @@ export class Doc {
   async pythonOutline(): Promise<PythonOutline | null> {
     if (this.outline === undefined) this.outline = await pythonOutline(this.text);
     return this.outline;
+  }
+
+  /** Definitions and imports in a language of lang/ (null when its grammar cannot parse the text). */
+  async codeOutline(language: Exclude<SourceLanguage, "python">): Promise<CodeOutline | null> {
+    if (this.code?.language !== language)
+      this.code = { language, outline: await codeOutline(specOf(language), this.text) };
+    return this.code.outline;
+  }
+
+  /** The definitions of the text read in `language` (none when it does not parse). */
+  async defsIn(language: SourceLanguage): Promise<CodeDef[]> {
+    if (language === "python") return (await this.pythonOutline())?.defs ?? [];
+    return (await this.codeOutline(language))?.defs ?? [];
+  }
+
+  /** The names the text may define in `language` (the filter of {@link definedNames} and lang/'s). */
+  namesDefinedIn(language: SourceLanguage): Set<string> {
+    if (language === "python") return this.definedNames;
+    if (this.codeNames?.language !== language)
+      this.codeNames = { language, names: specOf(language).definedNames(this.text) };
+    return this.codeNames.names;
   }
 
   /**

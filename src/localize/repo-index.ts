@@ -1,3 +1,4 @@
+import type { RepoPaths } from "./lang/spec.js";
 import type { RepoFile, RepoSnapshot } from "./repo-files.js";
 
 /**
@@ -18,8 +19,9 @@ export function moduleNames(path: string): string[] {
   return out;
 }
 
-export class RepoIndex {
+export class RepoIndex implements RepoPaths {
   readonly byPath = new Map<string, number>();
+  private byDir?: Map<string, number[]>;
   private readonly byBase = new Map<string, number[]>();
   readonly byModule = new Map<string, number>();
   /** Module names, for matching a dotted name against the end of one (`ascii.qdp`). */
@@ -38,6 +40,40 @@ export class RepoIndex {
         this.modules.push({ name: m, file: i });
       }
     });
+  }
+
+  file(path: string): number | undefined {
+    return this.byPath.get(path);
+  }
+
+  pathOf(file: number): string {
+    return this.files[file].path;
+  }
+
+  text(path: string): string | undefined {
+    const i = this.byPath.get(path);
+    return i === undefined ? undefined : this.files[i].doc.text;
+  }
+
+  endingWith(tail: string): number[] {
+    const base = tail.slice(tail.lastIndexOf("/") + 1);
+    return (this.byBase.get(base) ?? []).filter((i) => {
+      const p = this.files[i].path;
+      return p === tail || p.endsWith(`/${tail}`);
+    });
+  }
+
+  inDir(dir: string): number[] {
+    if (!this.byDir) {
+      this.byDir = new Map();
+      this.files.forEach((f, i) => {
+        const d = f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : "";
+        const list = this.byDir!.get(d);
+        if (list) list.push(i);
+        else this.byDir!.set(d, [i]);
+      });
+    }
+    return this.byDir.get(dir) ?? [];
   }
 
   static of(snapshot: RepoSnapshot): RepoIndex {
