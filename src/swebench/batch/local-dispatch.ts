@@ -57,7 +57,8 @@ export async function createLocalDispatcher(o: LocalDispatchOptions, folder: Run
     : await defaultOpener(o, warn);
   const pool: ReplicaPool | null = o.modelFor ? null : createReplicaPool(o.config.model);
   const modelFor =
-    o.modelFor ?? (() => createModel(o.config.model, { warn, ...(pool ? { replicas: pool } : {}) }));
+    o.modelFor ??
+    (() => createModel(o.config.model, { warn, parallel: o.workers, ...(pool ? { replicas: pool } : {}) }));
   const running = new Set<AbortController>();
   let interrupted = false;
   return {
