@@ -8,9 +8,9 @@ import { createBwrapEnvironment } from "../../../src/environments/bwrap.js";
 import { createModel } from "../../../src/models/create-model.js";
 import { disposeRuntimes } from "../../../src/models/gguf/runtime.js";
 import { runTask } from "../../../src/task/run-task.js";
+import { ACTION_LEAN, writeTinyModel } from "../../../src/testing/gguf-tiny-model.js";
 import { describeWithEngine } from "../../support/engines.js";
 import { describeWithGguf } from "../../support/gguf-runtime.js";
-import { writeTinyModel } from "../../support/gguf-tiny-model.js";
 
 /**
  * The embedded runtime in the whole loop: the tiny random model of test/support runs the demo task
@@ -18,14 +18,13 @@ import { writeTinyModel } from "../../support/gguf-tiny-model.js";
  * Every reply must be an action the grammar forced (no format error), and the task must end at its
  * step limit with every step run.
  */
-const LEAN = { "\n": 2, "```": 3, '"': 2, "}": 2, "<|im_end|>": 3 };
 const STEPS = 3;
 
 let dir: string;
 let modelPath: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "patchloop-gguf-demo-"));
-  modelPath = writeTinyModel(dir, { lean: LEAN });
+  modelPath = writeTinyModel(dir, { lean: ACTION_LEAN });
 });
 afterAll(async () => {
   await disposeRuntimes();

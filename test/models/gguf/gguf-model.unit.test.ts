@@ -8,12 +8,11 @@ import { createModel } from "../../../src/models/create-model.js";
 import type { GgufRaw } from "../../../src/models/gguf/gguf-model.js";
 import { disposeRuntimes, loadRuntime } from "../../../src/models/gguf/runtime.js";
 import type { ChatMessage, ModelResult } from "../../../src/models/types.js";
+import { ACTION_LEAN, TINY_CHAT_TEMPLATE, writeTinyModel } from "../../../src/testing/gguf-tiny-model.js";
 import { createTools, toolSpecs } from "../../../src/tools/index.js";
 import { describeWithGguf } from "../../support/gguf-runtime.js";
-import { TINY_CHAT_TEMPLATE, writeTinyModel } from "../../support/gguf-tiny-model.js";
 import { modelConfig } from "../helpers.js";
 
-const LEAN = { "\n": 2, "```": 3, '"': 2, "}": 2, "<|im_end|>": 3 };
 const MESSAGES: ChatMessage[] = [
   { role: "system", content: "You are a helpful assistant that can interact with a computer." },
   { role: "user", content: "List the files in the current directory." },
@@ -23,7 +22,7 @@ let dir: string;
 let path: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "patchloop-gguf-"));
-  path = writeTinyModel(dir, { lean: LEAN });
+  path = writeTinyModel(dir, { lean: ACTION_LEAN });
 });
 afterAll(async () => {
   await disposeRuntimes();

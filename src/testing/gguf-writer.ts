@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 
 /**
- * A writer of GGUF files (version 3, the format llama.cpp loads), for the tests' tiny models: key-value
+ * A writer of GGUF files (version 3, the format llama.cpp loads), for the tiny test models: key-value
  * metadata and F32 tensors. Layout: magic, version, tensor count, metadata count, the metadata, the
  * tensor infos (name, dimensions with the fastest-moving first, type, offset in the data section), then
  * the data section aligned to `ALIGNMENT` bytes, each tensor at an aligned offset.

@@ -48,6 +48,18 @@ export interface TinyModelOptions {
   lean?: Record<string, number>;
 }
 
+/**
+ * The lean of the tests and the bench: toward line ends, three backticks, quotes, closing braces and
+ * the end of turn (a fenced block or a JSON call then ends within a few hundred tokens).
+ */
+export const ACTION_LEAN: Readonly<Record<string, number>> = {
+  "\n": 2,
+  "```": 3,
+  '"': 2,
+  "}": 2,
+  "<|im_end|>": 3,
+};
+
 /** The embedding's dimension that carries the lean: the same large value in every token's embedding. */
 const LEAN_LEVEL = 8;
 
