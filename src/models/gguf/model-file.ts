@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /** The version of node-llama-cpp that package.json names (an optional dependency). */
-export const RUNTIME_PACKAGE = "node-llama-cpp@3.22.1";
+export const RUNTIME_PACKAGE = "node-llama-cpp@3.21.1";
 
 /**
  * What is wrong with `path` as a GGUF model file, or null: it must be a readable file that starts

@@ -47,7 +47,7 @@ describe("gguf: model names and files", () => {
       throw new Error("Cannot find module 'node-llama-cpp'");
     };
     expect(runtimeProblem(missing)).toBe(
-      "the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed here; install it with `npm install --save-exact node-llama-cpp@3.22.1` (or run npm ci without --omit=optional)",
+      "the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed here; install it with `npm install --save-exact node-llama-cpp@3.21.1` (or run npm ci without --omit=optional)",
     );
     expect(runtimeProblem(() => "/x/node_modules/node-llama-cpp/dist/index.js")).toBeNull();
   });
