@@ -146,7 +146,7 @@ export async function benchGgufOverhead(steps = 30): Promise<Record<string, unkn
       JSON.stringify({ model: "bench", messages: conversation(i + 1) }),
     );
     await rawRoundTrip(server.url, bodies[0]);
-    let t = now();
+    const t = now();
     for (const b of bodies) await rawRoundTrip(server.url, b);
     const httpFloor = (now() - t) / steps;
     const figures: Record<string, unknown> = {

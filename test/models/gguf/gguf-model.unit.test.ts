@@ -127,6 +127,20 @@ describeWithGguf("the embedded GGUF model", () => {
     expect(b2.usage.cachedTokens).toBeGreaterThanOrEqual(b1.usage.promptTokens);
   }, 120_000);
 
+  it("gives the context one sequence per task run at once (-w) when model.gguf.sequences is null", async () => {
+    const config = modelConfig({
+      model_name: `gguf:${path}`,
+      model_kwargs: { temperature: 1, seed: 7, max_tokens: 50 },
+      gguf: { context_size: 1024, threads: 1, gpu_layers: 0, sequences: null },
+    });
+    const r = await createModel(config, { parallel: 3 }).query({ messages: MESSAGES });
+    expect(r.ok).toBe(true);
+    const rt = await loadRuntime({ path, contextSize: 1024, threads: 1, gpuLayers: 0, sequences: 3 });
+    expect(rt.pool.sequences).toHaveLength(3);
+    // the query ran on this runtime: one of its sequences holds the prompt
+    expect(rt.pool.sequences.filter((q) => q.contextTokens.length > 0)).toHaveLength(1);
+  }, 60_000);
+
   it("loads a model file once per process for the same settings", async () => {
     const settings = { path, contextSize: 4096, threads: 1, gpuLayers: 0 as const, sequences: 2 };
     const [x, y] = await Promise.all([loadRuntime(settings), loadRuntime(settings)]);
