@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { packageRoot } from "../../package-root.js";
 
 /** The version of node-llama-cpp that package.json names (an optional dependency). */
 export const RUNTIME_PACKAGE = "node-llama-cpp@3.21.1";
@@ -45,6 +46,6 @@ export function runtimeProblem(
     resolve("node-llama-cpp");
     return null;
   } catch {
-    return `the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed here; install it with \`npm install --save-exact ${RUNTIME_PACKAGE}\` (or run npm ci without --omit=optional)`;
+    return `the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed in ${packageRoot()}; install it there with \`npm install --save-exact ${RUNTIME_PACKAGE}\` (or run npm ci without --omit=optional)`;
   }
 }

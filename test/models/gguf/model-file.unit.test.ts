@@ -6,6 +6,7 @@ import { createModel } from "../../../src/models/create-model.js";
 import { ggufFileProblem, runtimeProblem } from "../../../src/models/gguf/model-file.js";
 import { samplingOf } from "../../../src/models/gguf/sampling.js";
 import { parseModelName } from "../../../src/models/model-name.js";
+import { packageRoot } from "../../../src/package-root.js";
 import { modelConfig } from "../helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "patchloop-gguf-file-"));
@@ -47,7 +48,7 @@ describe("gguf: model names and files", () => {
       throw new Error("Cannot find module 'node-llama-cpp'");
     };
     expect(runtimeProblem(missing)).toBe(
-      "the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed here; install it with `npm install --save-exact node-llama-cpp@3.21.1` (or run npm ci without --omit=optional)",
+      `the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed in ${packageRoot()}; install it there with \`npm install --save-exact node-llama-cpp@3.21.1\` (or run npm ci without --omit=optional)`,
     );
     expect(runtimeProblem(() => "/x/node_modules/node-llama-cpp/dist/index.js")).toBeNull();
   });
