@@ -12,7 +12,7 @@ import { type GgufTensor, type GgufValue, writeGguf } from "./gguf-writer.js";
 export const TINY_CHAT_TEMPLATE = [
   "{% for m in messages %}<|im_start|>{{ m.role }}\n",
   "{% if m.content %}{{ m.content }}{% endif %}",
-  "{% if m.tool_calls %}{% for c in m.tool_calls %}{{ c.function.name }} {{ c.function.arguments }}{% endfor %}{% endif %}",
+  "{% if m.tool_calls %}{% for c in m.tool_calls %}{{ c.function.name }} {{ c.function.arguments | tojson }}{% endfor %}{% endif %}",
   "<|im_end|>\n{% endfor %}",
   "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
 ].join("");

@@ -59,10 +59,10 @@ class GgufModel implements Model {
     }
     if (request.signal?.aborted) return fail("aborted", "the call was aborted before it started");
     let prompt: Token[];
-    let grammarText: string | null;
+    let format: ActionGrammar | null;
     try {
       prompt = rt.model.tokenize(this.render(rt, request), true);
-      grammarText = grammarOf(request);
+      format = grammarOf(request);
     } catch (e) {
       return fail(
         "fatal",
@@ -84,7 +84,7 @@ class GgufModel implements Model {
       return fail("aborted", "the call was aborted while it waited for a free sequence");
     }
     try {
-      const grammar = grammarText === null ? null : await rt.grammar(grammarText);
+      const grammar = format === null ? null : await rt.grammar(format.gbnf);
       const seq = lease.sequence;
       // Keep what the sequence already holds of this prompt; at least one token is evaluated anew for its logits.
       const kept = Math.min(seq.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
@@ -114,20 +114,19 @@ class GgufModel implements Model {
       }
       const text = rt.model.detokenize(out);
       this.calls++;
-      const kind = request.constraint?.kind ?? null;
+      const message = replyMessage(text, format?.kind === "tool_call", this.calls);
       const raw: GgufRaw = {
         text,
         prompt_tokens: prompt.length,
         evaluated_tokens: prompt.length - kept,
         completion_tokens: out.length,
         finish_reason: finish,
-        grammar: grammarText === null ? null : kind,
+        grammar: format?.kind ?? null,
       };
       return {
         ok: true,
-        message: replyMessage(text, grammarText !== null && kind === "tool_call", this.calls),
-        finishReason:
-          finish === "stop" && kind === "tool_call" && grammarText !== null ? "tool_calls" : finish,
+        message,
+        finishReason: message.tool_calls ? "tool_calls" : finish,
         usage: { promptTokens: prompt.length, completionTokens: out.length, cachedTokens: kept },
         cost: 0,
         raw,
@@ -157,13 +156,19 @@ function tokenText(rt: Runtime, token: Token | null): string {
   return token === null ? "" : rt.model.detokenize([token], true);
 }
 
+/** The GBNF grammar of an action format. */
+interface ActionGrammar {
+  kind: "fenced" | "tool_call";
+  gbnf: string;
+}
+
 /** The grammar of the request's action format; null when it has none (a `model.action_regex` format). */
-function grammarOf(request: ModelRequest): string | null {
+function grammarOf(request: ModelRequest): ActionGrammar | null {
   const c = request.constraint;
   if (!c) return null;
-  if (c.kind === "fenced") return c.gbnf;
+  if (c.kind === "fenced") return { kind: "fenced", gbnf: c.gbnf };
   if (!request.tools || request.tools.length === 0) return null;
-  return toolCallGbnf(request.tools);
+  return { kind: "tool_call", gbnf: toolCallGbnf(request.tools) };
 }
 
 /**

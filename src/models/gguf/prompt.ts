@@ -1,5 +1,5 @@
 import { Template } from "@huggingface/jinja";
-import type { ChatMessage, ToolSpec } from "../types.js";
+import type { ChatMessage, ToolCall, ToolSpec } from "../types.js";
 
 /**
  * The prompt text of a conversation, rendered with the model's own chat template (the GGUF file's
@@ -12,7 +12,7 @@ export const CHATML_TEMPLATE = [
   "{% for message in messages %}<|im_start|>{{ message.role }}\n",
   "{% if message.content %}{{ message.content }}{% endif %}",
   "{% if message.tool_calls %}{% for call in message.tool_calls %}<tool_call>\n",
-  '{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments }}}\n</tool_call>{% endfor %}{% endif %}',
+  '{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}\n</tool_call>{% endfor %}{% endif %}',
   "<|im_end|>\n{% endfor %}",
   "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
 ].join("");
@@ -55,13 +55,29 @@ export class PromptRenderer {
   /** A message as templates read it: text content, no bookkeeping. */
   private message(m: ChatMessage): Record<string, unknown> {
     const out: Record<string, unknown> = { role: m.role, content: textContent(m.content) };
-    if (m.tool_calls) out.tool_calls = m.tool_calls;
+    if (m.tool_calls) out.tool_calls = m.tool_calls.map(templateCall);
     if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
     if (m.name) out.name = m.name;
     if (this.parts.keepReasoning && m.role === "assistant" && m.reasoning)
       out.reasoning_content = m.reasoning;
     return out;
   }
+}
+
+/**
+ * A tool call as chat templates read it: `arguments` as an object (what apply_chat_template takes;
+ * templates that also take a string, as Qwen's do, render the object as JSON), the text as it came
+ * when it is not a JSON object.
+ */
+function templateCall(call: ToolCall): Record<string, unknown> {
+  let args: unknown = call.function.arguments;
+  try {
+    const parsed: unknown = JSON.parse(call.function.arguments);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) args = parsed;
+  } catch {
+    // not JSON: the text as it came
+  }
+  return { id: call.id, type: call.type, function: { name: call.function.name, arguments: args } };
 }
 
 function textContent(content: ChatMessage["content"]): string {
