@@ -268,6 +268,7 @@ export async function startWorker(o: WorkerProcessOptions): Promise<WorkerProces
           modelFor: () =>
             createModel(config.model, {
               warn: (m) => o.say(`${id}: WARNING: ${m}`),
+              parallel: o.slots,
               ...(pool ? { replicas: pool, onReplica: countRequest } : {}),
             }),
           openEnvironment: (r) =>
