@@ -69,10 +69,15 @@ class GgufModel implements Model {
         `the prompt could not be made with the model's chat template: ${(e as Error).message}`,
       );
     }
+    if (prompt.length === 0)
+      return fail(
+        "fatal",
+        `the chat template of ${this.name} made an empty prompt from ${request.messages.length} messages`,
+      );
     if (prompt.length >= rt.contextSize)
       return fail(
         "context_exceeded",
-        `the prompt has ${prompt.length} tokens, and the context of ${this.name} holds ${rt.contextSize} (model.gguf.context_size)`,
+        `the prompt has ${prompt.length} tokens, and the context of ${this.name} holds ${rt.contextSize} (model.gguf.context_size: raise it, up to the model's ${rt.model.trainContextSize})`,
         rt.contextSize,
       );
     const room = rt.contextSize - prompt.length;

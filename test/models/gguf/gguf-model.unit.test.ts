@@ -155,7 +155,7 @@ describeWithGguf("the embedded GGUF model", () => {
     expect(r).toMatchObject({ ok: false, kind: "context_exceeded", contextLength: 256 });
     if (!r.ok)
       expect(r.message).toMatch(
-        /^the prompt has \d+ tokens, and the context of gguf:.* holds 256 \(model.gguf.context_size\)$/,
+        /^the prompt has \d+ tokens, and the context of gguf:.* holds 256 \(model.gguf.context_size: raise it, up to the model's 32768\)$/,
       );
     const gone = await ggufModel().query({ messages: MESSAGES, signal: AbortSignal.abort() });
     expect(gone).toMatchObject({ ok: false, kind: "aborted" });
