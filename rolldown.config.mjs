@@ -17,6 +17,7 @@ const EXTERNAL = [
   "ioredis",
   "playwright-core",
   "@mlc-ai/web-xgrammar",
+  "node-llama-cpp",
 ];
 
 export default {

@@ -2,7 +2,8 @@
 # Sets patchloop up on a fresh machine and runs the main job:
 #   - installs the dependencies (again only when package-lock.json changed), builds (again only when
 #     the sources changed, see build_if_stale), and puts the `patchloop` command on PATH (see link_cli);
-#   - with PATCHLOOP_MODEL set (e.g. openai/qwen3-coder with OPENAI_BASE_URL=http://127.0.0.1:8000/v1):
+#   - with PATCHLOOP_MODEL set (e.g. openai/qwen3-coder with OPENAI_BASE_URL=http://127.0.0.1:8000/v1,
+#     or gguf:PATH for a GGUF model run in the patchloop process itself, one sequence per worker):
 #     a SWE-bench batch run followed by its evaluation, set by
 #       PATCHLOOP_SUBSET       lite (default), verified, full or a dataset file
 #       PATCHLOOP_SLICE        rows A:B (default 0:5)
@@ -14,6 +15,16 @@
 # `./start.sh link` only puts the command on PATH (after moving the checkout, for instance);
 # PATCHLOOP_BIN_DIR names a folder to try first.
 set -euo pipefail
+# gguf:PATH names a file from where start.sh was called; it is made absolute before the cd below.
+if [[ "${PATCHLOOP_MODEL:-}" == gguf:* ]]; then
+  gguf_file="${PATCHLOOP_MODEL#gguf:}"
+  [[ "$gguf_file" == /* ]] || gguf_file="$PWD/$gguf_file"
+  [ -f "$gguf_file" ] || {
+    echo "patchloop: PATCHLOOP_MODEL=$PATCHLOOP_MODEL names no file ($gguf_file): give gguf:PATH with the path of a .gguf model file"
+    exit 2
+  }
+  PATCHLOOP_MODEL="gguf:$gguf_file"
+fi
 cd "$(dirname "$0")"
 here="$(pwd -P)"
 

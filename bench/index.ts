@@ -8,7 +8,7 @@ import { benchThroughput } from "./throughput.js";
 /**
  * `npm run bench`: speed and memory figures, each reported with its floor or ideal measured in
  * the same run (ratios travel between machines; absolute times do not). Sections: agent overhead
- * per step; environment command latency; batch throughput (at the fake server's latency, then at
+ * per step; the model clients' per-step overhead, embedded GGUF and HTTP (gguf-overhead.ts); environment command latency; batch throughput (at the fake server's latency, then at
  * a served model's); agent.history on long recorded trajectories (history.ts); 300 steps of 10 kB
  * observations, first 50 against last 50 (long-run.ts); start-up to the first request and a
  * one-task run's memory (startup.ts); work trees without later history on a large repository
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
   const sections: Section[] = [
     { name: "agent-overhead", run: () => benchAgentOverhead() },
+    { name: "model-clients", run: async () => (await import("./gguf-overhead.js")).benchGgufOverhead() },
     { name: "environments", run: () => benchEnvironments() },
     { name: "throughput", run: () => benchThroughput() },
     { name: "throughput-served", run: () => benchThroughput(SERVED) },

@@ -176,6 +176,19 @@ export const ModelSchema = z
     constrain_actions: z.boolean(),
     /** Which server the base URL is; null: asked from the server when needed. */
     server: z.enum(["vllm", "sglang", "llamacpp", "ollama", "openai"]).nullable(),
+    /** The embedded runtime of `gguf:PATH` models (src/models/gguf/). */
+    gguf: z
+      .object({
+        /** Tokens of context of each sequence. */
+        context_size: z.number().int().min(256),
+        /** Threads that evaluate tokens; null: node-llama-cpp's choice (the machine's math cores). */
+        threads: z.number().int().positive().nullable(),
+        /** Layers on the GPU: a number (0: CPU only), or `auto` (as many as fit; CPU where no GPU build loads). */
+        gpu_layers: z.union([z.number().int().min(0), z.literal("auto")]),
+        /** Sequences of the one context (tasks evaluated in one batch); null: as many as run at once (`-w`). */
+        sequences: z.number().int().positive().nullable(),
+      })
+      .strict(),
   })
   .strict()
   .superRefine((model, ctx) => {

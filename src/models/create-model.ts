@@ -1,6 +1,8 @@
 import type { ModelConfig } from "../config/schema.js";
 import { createAnthropicModel } from "./anthropic-model.js";
 import type { ClientDeps } from "./client-deps.js";
+import { createGgufModel } from "./gguf/gguf-model.js";
+import { ggufFileProblem, runtimeProblem } from "./gguf/model-file.js";
 import { parseModelName } from "./model-name.js";
 import { createOpenAIModel } from "./openai-model.js";
 import { createReplayModel } from "./replay.js";
@@ -26,6 +28,8 @@ export interface CreateModelOptions {
   replicas?: ReplicaPool;
   /** Hears of every request sent to a replica (per-instance counts). */
   onReplica?: (url: string, outcome: "ok" | "failed") => void;
+  /** Tasks that query this process's models at once (`-w`): a `gguf:` model's context gets one sequence each. */
+  parallel?: number;
 }
 
 const stderrWarn = (msg: string): void => {
@@ -34,14 +38,19 @@ const stderrWarn = (msg: string): void => {
 
 /**
  * The model client for `config.model_name`: `openai/<name>` (or a bare name), `anthropic/<name>`,
- * `replay:<file>`. Throws for configuration errors only (unknown provider, bad base URL, missing
- * API key for a hosted API, unreadable replay file, `stream: true`); request failures later come
+ * `replay:<file>`, `gguf:<file>` (in this process, gguf/gguf-model.ts). Throws for configuration errors only (unknown provider, bad base URL, missing
+ * API key for a hosted API, unreadable replay file, `stream: true`, a missing GGUF runtime or file); request failures later come
  * back from `query` as data. `model.base_url` as a list sends each request to one of its replicas
  * (replica-pool.ts).
  */
 export function createModel(config: ModelConfig, opts: CreateModelOptions = {}): Model {
   const parsed = parseModelName(config.model_name);
   if (parsed.provider === "replay") return createReplayModel(parsed.path, { vision: config.vision });
+  if (parsed.provider === "gguf") {
+    const problem = runtimeProblem() ?? ggufFileProblem(parsed.path);
+    if (problem) throw new Error(problem);
+    return createGgufModel(config, parsed.path, opts.parallel ?? 1);
+  }
   const deps: ClientDeps = {
     warn: opts.warn ?? stderrWarn,
     env: opts.env ?? process.env,

@@ -1,7 +1,8 @@
 /** `model.model_name` taken apart. */
 export type ParsedModelName =
   | { provider: "openai" | "anthropic"; model: string; via?: LitellmPrefix }
-  | { provider: "replay"; path: string };
+  | { provider: "replay"; path: string }
+  | { provider: "gguf"; path: string };
 
 const PROVIDERS = ["openai", "anthropic"] as const;
 
@@ -10,7 +11,8 @@ export const LITELLM_PREFIXES = ["hosted_vllm", "ollama", "ollama_chat", "openai
 export type LitellmPrefix = (typeof LITELLM_PREFIXES)[number];
 
 /**
- * `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a name without a slash means
+ * `openai/<name>`, `anthropic/<name>`, `replay:<file>`, `gguf:<file>` (a model run in this process,
+ * src/models/gguf/); a name without a slash means
  * `openai/<name>`. litellm's `hosted_vllm/<name>`, `ollama/<name>`, `ollama_chat/<name>`,
  * `openai_like/<name>` and `lm_studio/<name>` (as mini-swe-agent configs write them) mean the served
  * model `<name>` on an OpenAI-compatible server (`via` says which prefix it was). Only the first slash separates the provider, so `openai/Qwen/Qwen3-8B` is the
@@ -24,6 +26,7 @@ export function parseModelName(name: string): ParsedModelName {
       throw new Error('model.model_name "replay:" names no file; use replay:<trajectory file>');
     return { provider: "replay", path };
   }
+  if (trimmed.startsWith("gguf:")) return { provider: "gguf", path: trimmed.slice("gguf:".length) };
   if (trimmed === "") {
     throw new Error("model.model_name is empty; use openai/<name>, anthropic/<name> or replay:<file>");
   }

