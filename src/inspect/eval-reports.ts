@@ -112,7 +112,11 @@ export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
   for (const f of files) {
     const k = attemptRunOf(f.rel, folders);
     if (k === null) main.push(f);
-    else perAttempt.set(k, [...(perAttempt.get(k) ?? []), f]);
+    else {
+      const list = perAttempt.get(k) ?? [];
+      list.push(f);
+      perAttempt.set(k, list);
+    }
   }
   const index = await indexReports(main);
   for (const [k, list] of [...perAttempt].sort((a, b) => a[0] - b[0])) {

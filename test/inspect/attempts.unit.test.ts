@@ -168,6 +168,17 @@ describe("run folder with attempts", () => {
     expect(x?.totalCost).toBeCloseTo(0.11, 10);
   });
 
+  test("a run named <x>-attempt-<k> with no <x> beside it is an ordinary run: its reports count for the instance", async () => {
+    const o = await withFolder((dir) => {
+      rmSync(join(dir, "eval/patchloop-run"), { recursive: true });
+      rmSync(join(dir, "eval/patchloop-run-attempt-1"), { recursive: true });
+    });
+    const django = o.rows.find((r) => r.id === "django__django-11099");
+    expect(django?.resolved).toBe(true);
+    expect(o.evalFiles).toEqual(["eval/patchloop-run-attempt-2/django__django-11099/report.json"]);
+    expect(django?.attempts?.list.map((a) => a.grade)).toEqual([null, null, null]);
+  });
+
   test("attemptOfPath: only <id>/attempt-<k>/<id>.traj.json", () => {
     expect(attemptOfPath("a__b-1/attempt-12/a__b-1.traj.json")).toEqual({ id: "a__b-1", attempt: 12 });
     expect(attemptOfPath("a__b-1/a__b-1.traj.json")).toBeNull();
