@@ -5,7 +5,14 @@ import type { EvalFile, EvalResult } from "./view-model.js";
 
 /** Evaluation results by instance id, the files they came from, and files that could not be read. */
 export interface EvalIndex {
+  /** The instance's own results (the graded preds.json); never those of an attempt's run. */
   results: Map<string, EvalResult>;
+  /**
+   * Results of the runs that grade a folder's attempts (`<run>-attempt-<k>` beside `<run>`), by
+   * attempt number k, then instance id. Such a run holds only the patches no earlier attempt of the
+   * instance had.
+   */
+  byAttempt: Map<number, Map<string, EvalResult>>;
   files: string[];
   problems: string[];
 }
@@ -91,10 +98,54 @@ function folderOf(rel: string): string {
  *   ids a patchloop summary lists as not graded (environment mismatch, patch did not apply, timed
  *   out, infrastructure error) keep that reason and count as neither, other `error_ids` as not resolved.
  * A per-instance report beats a summary; between two of the same kind the newer file wins. Each
- * result lists the evaluation files of its instance's folder (test output, eval log, ...).
+ * result lists the evaluation files of its instance's folder (test output, eval log, ...). The runs
+ * that grade attempts (`<run>-attempt-<k>`) go to `byAttempt`, not to the instance's results.
  */
 export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
-  const index: EvalIndex = { results: new Map(), files: [], problems: [] };
+  const folders = new Set<string>();
+  for (const f of files) {
+    const parts = f.rel.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  const main: FoundFile[] = [];
+  const perAttempt = new Map<number, FoundFile[]>();
+  for (const f of files) {
+    const k = attemptRunOf(f.rel, folders);
+    if (k === null) main.push(f);
+    else {
+      const list = perAttempt.get(k) ?? [];
+      list.push(f);
+      perAttempt.set(k, list);
+    }
+  }
+  const index = await indexReports(main);
+  for (const [k, list] of [...perAttempt].sort((a, b) => a[0] - b[0])) {
+    const sub = await indexReports(list);
+    index.byAttempt.set(k, sub.results);
+    index.files.push(...sub.files);
+    index.problems.push(...sub.problems);
+  }
+  index.files.sort();
+  return index;
+}
+
+/**
+ * The attempt k when `rel` lies in a run folder `<parent>/<run>-attempt-<k>/` and `<parent>/<run>/`
+ * is a folder too (`eval` of a folder with attempts grades attempt k's patches there); else null.
+ */
+export function attemptRunOf(rel: string, folders: Set<string>): number | null {
+  const parts = rel.split("/");
+  for (let i = 0; i < parts.length - 1; i++) {
+    const m = /^(.+)-attempt-([1-9]\d{0,5})$/.exec(parts[i] ?? "");
+    if (!m) continue;
+    const sibling = [...parts.slice(0, i), m[1]].join("/");
+    if (folders.has(sibling)) return Number(m[2]);
+  }
+  return null;
+}
+
+async function indexReports(files: FoundFile[]): Promise<EvalIndex> {
+  const index: EvalIndex = { results: new Map(), byAttempt: new Map(), files: [], problems: [] };
   const fromSummaries = new Map<string, EvalResult>();
   const byAge = [...files].sort((a, b) => a.mtimeMs - b.mtimeMs);
   // Evaluation files by folder (`<...>/<instance id>`), the newest of each name winning.
@@ -168,6 +219,5 @@ export async function readEvalReports(files: FoundFile[]): Promise<EvalIndex> {
       return rel ? [{ label, path: rel }] : [];
     });
   }
-  index.files.sort();
   return index;
 }

@@ -14,7 +14,18 @@ export interface RunFiles {
   facts: Record<string, string>;
   /** The run's model, config and totals over every invocation; null without run.json. */
   totals: RunTotals | null;
+  /** run.json `instances[id].standing_attempt`: the attempt whose patch preds.json holds. */
+  standingAttempts: Map<string, number>;
+  /** run.json `attempts["<id>/attempt-<k>"]`: what each attempt ended with, by id, then k. */
+  attemptRecords: Map<string, Map<number, AttemptRecord>>;
   problems: string[];
+}
+
+/** What run.json records of one attempt. */
+export interface AttemptRecord {
+  exitStatus: string | null;
+  apiCalls: number | null;
+  cost: number | null;
 }
 
 async function readOptional(path: string): Promise<string | null> {
@@ -80,6 +91,22 @@ function readRunJson(text: string, files: RunFiles): void {
   const doc: JsonRecord | null = asRecord(JSON.parse(text));
   if (!doc) throw new Error("expected a JSON object");
   files.totals = totalsOf(doc);
+  for (const [id, entry] of Object.entries(asRecord(doc.instances) ?? {})) {
+    const k = asNumber(asRecord(entry)?.standing_attempt);
+    if (k !== null && Number.isInteger(k) && k >= 1) files.standingAttempts.set(id, k);
+  }
+  for (const [key, entry] of Object.entries(asRecord(doc.attempts) ?? {})) {
+    const m = /^(.+)\/attempt-([1-9]\d{0,5})$/.exec(key);
+    const rec = asRecord(entry);
+    if (!m?.[1] || !rec) continue;
+    const byK = files.attemptRecords.get(m[1]) ?? new Map<number, AttemptRecord>();
+    byK.set(Number(m[2]), {
+      exitStatus: asString(rec.exit_status),
+      apiCalls: asNumber(rec.api_calls),
+      cost: asNumber(rec.cost),
+    });
+    files.attemptRecords.set(m[1], byK);
+  }
   for (const [key, value] of Object.entries(doc)) {
     if (Object.keys(files.facts).length >= 16) break;
     const isScalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
@@ -94,6 +121,8 @@ export async function readRunFiles(root: string): Promise<RunFiles> {
     exitStatuses: new Map(),
     facts: {},
     totals: null,
+    standingAttempts: new Map(),
+    attemptRecords: new Map(),
     problems: [],
   };
   const readers: Array<[string, (text: string, files: RunFiles) => void]> = [

@@ -1,21 +1,19 @@
 import { basename } from "node:path";
+import { readAttemptGrades } from "./attempt-grades.js";
+import { attemptOfPath, type FoundAttempt, instanceAttempts, type TrajectoryFacts } from "./attempts.js";
 import { computeCharts, repoOf } from "./charts.js";
 import { type EvalIndex, readEvalReports, SUMMARY_DEPTH } from "./eval-reports.js";
 import { idFromFileName, loadTrajectoryFile } from "./normalize.js";
 import { readRunFiles } from "./run-files.js";
 import { type FoundFile, isTrajectoryName, scanFiles } from "./scan-files.js";
+import { readSelectionFile } from "./selection-file.js";
 import type { EvalResult, InstanceRow, RunOverview, TrajectoryView } from "./view-model.js";
 
 const SCAN = { maxDepth: 6, maxEntries: 200_000 };
 /** Trajectories are looked for this many folders deep (`<id>/<id>.traj.json` is depth 1). */
 const TRAJECTORY_DEPTH = 3;
 
-/** What the overview keeps of a trajectory (not the whole view: a run may hold thousands). */
-type RowFacts = Pick<
-  InstanceRow,
-  "exitStatus" | "steps" | "promptTokens" | "completionTokens" | "cost" | "wallSeconds" | "patchChars"
->;
-type Loaded = { id: string; facts: RowFacts | null; error: string | null };
+type Loaded = { id: string; facts: TrajectoryFacts | null; error: string | null };
 
 function emptyRow(id: string): InstanceRow {
   return {
@@ -32,6 +30,7 @@ function emptyRow(id: string): InstanceRow {
     trajectory: null,
     patchChars: null,
     error: null,
+    attempts: null,
   };
 }
 
@@ -73,10 +72,41 @@ export class RunFolder {
     const files = await scanFiles(this.root, SCAN);
     const run = await readRunFiles(this.root);
     const evals = await readEvalReports(files);
+    const selection = await readSelectionFile(this.root);
+    const grades = await readAttemptGrades(files);
     const rows = new Map<string, InstanceRow>();
-    const problems = [...run.problems, ...evals.problems];
+    const problems = [...run.problems, ...evals.problems, ...selection.problems, ...grades.problems];
+    // Attempt trajectories first: an instance with attempt folders gets one row, showing one attempt.
+    const found = new Map<string, Map<number, FoundAttempt>>();
     for (const file of files) {
-      if (!isTrajectoryName(file.rel) || file.depth > TRAJECTORY_DEPTH) continue;
+      const at = attemptOfPath(file.rel);
+      if (!at || !isTrajectoryName(file.rel)) continue;
+      const loaded = await this.load(file);
+      const byK = found.get(at.id) ?? new Map<number, FoundAttempt>();
+      byK.set(at.attempt, { rel: file.rel, facts: loaded.facts, error: loaded.error });
+      found.set(at.id, byK);
+    }
+    for (const id of run.attemptRecords.keys()) if (!found.has(id)) found.set(id, new Map());
+    for (const [id, byK] of found) {
+      const attempts = instanceAttempts(id, byK, run, selection, grades, problems);
+      const shown = attempts.list.find((a) => a.shown);
+      const row = emptyRow(id);
+      if (shown) {
+        row.trajectory = shown.trajectory;
+        row.error = shown.error;
+        row.exitStatus = shown.exitStatus;
+        row.steps = shown.steps;
+        row.promptTokens = shown.promptTokens;
+        row.completionTokens = shown.completionTokens;
+        row.cost = shown.cost;
+        row.wallSeconds = shown.wallSeconds;
+        row.patchChars = shown.patchChars;
+      }
+      row.attempts = attempts;
+      rows.set(id, row);
+    }
+    for (const file of files) {
+      if (!isTrajectoryName(file.rel) || file.depth > TRAJECTORY_DEPTH || attemptOfPath(file.rel)) continue;
       const loaded = await this.load(file);
       const id = loaded.id;
       if (rows.has(id)) {
@@ -95,10 +125,17 @@ export class RunFolder {
     for (const row of rows.values()) {
       row.exitStatus ??= run.exitStatuses.get(row.id) ?? null;
       const patch = run.patches.get(row.id);
-      if (patch !== undefined) row.patchChars = patch.length;
+      if (patch !== undefined && !row.attempts) row.patchChars = patch.length;
       const result = evals.results.get(row.id);
       row.resolved = result?.resolved ?? null;
       row.evalOutcome = result?.outcome ?? null;
+      // The grade of the very patch the row shows beats the graded preds.json, which a later
+      // selection may have changed; a "not graded" reason (environment mismatch, ...) stays.
+      const grade = row.attempts?.list.find((a) => a.shown)?.grade;
+      if (grade && !(result && result.resolved === null && result.outcome)) {
+        row.resolved = grade === "resolved";
+        row.evalOutcome = null;
+      }
     }
     const sorted = [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
@@ -107,7 +144,7 @@ export class RunFolder {
       evalSearch: evalSearchText(basename(this.root)),
       rows: sorted,
       charts: computeCharts(sorted),
-      evalFiles: evals.files,
+      evalFiles: [...evals.files, ...grades.files].sort(),
       runFacts: run.facts,
       problems,
     };
@@ -123,7 +160,7 @@ export function evalSearchText(folder: string): string {
   );
 }
 
-function rowFacts(view: TrajectoryView): RowFacts {
+function rowFacts(view: TrajectoryView): TrajectoryFacts {
   return {
     exitStatus: view.exitStatus,
     steps: view.steps.length,
@@ -135,7 +172,22 @@ function rowFacts(view: TrajectoryView): RowFacts {
   };
 }
 
-/** The evaluation result for a trajectory's instance, if any report covers it. */
-export function evalFor(index: EvalIndex, view: TrajectoryView): EvalResult | null {
+/**
+ * The evaluation result for a trajectory: an attempt's (`<id>/attempt-<k>/<id>.traj.json`) from the
+ * run that graded attempt k's patches, else the instance's, if any report covers it.
+ */
+export function evalFor(index: EvalIndex, view: TrajectoryView, rel: string): EvalResult | null {
+  const at = attemptOfPath(rel);
+  if (at) return index.byAttempt.get(at.attempt)?.get(at.id) ?? null;
   return view.instanceId ? (index.results.get(view.instanceId) ?? null) : null;
+}
+
+/** Where an attempt's evaluation was looked for, in words (shown when none was found). */
+export function attemptEvalSearchText(folder: string, attempt: number): string {
+  return (
+    `looked under ${folder}/ for a run named <run>-attempt-${attempt} beside <run>; \`patchloop eval\` of a ` +
+    "folder with attempts grades each distinct patch once, under the first attempt that had it, so an attempt " +
+    "whose patch an earlier attempt already had has no report of its own (the overview shows its grade " +
+    "from attempts.json)"
+  );
 }

@@ -4,10 +4,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pageHtml, pageScript } from "./assets/page.js";
 import { STYLES } from "./assets/styles.js";
+import { attemptOfPath } from "./attempts.js";
 import type { EvalIndex } from "./eval-reports.js";
 import { hostHeaderAllowed, isLoopback, notFound, send, sendJson } from "./http-util.js";
 import { loadTrajectoryFile } from "./normalize.js";
-import { evalFor, evalSearchText, RunFolder } from "./run-folder.js";
+import { attemptEvalSearchText, evalFor, evalSearchText, RunFolder } from "./run-folder.js";
 import { resolveInside, safeSegments } from "./safe-path.js";
 import { type InspectTarget, resolveTarget } from "./target.js";
 import type { OverviewResponse, TrajectoryResponse } from "./view-model.js";
@@ -28,7 +29,7 @@ export interface InspectServer {
   close(): Promise<void>;
 }
 
-const EMPTY_EVALS: EvalIndex = { results: new Map(), files: [], problems: [] };
+const EMPTY_EVALS: EvalIndex = { results: new Map(), byAttempt: new Map(), files: [], problems: [] };
 
 /** The rel paths a request may name: anything below a run folder, only the file itself otherwise. */
 async function fileFor(target: InspectTarget, segments: string[] | null): Promise<string | null> {
@@ -92,9 +93,15 @@ class Handler {
       return sendJson(res, 422, { error: (err as Error).message.replace(this.target.root, ".") });
     }
     const evals = this.run ? await this.run.evalIndex() : EMPTY_EVALS;
-    const ev = evalFor(evals, view);
-    const body: TrajectoryResponse = { file: segments.join("/"), view, eval: ev };
-    if (!ev && this.target.mode === "run") body.evalSearch = evalSearchText(this.target.name);
+    const shown = segments.join("/");
+    const ev = evalFor(evals, view, shown);
+    const body: TrajectoryResponse = { file: shown, view, eval: ev };
+    const at = this.target.mode === "run" ? attemptOfPath(shown) : null;
+    if (at) body.attempt = at.attempt;
+    if (!ev && this.target.mode === "run")
+      body.evalSearch = at
+        ? attemptEvalSearchText(this.target.name, at.attempt)
+        : evalSearchText(this.target.name);
     sendJson(res, 200, body);
   }
 }

@@ -135,6 +135,91 @@ export interface InstanceRow {
   patchChars: number | null;
   /** Why the trajectory could not be read, when it could not. */
   error: string | null;
+  /**
+   * With attempts (`DIR/<id>/attempt-<k>/`): every attempt; the row's other fields are those of the
+   * attempt it shows. null for an instance without attempt folders.
+   */
+  attempts: InstanceAttempts | null;
+}
+
+/** How one attempt's patch graded (`eval` of a folder with attempts writes them to attempts.json). */
+export type AttemptGrade = "resolved" | "unresolved" | "empty";
+
+/** Which attempt an instance's row shows, and why. */
+export type ShownBy =
+  /** selection.jsonl's `selected` (`patchloop select`). */
+  | "selection"
+  /** run.json's `standing_attempt` (the patch preds.json holds until a selection picks one). */
+  | "standing"
+  /** Neither says: attempt 1, else the lowest attempt found. */
+  | "first";
+
+/** What a selection (selection.jsonl) recorded about one attempt as a candidate. */
+export interface CandidateSignals {
+  /** `patch`, or why the selection dropped it (`empty`, `tests_only`, `does_not_apply`). */
+  status: string;
+  /** Why it was dropped, in words. */
+  dropped: string | null;
+  /** Its group of equivalent patches (1-based); null when it was not grouped. */
+  group: number | null;
+  /** The regression tests run against it; null when none were. */
+  regression: {
+    tested: boolean;
+    broke: string[];
+    kept: number;
+    error: string | null;
+    timedOut: boolean;
+  } | null;
+  /** Reproduction tests it passed of those kept; null when none were kept. */
+  reproduction: { passed: number; of: number; error: string | null } | null;
+  /** The number the judge saw it under; null when it was not offered to the judge. */
+  judgeNumber: number | null;
+}
+
+/** One attempt of an instance. */
+export interface AttemptView {
+  attempt: number;
+  /** Its trajectory, relative to the served folder; null when only run.json knows the attempt. */
+  trajectory: string | null;
+  exitStatus: string | null;
+  steps: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cost: number | null;
+  wallSeconds: number | null;
+  patchChars: number | null;
+  /** From attempts.json; null when no evaluation of the attempts was found. */
+  grade: AttemptGrade | null;
+  /** The attempt the instance's row shows (see InstanceAttempts.shownBy). */
+  shown: boolean;
+  /** Its signals in the selection; null without selection.jsonl or when it was no candidate there. */
+  signals: CandidateSignals | null;
+  /** Why its trajectory could not be read. */
+  error: string | null;
+}
+
+/** What selection.jsonl says about one instance. */
+export interface SelectionView {
+  /** The selected attempt; null when the selection chose none (preds.json then holds an empty patch). */
+  selectedAttempt: number | null;
+  reason: string;
+  steps: string[];
+  /** The judge's answer, when a judge was asked. `chose` is an attempt number. */
+  judge: { answer: string; chose: number | null; problem: string | null } | null;
+  /** What went wrong around the instance, as the selection recorded it. */
+  problems: string[];
+}
+
+/** The attempts of one instance, in attempt order. */
+export interface InstanceAttempts {
+  list: AttemptView[];
+  /** The attempt the row shows. */
+  shown: number;
+  shownBy: ShownBy;
+  /** null without selection.jsonl or without a line for this instance. */
+  selection: SelectionView | null;
+  /** USD of all its attempts (those that record a cost); null when none does. */
+  totalCost: number | null;
 }
 
 export interface BarDatum {
@@ -195,6 +280,8 @@ export interface TrajectoryResponse {
   file: string;
   view: TrajectoryView;
   eval: EvalResult | null;
+  /** The attempt number, for an attempt's trajectory (`<id>/attempt-<k>/<id>.traj.json`) of a run folder. */
+  attempt?: number;
   /** Where evaluation reports were looked for, when none covers the instance (run folders only). */
   evalSearch?: string;
 }

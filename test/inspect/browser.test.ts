@@ -1,11 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { attemptEvalSearchText } from "../../src/inspect/run-folder.js";
 import { spawnCli, waitForUrl } from "./cli-driver.js";
-import { makeRunFolder, SYSTEM_PROMPT, XSS } from "./run-fixture.js";
+import { makeAttemptsFolder, makeRunFolder, SELECTION_XSS, SYSTEM_PROMPT, XSS } from "./run-fixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -250,6 +251,147 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
   });
 
   test("the page itself had no script errors", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(missing)("web viewer: attempts side by side, the selected one marked", () => {
+  const dir = makeAttemptsFolder();
+  let cli: ChildProcess;
+  let url: string;
+  let context: BrowserContext;
+  let profile: string;
+  let page: Page;
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    cli = spawnCli(["inspect", dir, "--port", "0"]);
+    url = await waitForUrl(cli);
+    ({ context, profile } = await launch());
+    page = await context.newPage();
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+  });
+  afterAll(async () => {
+    await context?.close();
+    cli?.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  /** Each attempt card of an instance's row: [k, classes, head text, the card's lines]. */
+  const cards = (id: string) =>
+    page.$$eval(`#instances tr[data-id="${id}"] li.attempt`, (lis) =>
+      lis.map((li) => [
+        li.getAttribute("data-attempt"),
+        li.className,
+        li.querySelector(".attempt-head")?.textContent,
+        [...li.children].slice(1).map((c) => c.textContent),
+      ]),
+    );
+
+  test("one row per instance; its attempts listed with status, grade, numbers and signals", async () => {
+    await page.goto(url);
+    await page.waitForSelector("#instances tbody tr");
+    expect(
+      await page.$$eval("#instances tbody tr", (trs) => trs.map((t) => t.getAttribute("data-id"))),
+    ).toEqual(["django__django-11099", "psf__requests-2317", "sympy__sympy-20590"]);
+    expect(await cards("django__django-11099")).toEqual([
+      [
+        "1",
+        "attempt",
+        "attempt 1",
+        [
+          "Submitted unresolved",
+          "2 steps · $0.0200 · 78 chars",
+          "group 1regression: broke 1 (test_a (t.Tests)), kept 3judge: offered as #1",
+        ],
+      ],
+      [
+        "2",
+        "attempt shown",
+        "attempt 2★ selected",
+        [
+          "Submitted resolved",
+          "4 steps · $0.0400 · 113 chars",
+          "group 2regression: broke 0, kept 4reproduction: 2/2 passedjudge: offered as #2",
+        ],
+      ],
+      [
+        "3",
+        "attempt",
+        "attempt 3",
+        ["LimitsExceeded no patch", "5 steps · $0.0500 · empty", "dropped: empty (the patch is empty)"],
+      ],
+    ]);
+    expect(await cards("sympy__sympy-20590")).toEqual([
+      ["1", "attempt", "attempt 1", ["LimitsExceeded no patch", "5 steps · $0.0500 · empty"]],
+      ["2", "attempt shown", "attempt 2★ standing", ["Submitted resolved", "3 steps · $0.0300 · 68 chars"]],
+    ]);
+    expect(await cards("psf__requests-2317")).toEqual([
+      ["1", "attempt shown", "attempt 1★ shown", ["Submitted not evaluated", "2 steps · $0.0200 · 68 chars"]],
+      ["2", "attempt", "attempt 2", ["Submitted not evaluated", "3 steps · $0.0300 · 68 chars"]],
+      [
+        "3",
+        "attempt",
+        "attempt 3",
+        [
+          "EnvironmentError not evaluated",
+          "— steps · $0.0000 · —",
+          "no trajectory file (only run.json records this attempt)",
+        ],
+      ],
+    ]);
+    expect(await page.textContent('#instances tr[data-id="django__django-11099"] .attempts-total')).toBe(
+      "3 attempts, $0.1100 in all",
+    );
+    // The row shows the selected attempt: its steps, cost and patch size, and its grade.
+    expect(
+      await page.$$eval('#instances tr[data-id="django__django-11099"] > td', (tds) =>
+        tds.slice(1).map((td) => td.textContent),
+      ),
+    ).toEqual(["Submitted", "resolved", "4", "4,200", "$0.0400", "20.0 s", "113"]);
+    expect(await page.getAttribute('#instances tr[data-id="django__django-11099"] td.id > a', "href")).toBe(
+      `#/t/${encodeURIComponent("django__django-11099/attempt-2/django__django-11099.traj.json")}`,
+    );
+    await page.screenshot({ path: "/tmp/patchloop-inspect-attempts.png", fullPage: true });
+  });
+
+  test("the selection panel: reason, judge and steps as text; nothing of it runs", async () => {
+    const panel = '#instances tr[data-id="django__django-11099"] details.selection';
+    expect(await page.textContent(`${panel} summary`)).toBe("selection: attempt 2 selected");
+    await page.click(`${panel} summary`);
+    expect(await page.textContent(`${panel} p.reason`)).toBe(`attempt 2 broke no test ${SELECTION_XSS}`);
+    expect(await page.textContent(`${panel} p.judge`)).toBe("judge chose attempt 2");
+    expect(await page.textContent(`${panel} pre.judge-answer`)).toBe(`${SELECTION_XSS} 2`);
+    expect(await page.$$eval(`${panel} ol.selection-steps li`, (li) => li.map((l) => l.textContent))).toEqual(
+      ["3 candidates, 1 dropped (empty)", "regression: candidate 0 broke 1 test"],
+    );
+    expect(await page.$$eval("main img", (imgs) => imgs.length)).toBe(0);
+    expect(await page.$$eval("script", (s) => s.map((x) => x.getAttribute("src")))).toEqual(["/app.js"]);
+    expect(await page.$$eval("details.selection", (d) => d.length)).toBe(1);
+    expect(dialogs).toEqual([]);
+  });
+
+  test("an attempt links to its trajectory, evaluated by the run that graded that attempt", async () => {
+    await page.click('#instances tr[data-id="django__django-11099"] li.attempt[data-attempt="1"] a');
+    await page.waitForSelector('main h1:has-text("attempt 1")');
+    expect(await page.textContent("main h1")).toBe("django__django-11099 · attempt 1 Submitted unresolved");
+    expect(await page.$$eval("section.step", (s) => s.length)).toBe(2);
+    expect(await page.textContent("#evaluation p")).toBe(
+      "unresolved from eval/patchloop-run-attempt-1/django__django-11099/report.json",
+    );
+    await page.goto(
+      `${url}#/t/${encodeURIComponent("django__django-11099/attempt-3/django__django-11099.traj.json")}`,
+    );
+    await page.waitForSelector('main h1:has-text("attempt 3")');
+    expect(await page.textContent("#evaluation p")).toBe(
+      `No evaluation report covers this instance: ${attemptEvalSearchText(basename(dir), 3)}`,
+    );
     expect(pageErrors).toEqual([]);
   });
 });

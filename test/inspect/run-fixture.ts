@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
@@ -237,5 +237,152 @@ export function makeRunFolder(parent?: string): string {
     empty_patch_ids: [],
     schema_version: 2,
   });
+  return dir;
+}
+
+/** Hostile text a selection line carries (the judge's answer, the reason): shown as text only. */
+export const SELECTION_XSS = '<img src=x onerror="alert(3)"><script>alert(4)</script>';
+
+const patchOf = (name: string) =>
+  `diff --git a/${name} b/${name}\n--- a/${name}\n+++ b/${name}\n@@ -1 +1 @@\n-a\n+${name}\n`;
+
+/** One attempt of the attempts fixture: its exit, patch and number of steps. */
+interface FixtureAttempt {
+  exitStatus: Trajectory["info"]["exit_status"];
+  submission: string;
+  steps: number;
+}
+
+/** The attempts of the fixture run, by instance id, then attempt number. */
+export const ATTEMPTS: Record<string, Record<number, FixtureAttempt>> = {
+  // Selected by selection.jsonl: attempt 2.
+  "django__django-11099": {
+    1: { exitStatus: "Submitted", submission: patchOf("one.py"), steps: 2 },
+    2: { exitStatus: "Submitted", submission: patchOf("two_longer.py"), steps: 4 },
+    3: { exitStatus: "LimitsExceeded", submission: "", steps: 5 },
+  },
+  // No selection line: run.json's standing_attempt 2.
+  "sympy__sympy-20590": {
+    1: { exitStatus: "LimitsExceeded", submission: "", steps: 5 },
+    2: { exitStatus: "Submitted", submission: patchOf("s.py"), steps: 3 },
+  },
+  // Neither: attempt 1; attempt 3 is known only from run.json (no trajectory).
+  "psf__requests-2317": {
+    1: { exitStatus: "Submitted", submission: patchOf("r.py"), steps: 2 },
+    2: { exitStatus: "Submitted", submission: patchOf("r.py"), steps: 3 },
+  },
+};
+
+/**
+ * Writes a run folder of a batch with `run.attempts` 3 (`DIR/<id>/attempt-<k>/<id>.traj.json`,
+ * run.json with `standing_attempt` and `attempts`), evaluated (`eval/patchloop-run/`, its
+ * attempts.json and the attempt runs `patchloop-run-attempt-<k>`) and selected (selection.jsonl).
+ * Each attempt costs $0.01 per step. The main evaluation graded preds.json before the selection
+ * (attempt 1 of django, unresolved); attempts.json says attempt 2 resolves it.
+ */
+export function makeAttemptsFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "patchloop-inspect-attempts-"));
+  const attempts: Record<string, unknown> = {};
+  for (const [id, byK] of Object.entries(ATTEMPTS)) {
+    for (const [k, a] of Object.entries(byK)) {
+      const t = patchloopTrajectory({
+        id,
+        exitStatus: a.exitStatus,
+        submission: a.submission,
+        wallSeconds: 10 * Number(k),
+        steps: Array.from({ length: a.steps }, (_, i) => step(`Step ${i + 1}.`, `ls ${i}`, "ok")),
+      });
+      t.info.model_stats.cost = 0.01 * a.steps;
+      t.info.attempt_number = Number(k);
+      write(join(dir, id, `attempt-${k}`, `${id}.traj.json`), t);
+      attempts[`${id}/attempt-${k}`] = {
+        exit_status: a.exitStatus,
+        api_calls: a.steps,
+        cost: 0.01 * a.steps,
+      };
+    }
+  }
+  attempts["psf__requests-2317/attempt-3"] = { exit_status: "EnvironmentError", api_calls: 0, cost: 0 };
+  const django = ATTEMPTS["django__django-11099"]!;
+  write(join(dir, "preds.json"), {
+    "django__django-11099": { instance_id: "django__django-11099", model_patch: django[2]!.submission },
+  });
+  write(join(dir, "run.json"), {
+    run_format: "patchloop-run-1",
+    state: "finished",
+    config: { model: { model_name: "openai/test-model" }, run: { attempts: 3 } },
+    info: {},
+    instances: {
+      "django__django-11099": { exit_status: "Submitted", api_calls: 11, cost: 0.11, standing_attempt: 1 },
+      "sympy__sympy-20590": { exit_status: "Submitted", api_calls: 8, cost: 0.08, standing_attempt: 2 },
+      "psf__requests-2317": { exit_status: "Submitted", api_calls: 5, cost: 0.05 },
+    },
+    attempts,
+  });
+  write(
+    join(dir, "eval/patchloop-run/django__django-11099/report.json"),
+    report("django__django-11099", false, ["test_x"], []),
+  );
+  write(
+    join(dir, "eval/patchloop-run/sympy__sympy-20590/report.json"),
+    report("sympy__sympy-20590", true, [], []),
+  );
+  write(
+    join(dir, "eval/patchloop-run-attempt-1/django__django-11099/report.json"),
+    report("django__django-11099", false, ["test_x"], []),
+  );
+  const later = join(dir, "eval/patchloop-run-attempt-2/django__django-11099/report.json");
+  write(later, report("django__django-11099", true, [], []));
+  utimesSync(later, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+  write(join(dir, "eval/patchloop-run/attempts.json"), {
+    instances: [
+      { instance_id: "django__django-11099", attempts: { 1: "unresolved", 2: "resolved", 3: "empty" } },
+      { instance_id: "sympy__sympy-20590", attempts: { 1: "empty", 2: "resolved" } },
+    ],
+    total: {},
+  });
+  const selection = {
+    instance_id: "django__django-11099",
+    candidates: [
+      {
+        index: 0,
+        source: "attempt-1",
+        exit_status: "Submitted",
+        patch_sha256: "a",
+        status: "patch",
+        group: 1,
+        regression: { tested: true, broke: ["test_a (t.Tests)"], kept: 3, cached: false },
+      },
+      {
+        index: 1,
+        source: "attempt-2",
+        exit_status: "Submitted",
+        patch_sha256: "b",
+        status: "patch",
+        group: 2,
+        regression: { tested: true, broke: [], kept: 4, cached: true },
+        reproduction: { passed: 2, of: 2, cached: false },
+      },
+      { index: 2, source: "attempt-3", patch_sha256: null, status: "empty", dropped: "the patch is empty" },
+    ],
+    groups: [
+      { group: 1, members: [0], representative: 0 },
+      { group: 2, members: [1], representative: 1 },
+    ],
+    judge: {
+      offered: [
+        { number: 1, candidate: 0 },
+        { number: 2, candidate: 1 },
+      ],
+      answer: `${SELECTION_XSS} 2`,
+      chose: 1,
+    },
+    selected: 1,
+    reason: `attempt 2 broke no test ${SELECTION_XSS}`,
+    steps: ["3 candidates, 1 dropped (empty)", "regression: candidate 0 broke 1 test"],
+    problems: [],
+    seconds: 3,
+  };
+  write(join(dir, "selection.jsonl"), `${JSON.stringify(selection)}\n`);
   return dir;
 }

@@ -1,3 +1,4 @@
+import * as attempts from "../client/attempts.js";
 import * as charts from "../client/charts.js";
 import * as diff from "../client/diff.js";
 import * as dom from "../client/dom.js";
@@ -10,7 +11,7 @@ import * as trajectory from "../client/trajectory.js";
  * must therefore be exported too). They refer to each other by name inside one script scope.
  */
 function clientFunctions(): Array<(...args: never[]) => unknown> {
-  const modules: object[] = [dom, charts, diff, overview, trajectory, main];
+  const modules: object[] = [dom, charts, diff, attempts, overview, trajectory, main];
   return modules.flatMap((m) =>
     Object.values(m).filter((v): v is (...args: never[]) => unknown => typeof v === "function"),
   );

@@ -39,6 +39,14 @@ table.runs td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.runs td.id { font-family: ui-monospace, monospace; font-size: 13px; }
 table.runs tr:hover td { background: #f4f7fb; }
 .error-text { color: var(--bad); font-size: 12px; }
+.attempts { margin-top: 4px; font-family: system-ui, sans-serif; }
+ol.attempt-list { display: flex; flex-wrap: wrap; gap: 6px; list-style: none; padding: 0; margin: 4px 0; }
+li.attempt { border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: 12px; min-width: 150px; }
+li.attempt.shown { border: 2px solid var(--accent); }
+.attempt-head { display: flex; gap: 6px; font-weight: 600; } .shown-mark { color: var(--accent); }
+.attempt-numbers { color: var(--muted); } ul.signals { margin: 2px 0 0; padding-left: 14px; }
+details.selection { font-size: 12px; } details.selection summary { cursor: pointer; }
+details.selection pre { max-height: 160px; }
 .error-box { background: var(--bad-bg); color: var(--bad); padding: 12px; border-radius: 6px; white-space: pre-wrap; }
 .problems { color: var(--warn); }
 pre.text, pre.diff { margin: 0; padding: 8px 10px; background: var(--code-bg); border-radius: 4px; white-space: pre-wrap;

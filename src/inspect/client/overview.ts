@@ -1,5 +1,6 @@
 /** Browser code (see dom.ts): the run overview (facts, charts, sortable and filterable table). */
 import type { InstanceRow, RunOverview } from "../view-model.js";
+import { attemptsBlock } from "./attempts.js";
 import { barChart, columnChart } from "./charts.js";
 import { el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";
 
@@ -34,7 +35,13 @@ export function overviewRow(row: InstanceRow): HTMLElement {
   return el(
     "tr",
     { "data-id": row.id },
-    el("td", { class: "id" }, idCell, row.error ? el("div", { class: "error-text" }, row.error) : null),
+    el(
+      "td",
+      { class: "id" },
+      idCell,
+      row.error ? el("div", { class: "error-text" }, row.error) : null,
+      row.attempts ? attemptsBlock(row.attempts) : null,
+    ),
     el("td", null, statusBadge(row.exitStatus)),
     el("td", null, resolvedBadge(row.resolved, row.evalOutcome)),
     el("td", { class: "num" }, fmtNum(row.steps)),

@@ -148,6 +148,7 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
       "h1",
       null,
       v.instanceId ?? data.file,
+      data.attempt === undefined ? null : el("span", { class: "attempt-no" }, ` · attempt ${data.attempt}`),
       " ",
       statusBadge(v.exitStatus),
       " ",
