@@ -48,7 +48,7 @@ describe("gguf: model names and files", () => {
       throw new Error("Cannot find module 'node-llama-cpp'");
     };
     expect(runtimeProblem(missing)).toBe(
-      `the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed in ${packageRoot()}; install it there with \`npm install --save-exact node-llama-cpp@3.21.1\` (or run npm ci without --omit=optional)`,
+      `the embedded GGUF runtime needs the optional package node-llama-cpp, which is not installed in ${packageRoot()}; install it there with \`npm install --save-exact node-llama-cpp@3.21.1\` (it is an optional peer dependency: the CUDA and Vulkan builds it brings take ~700 MB)`,
     );
     expect(runtimeProblem(() => "/x/node_modules/node-llama-cpp/dist/index.js")).toBeNull();
   });
