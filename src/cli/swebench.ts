@@ -176,6 +176,35 @@ async function evaluateAfter(
   }
 }
 
+/**
+ * `run.select.enabled`: picks one patch per instance from its attempts (src/select/), rewriting
+ * preds.json (the attempts' trajectories stay as they are) and writing selection.jsonl, before
+ * any grading or conversion of preds.json.
+ */
+async function selectAfter(
+  flags: SwebenchFlags,
+  eval_: EvalFlags,
+  config: Config,
+  rows: SwebenchInstance[],
+  io: CommandIo,
+  workers: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const { selectRunFolder } = await import("../select/index.js");
+  io.err("selecting one patch per instance (run.select)...\n");
+  const run = await selectRunFolder(resolve(flags.output), {
+    config,
+    rows,
+    reposDir: flags.reposDir,
+    specs: eval_.specs,
+    python: eval_.python,
+    workers,
+    signal,
+  });
+  const chosen = run.records.filter((r) => r.selected !== null).length;
+  io.out(`selection: a patch for ${chosen} of ${run.records.length} instances (${run.selectionPath})\n`);
+}
+
 /** What `--evaluate` passes on to the grading, read and checked before anything runs. */
 interface EvalFlags {
   specs?: SpecOverrides;
@@ -261,6 +290,8 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       queue,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
+    if (config.run.select.enabled && !abort.signal.aborted)
+      await selectAfter(flags, evalFlags, config, rows, io, workers, abort.signal);
     if (format && format !== "swebench") {
       io.out(`predictions (${format}): ${await writePredsAs(resolve(flags.output), format)}\n`);
     }

@@ -127,7 +127,8 @@ export const RetrySchema = z
   })
   .strict();
 
-export const ModelSchema = z
+/** The model section's keys (ModelSchema adds the checks across them; select's model layers take these). */
+export const ModelFieldsSchema = z
   .object({
     /** `openai/<name>`, `anthropic/<name>`, `replay:<file>`; a bare name means `openai/<name>`. */
     model_name: z.string(),
@@ -190,15 +191,16 @@ export const ModelSchema = z
       })
       .strict(),
   })
-  .strict()
-  .superRefine((model, ctx) => {
-    if (model.reasoning_history === "chain" && model.family === null)
-      ctx.addIssue({
-        code: "custom",
-        path: ["family"],
-        message: `model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use reasoning_history keep or drop`,
-      });
-  });
+  .strict();
+
+export const ModelSchema = ModelFieldsSchema.superRefine((model, ctx) => {
+  if (model.reasoning_history === "chain" && model.family === null)
+    ctx.addIssue({
+      code: "custom",
+      path: ["family"],
+      message: `model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use reasoning_history keep or drop`,
+    });
+});
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*([smh]?)$/;
 
@@ -325,7 +327,7 @@ export const RunSchema = z
     queue: QueueSchema,
     interactive: InteractiveSchema,
     /** Picking one patch per instance from several candidates (docs/selection.md, src/select/). */
-    select: makeSelectSchema(ModelSchema),
+    select: makeSelectSchema(ModelFieldsSchema),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ModelSchema } from "../config/schema.js";
+import type { ModelFieldsSchema } from "../config/schema.js";
 
 /**
  * `run.select` (docs/selection.md): how `patchloop select` and the end of a batch pick one patch
@@ -7,7 +7,7 @@ import type { ModelSchema } from "../config/schema.js";
  * by config/schema.ts, which owns it) so that the judge's and the reproducer's model layers are
  * checked key by key like the run's own `model` section.
  */
-export function makeSelectSchema(model: typeof ModelSchema) {
+export function makeSelectSchema(model: typeof ModelFieldsSchema) {
   const modelLayer = model.partial().strict();
   return z
     .object({

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -99,5 +99,36 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     // Attempt 3's patch is attempt 2's: graded once.
     expect(existsSync(join(out, "eval", "patchloop-run-attempt-2"))).toBe(true);
     expect(existsSync(join(out, "eval", "patchloop-run-attempt-3"))).toBe(false);
+  });
+
+  it("with run.select the batch picks the attempts' majority patch at its end, and it grades resolved", async () => {
+    const id = f.rows[0].instance_id;
+    const WRONG = "sed -i 's/ - b  # BUG$/ * b/' $(git grep -l -e '# BUG$')";
+    server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const out = join(tempDir(), "selected");
+    const r = await swebench([
+      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      "-o",
+      out,
+      "--attempts",
+      "3",
+      "-c",
+      "run.select.enabled=true",
+      "--evaluate",
+    ]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`selection: a patch for 1 of 1 instances (${join(out, "selection.jsonl")})`);
+    const line = JSON.parse(readFileSync(join(out, "selection.jsonl"), "utf8").trim()) as {
+      instance_id: string;
+      selected: number;
+      candidates: Array<{ source: string }>;
+    };
+    expect(line.instance_id).toBe(id);
+    expect(line.candidates[line.selected].source).not.toContain("attempt-1");
+    expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
+      f.rows[0].patch,
+    );
+    expect(r.out).toContain("first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 1 (100.0%)\n");
   });
 });
