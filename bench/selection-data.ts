@@ -37,9 +37,10 @@ export interface Source {
 }
 
 /**
- * The runs used. Three systems built on GPT-4 (CodeR, AutoCodeRover in three runs, SWE-agent) and an
- * Agentless fork run with Gemini; CodeR's and AutoCodeRover's repositories publish the official
- * harness's verdicts beside the predictions.
+ * The runs used: three systems built on GPT-4 (CodeR, AutoCodeRover in three runs, SWE-agent).
+ * CodeR's and AutoCodeRover's repositories publish the official harness's verdicts beside the
+ * predictions. (An Agentless fork's Gemini run, Dylan-Harden3/Agentless, was left out: no verdicts
+ * published with it, and grading its 79 extra patches did not fit the time of one session.)
  */
 export const SOURCES: readonly Source[] = [
   {
@@ -63,13 +64,6 @@ export const SOURCES: readonly Source[] = [
     system: "SWE-agent (GPT-4), Lite default config (instances with an empty patch are absent)",
     repo: "ivan4722/csvtransfer",
     commit: "9039a5db8b617ae6cf2c63bc08c295958c8a4968",
-    predictions: "all_preds.jsonl",
-  },
-  {
-    name: "agentless-gemini",
-    system: "Agentless fork run with Gemini, 2025-03",
-    repo: "Dylan-Harden3/Agentless",
-    commit: "7ae5fb4b40a47aaf622d5a5936a35d03ec622387",
     predictions: "all_preds.jsonl",
   },
 ];
