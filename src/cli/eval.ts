@@ -11,25 +11,26 @@ import type { HarnessVersion } from "../swebench/eval/parsers/index.js";
 import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/eval/predictions.js";
 import { formatRunReport } from "../swebench/eval/report-text.js";
 import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
-import { isV5Row, loadSpecOverrides } from "../swebench/eval/test-spec.js";
-import { collect, pythonFlag } from "./common.js";
+import { isV5Row } from "../swebench/eval/test-spec.js";
+import { collect } from "./common.js";
+import {
+  addEnvironmentOptions,
+  type EnvironmentFlags,
+  FlagError,
+  positiveInt,
+  resolveEnvironmentFlags,
+} from "./eval-flags.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
-export interface EvalFlags {
+export interface EvalFlags extends EnvironmentFlags {
   predictions: string;
-  /** Default: the run folder's dataset (run.json), else `lite`. */
-  dataset?: string;
   split?: string;
   /** Default for a run folder: `patchloop-<folder name>`; required otherwise. */
   runId?: string;
-  workers: string;
-  environment?: string;
-  reposDir?: string;
   timeout: string;
   instanceIds?: string[];
   /** Default: `<run folder>/eval` for a run folder, else `logs/run_evaluation`. */
   output?: string;
-  specs?: string;
   compare?: string;
   /** `4.1`, `5`; default: 5 when the rows carry v5 fields, else 4.1. */
   harnessVersion?: string;
@@ -39,7 +40,6 @@ export interface EvalFlags {
   /** Default: on for local and bwrap, off in containers. */
   checkEnv?: boolean;
   envCheckCache?: string;
-  python?: string;
   platform?: string;
 }
 
@@ -49,15 +49,9 @@ export interface EvalIo {
   err: (text: string) => void;
 }
 
-const USAGE_ERRORS = [ConfigError, DatasetError, PredictionsError];
+const USAGE_ERRORS = [ConfigError, DatasetError, PredictionsError, FlagError];
 
 class UsageError extends Error {}
-
-function positiveInt(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new UsageError(`${flag} needs a positive whole number, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
 
 /**
  * The body of `patchloop eval`; returns the exit status: 0 when every prediction was graded (or
@@ -67,7 +61,6 @@ function positiveInt(value: string, flag: string): number {
  */
 export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal): Promise<number> {
   try {
-    const workers = positiveInt(flags.workers, "-w");
     const timeout = positiveInt(flags.timeout, "--timeout");
     if (
       flags.harnessVersion !== undefined &&
@@ -76,23 +69,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     ) {
       throw new UsageError(`--harness-version must be 4.1 or 5, got ${JSON.stringify(flags.harnessVersion)}`);
     }
-    const kind = flags.environment ?? "docker";
-    if (!["docker", "podman", "local", "bwrap"].includes(kind)) {
-      throw new UsageError(
-        `--environment must be docker, podman, local or bwrap, got ${JSON.stringify(kind)}`,
-      );
-    }
-    if ((kind === "local" || kind === "bwrap") && !flags.reposDir) {
-      throw new UsageError(
-        `--environment ${kind} needs --repos-dir DIR (one git clone per repository, named owner__repo)`,
-      );
-    }
-    if (flags.python && kind !== "local" && kind !== "bwrap") {
-      throw new UsageError(
-        `--python applies to --environment local or bwrap (the tests run on the host), not ${kind}`,
-      );
-    }
-    const python = pythonFlag(flags.python);
+    const { workers, kind, python, specs } = await resolveEnvironmentFlags(flags);
     const folder = flags.predictions === "gold" ? undefined : runFolderOf(flags.predictions);
     if (folder && !existsSync(folder.preds)) {
       throw new UsageError(
@@ -131,9 +108,6 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     } else if (named?.length) {
       scope = datasetScope(subset, split, new Set(named).size, true);
     }
-    const specs = flags.specs
-      ? await loadSpecOverrides(flags.specs).catch((e: Error) => Promise.reject(new UsageError(e.message)))
-      : undefined;
     const other = flags.compare
       ? await loadComparableSummary(flags.compare).catch((e: Error) =>
           Promise.reject(new UsageError(e.message)),
@@ -216,40 +190,29 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
 
 /** Adds `patchloop eval` to the program. */
 export function register(program: Command): void {
-  program
-    .command("eval")
-    .description(
-      "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows); on the host it first checks that the environment grades like the harness's",
-    )
-    .requiredOption(
-      "--predictions <FILE|DIR>",
-      "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
-    )
-    .option(
-      "--dataset <NAME|PATH>",
-      "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
-    )
+  addEnvironmentOptions(
+    program
+      .command("eval")
+      .description(
+        "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows); on the host it first checks that the environment grades like the harness's",
+      )
+      .requiredOption(
+        "--predictions <FILE|DIR>",
+        "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
+      ),
+    "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
+    "instances evaluated at once",
+  )
     .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")
     .option(
       "--run-id <ID>",
       "name of this evaluation run (a folder under -o); default for a run folder: patchloop-<folder name>",
     )
-    .option("-w, --workers <N>", "instances evaluated at once", "1")
-    .option(
-      "--environment <KIND>",
-      "docker, podman (instance images), local or bwrap (worktrees of --repos-dir)",
-      "docker",
-    )
-    .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
     .option("--timeout <S>", "seconds the tests of one instance may run", "1800")
     .option("--instance-ids <ID...>", "evaluate only these instances (spaces or commas between ids)")
     .option(
       "-o, --output <DIR>",
       "reports go to DIR/<run-id>/<instance_id>/ (default: <run folder>/eval, else logs/run_evaluation)",
-    )
-    .option(
-      "--specs <FILE>",
-      "JSON/YAML mapping repo -> {log_parser, versions: {version or *: {test_cmd, install?, eval_commands?}}}",
     )
     .option(
       "--compare <FILE>",
@@ -265,7 +228,6 @@ export function register(program: Command): void {
       "--env-check-cache <DIR>",
       "where environment checks are cached (default $PATCHLOOP_ENV_CHECK_CACHE, else ~/.cache/patchloop/env-checks)",
     )
-    .option("--python <PATH>", "local/bwrap: the interpreter the tests run with (default: python3 on PATH)")
     .option(
       "--platform <OS/ARCH>",
       "docker/podman: pull and run the images for this platform (environment.platform)",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { makeSelectSchema } from "../select/config.js";
 import { imageTemplateProblem } from "../swebench/images.js";
 
 // The config is checked once per process: compiling zod's fast paths (new Function) would cost more
@@ -272,6 +273,8 @@ export const RunSchema = z
     env_startup_command: z.string().nullable(),
     queue: QueueSchema,
     interactive: InteractiveSchema,
+    /** Picking one patch per instance from several candidates (docs/selection.md, src/select/). */
+    select: makeSelectSchema(ModelSchema),
   })
   .strict();
 

@@ -34,8 +34,8 @@ export interface PythonOutline {
 
 let ready: Promise<Parser> | undefined;
 
-/** The shared parser, loaded once per process. */
-function parser(): Promise<Parser> {
+/** The shared Python parser, loaded once per process (also used by src/select/python-ast.ts). */
+export function parser(): Promise<Parser> {
   ready ??= (async () => {
     await Parser.init();
     const wasm = createRequire(import.meta.url).resolve("tree-sitter-python/tree-sitter-python.wasm");

@@ -155,6 +155,47 @@ function namedInterpreter(testCmd: string | undefined): string | undefined {
   return first && /^\/\S*\/python[\d.]*$/.test(first) ? first : undefined;
 }
 
+/** What runs a repository's tests and reads their log, with nothing of the row's hidden tests in it. */
+export interface TestRunner {
+  testCmd: string;
+  logParser: string;
+  evalCommands: string[];
+  python: PythonEnvSpec;
+}
+
+/**
+ * The test command, log parser, eval commands and host Python of an instance, found as
+ * `resolveTestSpec` finds them, without reading FAIL_TO_PASS, PASS_TO_PASS or test_patch (patch
+ * selection runs the repository's own tests with it). Throws `InstanceSpecError` when the row and
+ * the tables name no test command or parser.
+ */
+export function resolveTestRunner(
+  instance: SwebenchInstance,
+  overrides?: SpecOverrides,
+  pythonFlag?: string,
+): TestRunner {
+  const found = pick(instance, overrides);
+  const testCmd = instance.test_cmd ?? found?.spec?.test_cmd;
+  const logParser = instance.log_parser ?? found?.parser;
+  if (!testCmd || !logParser) {
+    throw new InstanceSpecError(
+      `instance ${instance.instance_id}: no ${testCmd ? "log parser" : "test command"} for ${instance.repo} version ` +
+        `${JSON.stringify(instance.version)}. Give the row test_cmd and log_parser fields, or pass --specs FILE mapping the repo to them.`,
+    );
+  }
+  try {
+    getLogParser(logParser);
+  } catch (err) {
+    throw new InstanceSpecError(`instance ${instance.instance_id}: ${(err as Error).message}`);
+  }
+  return {
+    testCmd,
+    logParser,
+    evalCommands: found?.spec?.eval_commands ?? [],
+    python: pythonSpecFor(instance, found?.local, namedInterpreter(testCmd) ?? pythonFlag),
+  };
+}
+
 /**
  * Resolves what to run and how to read it for one instance: `test_cmd` and `log_parser` from the
  * row itself where present, else from the `--specs` overrides, else from the harness's table. A

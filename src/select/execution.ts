@@ -1,0 +1,318 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Model } from "../models/types.js";
+import type { TestRunner } from "../swebench/eval/test-spec.js";
+import type { SelectCache } from "./cache.js";
+import type { SelectConfig } from "./config.js";
+import { withoutFiles } from "./patch-parse.js";
+import type { PublicRow } from "./public-row.js";
+import { pythonAstKey } from "./python-ast.js";
+import type { CandidateTests } from "./record.js";
+import { chooseTests, importPattern, moduleOf } from "./relevant-tests.js";
+import { askForTest, REPRO_TEST_PATH } from "./reproduce.js";
+import { isTestModule, isTestPath } from "./test-paths.js";
+import type { TestRun, Workbench } from "./workbench.js";
+
+/** A distinct usable patch of an instance (candidates with the same text share one). */
+export interface Unit {
+  sha: string;
+  patch: string;
+  textKey: string;
+  files: string[];
+}
+
+/** What running the candidates in the instance's environment found. */
+export interface Execution {
+  /** Per patch sha: whether it applies, and its syntax-tree key. */
+  applies: Map<string, { applies: boolean; reasons: string[]; astKey?: string }>;
+  regression?: { files: string[]; passingAtBase: number; skipped?: string };
+  /** Per text key. */
+  regressionOf: Map<string, CandidateTests>;
+  reproduction?: { kept: boolean; reason: string; tests?: string[] };
+  reproductionOf: Map<string, { passed: number; of: number; error?: string; cached: boolean }>;
+}
+
+export interface ExecutionContext {
+  row: PublicRow;
+  config: SelectConfig;
+  /** Opens the workbench the first time it is needed (results in the cache need none). */
+  bench: () => Promise<Workbench>;
+  cache: SelectCache;
+  /** The environment kind (part of every cache key). */
+  kind: string;
+  runner?: TestRunner;
+  /** Why there is no runner. */
+  runnerProblem?: string;
+  reproducer?: Model;
+  signal?: AbortSignal;
+}
+
+/** Changed modules whose importers are searched for, at most. */
+const MAX_MODULES = 20;
+
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+const ApplyEntry = z.object({
+  applies: z.boolean(),
+  reasons: z.array(z.string()),
+  astKey: z.string().optional(),
+});
+const TestRunEntry: z.ZodType<TestRun> = z.union([
+  z.object({ ok: z.literal(true), statuses: z.record(z.string(), z.string()), seconds: z.number() }),
+  z.object({ ok: z.literal(false), timedOut: z.boolean(), error: z.string(), seconds: z.number() }),
+]);
+const FilesEntry = z.object({ files: z.array(z.string()) });
+const ReproEntry = z.union([
+  z.object({ ok: z.literal(true), test: z.string() }),
+  z.object({ ok: z.literal(false), problem: z.string() }),
+]);
+
+const passing = (s: string) => s === "PASSED" || s === "XFAIL";
+
+/** Applies each unit in a fresh work tree and reads the syntax-tree key of its Python files. */
+async function checkApplies(units: Unit[], ctx: ExecutionContext, out: Execution): Promise<void> {
+  for (const u of units) {
+    const key = [ctx.row.base_commit, ctx.kind, u.sha];
+    let entry = await ctx.cache.get("apply", key, ApplyEntry);
+    if (!entry) {
+      const bench = await ctx.bench();
+      await bench.reset();
+      const applied = await bench.apply(u.patch);
+      entry = { applies: applied.applied, reasons: applied.reasons };
+      if (applied.applied) {
+        const parts: string[] = [];
+        for (const f of u.files) {
+          const text = await bench.readRepoFile(f);
+          const k = text === null ? "deleted" : f.endsWith(".py") ? await pythonAstKey(text) : sha(text);
+          if (k === null) {
+            parts.length = 0;
+            break;
+          }
+          parts.push(`${f}:${k}`);
+        }
+        if (parts.length === u.files.length) entry.astKey = sha(parts.join("\n"));
+      }
+      await ctx.cache.put("apply", key, entry);
+    }
+    out.applies.set(u.sha, entry);
+  }
+}
+
+/** The test modules relevant to the units' changed modules (cached). */
+async function relevantTests(units: Unit[], ctx: ExecutionContext): Promise<string[]> {
+  const modules = [...new Set(units.flatMap((u) => u.files))]
+    .map(moduleOf)
+    .filter((m) => m !== null)
+    .slice(0, MAX_MODULES);
+  const max = ctx.config.regression.max_test_files;
+  const key = [ctx.row.base_commit, ctx.kind, modules.map((m) => m.path), max];
+  const hit = await ctx.cache.get("tests", key, FilesEntry);
+  if (hit) return hit.files;
+  const bench = await ctx.bench();
+  const specs = ["*test*.py", "*tests.py"];
+  const tests = (await bench.trackedFiles()).filter(isTestModule);
+  const importers = new Map<string, string[]>();
+  for (const m of modules) importers.set(m.path, await bench.filesMatching(importPattern(m), specs));
+  const files = chooseTests(modules, tests, importers, max);
+  await ctx.cache.put("tests", key, { files });
+  return files;
+}
+
+/** Runs `files` with the unit's code changes (its test files left out), or at the base commit. */
+async function runWith(
+  ctx: ExecutionContext,
+  unit: Unit | undefined,
+  files: string[],
+  timeout: number,
+  extra?: { path: string; text: string },
+): Promise<TestRun> {
+  const bench = await ctx.bench();
+  await bench.reset();
+  if (unit) {
+    const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
+    if (!applied.applied) {
+      return {
+        ok: false,
+        timedOut: false,
+        error: `its code changes do not apply alone (${applied.reasons.join("; ")})`,
+        seconds: 0,
+      };
+    }
+  }
+  if (extra) await bench.writeRepoFile(extra.path, extra.text);
+  return bench.runTests(files, timeout);
+}
+
+/** A cached test run, or a fresh one (which is then cached and counted against the budget). */
+async function cachedRun(
+  ctx: ExecutionContext,
+  kind: string,
+  key: unknown[],
+  spent: { seconds: number },
+  run: () => Promise<TestRun>,
+): Promise<{ run: TestRun; cached: boolean }> {
+  const hit = await ctx.cache.get(kind, key, TestRunEntry);
+  if (hit) return { run: hit, cached: true };
+  const fresh = await run();
+  spent.seconds += fresh.seconds;
+  await ctx.cache.put(kind, key, fresh);
+  return { run: fresh, cached: false };
+}
+
+/** Step 2: the relevant tests at the base commit, then with each text group's first unit. */
+async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution, spent: { seconds: number }) {
+  const cfg = ctx.config.regression;
+  if (!ctx.runner) {
+    out.regression = { files: [], passingAtBase: 0, skipped: ctx.runnerProblem ?? "no test command" };
+    return;
+  }
+  const files = await relevantTests(groups, ctx);
+  if (files.length === 0) {
+    out.regression = {
+      files,
+      passingAtBase: 0,
+      skipped: "no test module is named after or imports the changed modules",
+    };
+    return;
+  }
+  const base = [ctx.row.base_commit, ctx.kind, ctx.runner, files];
+  const atBase = await cachedRun(ctx, "base", base, spent, () => runWith(ctx, undefined, files, cfg.timeout));
+  if (!atBase.run.ok) {
+    out.regression = {
+      files,
+      passingAtBase: 0,
+      skipped: `the chosen tests do not run at the base commit: ${atBase.run.error}`,
+    };
+    return;
+  }
+  const pass = Object.entries(atBase.run.statuses)
+    .filter(([, s]) => passing(s))
+    .map(([t]) => t);
+  out.regression = { files, passingAtBase: pass.length };
+  if (pass.length === 0) {
+    out.regression.skipped = "none of the chosen tests passes at the base commit";
+    return;
+  }
+  for (const u of groups) {
+    const key = [...base, u.textKey];
+    const hit = await ctx.cache.get("regression", key, TestRunEntry);
+    if (!hit && spent.seconds >= cfg.budget) {
+      out.regressionOf.set(u.textKey, {
+        tested: false,
+        broke: [],
+        kept: 0,
+        error: `not tested: the instance's test budget (${cfg.budget} s) was spent`,
+        cached: false,
+      });
+      continue;
+    }
+    const r = hit
+      ? { run: hit, cached: true }
+      : await cachedRun(ctx, "regression", key, spent, () => runWith(ctx, u, files, cfg.timeout));
+    if (!r.run.ok) {
+      // A candidate under which the tests hang or give no results breaks every one of them.
+      out.regressionOf.set(u.textKey, {
+        tested: true,
+        broke: pass,
+        kept: 0,
+        error: r.run.error,
+        ...(r.run.timedOut ? { timed_out: true } : {}),
+        cached: r.cached,
+      });
+      continue;
+    }
+    const statuses = r.run.statuses;
+    const broke = pass.filter((t) => !passing(statuses[t] ?? "missing"));
+    out.regressionOf.set(u.textKey, {
+      tested: true,
+      broke,
+      kept: pass.length - broke.length,
+      cached: r.cached,
+    });
+  }
+}
+
+/** Step 3: a model's reproduction test, kept when it fails at the base commit, run with each group. */
+async function reproduction(
+  groups: Unit[],
+  ctx: ExecutionContext,
+  out: Execution,
+  spent: { seconds: number },
+) {
+  const cfg = ctx.config.reproduce;
+  const model = ctx.reproducer;
+  if (!model) return;
+  if (!ctx.runner) {
+    out.reproduction = { kept: false, reason: ctx.runnerProblem ?? "no test command" };
+    return;
+  }
+  const askKey = [ctx.row.problem_statement, model.name, cfg.template];
+  let answer = await ctx.cache.get("repro-test", askKey, ReproEntry);
+  if (!answer) {
+    answer = await askForTest(model, cfg.template, String(ctx.row.problem_statement ?? ""), ctx.signal);
+    await ctx.cache.put("repro-test", askKey, answer);
+  }
+  if (!answer.ok) {
+    out.reproduction = { kept: false, reason: `no usable test: ${answer.problem}` };
+    return;
+  }
+  const test = { path: REPRO_TEST_PATH, text: answer.test };
+  const base = [ctx.row.base_commit, ctx.kind, ctx.runner, sha(answer.test)];
+  const atBase = await cachedRun(ctx, "repro-base", base, spent, () =>
+    runWith(ctx, undefined, [REPRO_TEST_PATH], cfg.timeout, test),
+  );
+  if (!atBase.run.ok) {
+    out.reproduction = {
+      kept: false,
+      reason: `the test does not run at the base commit: ${atBase.run.error}`,
+    };
+    return;
+  }
+  const failing = Object.entries(atBase.run.statuses)
+    .filter(([, s]) => s === "FAILED" || s === "ERROR")
+    .map(([t]) => t);
+  if (failing.length === 0) {
+    out.reproduction = {
+      kept: false,
+      reason: "the test passes at the base commit, so it does not reproduce the issue",
+    };
+    return;
+  }
+  out.reproduction = {
+    kept: true,
+    reason: `${failing.length} test(s) fail at the base commit`,
+    tests: failing,
+  };
+  for (const u of groups) {
+    const r = await cachedRun(ctx, "repro", [...base, u.textKey], spent, () =>
+      runWith(ctx, u, [REPRO_TEST_PATH], cfg.timeout, test),
+    );
+    if (!r.run.ok) {
+      out.reproductionOf.set(u.textKey, {
+        passed: 0,
+        of: failing.length,
+        error: r.run.error,
+        cached: r.cached,
+      });
+      continue;
+    }
+    const statuses = r.run.statuses;
+    const passed = failing.filter((t) => statuses[t] === "PASSED").length;
+    out.reproductionOf.set(u.textKey, { passed, of: failing.length, cached: r.cached });
+  }
+}
+
+/**
+ * Runs steps 1 (apply, syntax tree), 2 (regression) and 3 (reproduction) for the units of one
+ * instance; `groups` are the units standing for each text key, most popular first (the order the
+ * budget is spent in).
+ */
+export async function execute(units: Unit[], groups: Unit[], ctx: ExecutionContext): Promise<Execution> {
+  const out: Execution = { applies: new Map(), regressionOf: new Map(), reproductionOf: new Map() };
+  await checkApplies(units, ctx, out);
+  const live = groups.filter((g) => out.applies.get(g.sha)?.applies);
+  const spent = { seconds: 0 };
+  if (ctx.config.regression.enabled && live.length > 1) await regression(live, ctx, out, spent);
+  if (ctx.config.reproduce.enabled && live.length > 1) await reproduction(live, ctx, out, spent);
+  return out;
+}

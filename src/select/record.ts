@@ -1,0 +1,66 @@
+import type { JudgeRecord } from "./judge.js";
+
+/** How the tests went for one candidate, as selection.jsonl records it. */
+export interface CandidateTests {
+  /** false: not run (the instance's test budget was spent); the vote then counts it as unknown. */
+  tested: boolean;
+  /** Tests that passed at the base commit and do not pass with the candidate. */
+  broke: string[];
+  /** Tests run that passed at the base commit and still pass. */
+  kept: number;
+  /** Why there is no result (the run hung, no results in the log, the budget was spent). */
+  error?: string;
+  timed_out?: boolean;
+  /** The result came from the cache (docs/selection.md "Cache"). */
+  cached: boolean;
+}
+
+/** One candidate in selection.jsonl. */
+export interface CandidateRecord {
+  /** Position among the instance's candidates (0-based). */
+  index: number;
+  source: string;
+  exit_status?: string | null;
+  model_name?: string;
+  /** sha256 of the patch as written. */
+  patch_sha256: string | null;
+  /** `patch`, or why it was dropped: `empty`, `tests_only`, `does_not_apply`. */
+  status: "patch" | "empty" | "tests_only" | "does_not_apply";
+  /** Why it was dropped, in words. */
+  dropped?: string;
+  /** Lines changed outside the tests. */
+  size?: number;
+  /** The group of equivalent candidates it belongs to (1-based), when it was grouped. */
+  group?: number;
+  /** The normalized text key and the syntax-tree key (the latter where every changed Python file parses). */
+  text_key?: string;
+  ast_key?: string;
+  regression?: CandidateTests;
+  /** Reproduction tests passed of those kept; absent when none was kept. */
+  reproduction?: { passed: number; of: number; error?: string; cached: boolean };
+}
+
+/** One line of selection.jsonl: an instance, its candidates and why one was picked. */
+export interface SelectionRecord {
+  instance_id: string;
+  candidates: CandidateRecord[];
+  groups: Array<{ group: number; members: number[]; representative: number }>;
+  /** The tests chosen and how they ran at the base commit; absent when regression tests were off or not needed. */
+  regression?: {
+    files: string[];
+    passing_at_base: number;
+    /** Why regression tests did not count (no test command, no relevant tests, the base run failed). */
+    skipped?: string;
+  };
+  reproduction?: { kept: boolean; reason: string; tests?: string[] };
+  judge?: JudgeRecord;
+  /** The chosen candidate's index; null when none could be chosen (preds.json gets an empty patch). */
+  selected: number | null;
+  /** Why it was picked, in words. */
+  reason: string;
+  /** Steps of the filters and the vote, in words. */
+  steps: string[];
+  /** What went wrong around this instance (unreadable attempts, an environment that would not open). */
+  problems: string[];
+  seconds: number;
+}

@@ -1,0 +1,102 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readTrajectoryFile } from "../agent/trajectory-journal.js";
+import type { PredEntry } from "../task/preds-file.js";
+import type { InstanceCandidates } from "./candidates.js";
+
+/** The attempt folders of an instance, `attempt-<k>` by k. */
+function attemptsOf(instanceDir: string): number[] {
+  if (!existsSync(instanceDir) || !statSync(instanceDir).isDirectory()) return [];
+  return readdirSync(instanceDir)
+    .map((name) => /^attempt-([1-9]\d{0,3})$/.exec(name))
+    .filter((m) => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/** The patch and status of a trajectory, or why it cannot be used. */
+async function readAttempt(
+  path: string,
+): Promise<
+  { ok: true; patch: string; exitStatus: string | null; modelName?: string } | { ok: false; problem: string }
+> {
+  if (!existsSync(path)) return { ok: false, problem: `${path} is missing` };
+  let doc: { trajectory_format?: unknown; info?: Record<string, unknown> };
+  try {
+    doc = (await readTrajectoryFile(path)).trajectory as unknown as typeof doc;
+  } catch (err) {
+    return { ok: false, problem: (err as Error).message };
+  }
+  if (doc === null || typeof doc !== "object" || doc.trajectory_format !== "patchloop-1") {
+    return {
+      ok: false,
+      problem: `${path} is not a patchloop-1 trajectory (trajectory_format ${JSON.stringify(doc?.trajectory_format) ?? "missing"}): written by another tool or an older patchloop`,
+    };
+  }
+  const info = doc.info ?? {};
+  if (typeof info.submission !== "string") {
+    return { ok: false, problem: `${path} has no info.submission text (got ${typeof info.submission})` };
+  }
+  return {
+    ok: true,
+    patch: info.submission,
+    exitStatus: typeof info.exit_status === "string" ? info.exit_status : null,
+    ...(typeof info.model_name === "string" ? { modelName: info.model_name } : {}),
+  };
+}
+
+/**
+ * The candidates a run folder holds for `id`: one per `DIR/<id>/attempt-<k>/<id>.traj.json`
+ * (its `info.submission`), in the order of k; without attempt folders, the one patch of preds.json,
+ * else of `DIR/<id>/<id>.traj.json`. A missing or unreadable trajectory is a problem in words;
+ * nothing in the folder is changed. Undefined when the folder holds nothing for `id`.
+ */
+export async function runFolderCandidates(
+  dir: string,
+  id: string,
+  preds: (id: string) => PredEntry | undefined,
+): Promise<InstanceCandidates | undefined> {
+  const instanceDir = join(dir, id);
+  const ks = attemptsOf(instanceDir);
+  const problems: string[] = [];
+  if (ks.length > 0) {
+    const out: InstanceCandidates = { instanceId: id, candidates: [], problems };
+    for (const k of ks) {
+      const r = await readAttempt(join(instanceDir, `attempt-${k}`, `${id}.traj.json`));
+      if (r.ok) {
+        out.candidates.push({
+          source: `attempt-${k}`,
+          patch: r.patch,
+          exitStatus: r.exitStatus,
+          ...(r.modelName ? { modelName: r.modelName } : {}),
+        });
+      } else problems.push(`attempt-${k}: ${r.problem}; left out`);
+    }
+    return out;
+  }
+  const p = preds(id);
+  if (p) {
+    const patch = typeof p.model_patch === "string" ? p.model_patch : null;
+    return {
+      instanceId: id,
+      candidates: [{ source: "preds.json", patch, modelName: p.model_name_or_path }],
+      problems,
+    };
+  }
+  const traj = join(instanceDir, `${id}.traj.json`);
+  if (!existsSync(traj)) return undefined;
+  const r = await readAttempt(traj);
+  if (!r.ok) return { instanceId: id, candidates: [], problems: [r.problem] };
+  return {
+    instanceId: id,
+    candidates: [
+      {
+        source: `${id}.traj.json`,
+        patch: r.patch,
+        exitStatus: r.exitStatus,
+        ...(r.modelName ? { modelName: r.modelName } : {}),
+      },
+    ],
+    problems,
+  };
+}

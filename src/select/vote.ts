@@ -1,0 +1,147 @@
+/**
+ * Step 4 of docs/selection.md, without the model: which candidates survive the tests, how they
+ * group, and which group the vote gives (or which groups tie). Pure: the judge is asked by the
+ * caller (select-instance.ts) between `vote` and `breakTie`.
+ */
+
+/** What the vote knows of one candidate. */
+export interface VoteInput {
+  /** The candidate's position in input order. */
+  index: number;
+  /** Normalized to a patch (not empty, not tests only). */
+  usable: boolean;
+  /** false: the patch does not apply; null: not tried. */
+  applies: boolean | null;
+  textKey?: string;
+  /** Syntax-tree key of the patched files; absent where some file does not parse or was not read. */
+  astKey?: string;
+  /** Tests that passed at the base commit and fail with it (Infinity: the run hung); null: not tested. */
+  broke: number | null;
+  /** Reproduction tests it passes; null: none kept. */
+  reproPassed: number | null;
+  /** Same value: same test behaviour (set only when a reproduction test was kept). */
+  behaviour?: string;
+  /** Lines it changes outside the tests. */
+  size: number;
+}
+
+/** A group of equivalent candidates. */
+export interface VoteGroup {
+  /** 1-based, by the earliest member. */
+  id: number;
+  members: number[];
+  /** The member that stands for the group: fewest changed lines, then the earliest. */
+  representative: number;
+  /** The representative's size. */
+  size: number;
+}
+
+export interface VoteResult {
+  /** Candidates that passed every filter, in input order. */
+  survivors: number[];
+  /** Group id of each grouped candidate (every usable candidate that applied or was not tried). */
+  groupOf: Map<number, number>;
+  groups: VoteGroup[];
+  /** The groups of the largest size among the survivors (one: the vote decided). Empty: nothing survived. */
+  top: VoteGroup[];
+  /** How the filters went, in words. */
+  steps: string[];
+}
+
+class UnionFind {
+  private readonly parent = new Map<number, number>();
+  find(x: number): number {
+    let p = this.parent.get(x) ?? x;
+    if (p !== x) {
+      p = this.find(p);
+      this.parent.set(x, p);
+    }
+    return p;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent.set(Math.max(ra, rb), Math.min(ra, rb));
+  }
+}
+
+/** Groups candidates that share a text key, a syntax-tree key or a test behaviour. */
+function groupsOf(inputs: VoteInput[]): VoteGroup[] {
+  const uf = new UnionFind();
+  const first = new Map<string, number>();
+  for (const c of inputs) {
+    for (const key of [
+      c.textKey && `t:${c.textKey}`,
+      c.astKey && `a:${c.astKey}`,
+      c.behaviour && `b:${c.behaviour}`,
+    ]) {
+      if (!key) continue;
+      const seen = first.get(key);
+      if (seen === undefined) first.set(key, c.index);
+      else uf.union(seen, c.index);
+    }
+  }
+  const byRoot = new Map<number, VoteInput[]>();
+  for (const c of inputs) {
+    const r = uf.find(c.index);
+    byRoot.set(r, [...(byRoot.get(r) ?? []), c]);
+  }
+  return [...byRoot.values()]
+    .sort((a, b) => a[0].index - b[0].index)
+    .map((members, i) => {
+      const rep = [...members].sort((a, b) => a.size - b.size || a.index - b.index)[0];
+      return { id: i + 1, members: members.map((m) => m.index), representative: rep.index, size: rep.size };
+    });
+}
+
+/** Keeps the candidates with the best value of `score` (lower is better) among those that have one. */
+function bestTier(cands: VoteInput[], score: (c: VoteInput) => number | null): VoteInput[] {
+  const known = cands.filter((c) => score(c) !== null);
+  if (known.length === 0) return cands;
+  const best = Math.min(...known.map((c) => score(c) as number));
+  return known.filter((c) => score(c) === best);
+}
+
+/**
+ * Runs the filters and the vote: usable candidates that apply are grouped; of those, the ones that
+ * break the fewest passing tests survive (untested ones only when none was tested), then those
+ * that pass the most reproduction tests; the largest groups of survivors are `top`.
+ */
+export function vote(inputs: VoteInput[]): VoteResult {
+  const steps: string[] = [];
+  const grouped = inputs.filter((c) => c.usable && c.applies !== false);
+  const groups = groupsOf(grouped);
+  const groupOf = new Map<number, number>();
+  for (const g of groups) for (const m of g.members) groupOf.set(m, g.id);
+  const unusable = inputs.length - grouped.length;
+  if (unusable > 0)
+    steps.push(`${unusable} of ${inputs.length} dropped (empty, tests only, or does not apply)`);
+  let tier = bestTier(grouped, (c) => c.broke);
+  const tested = grouped.filter((c) => c.broke !== null);
+  if (tested.length > 0 && tier.length < grouped.length) {
+    const best = tier[0].broke;
+    steps.push(
+      `regression tests: ${tier.length} of ${grouped.length} left (${best === 0 ? "none broken" : `${best} broken, the fewest`})`,
+    );
+  }
+  const before = tier.length;
+  tier = bestTier(tier, (c) => (c.reproPassed === null ? null : -c.reproPassed));
+  if (tier.length < before)
+    steps.push(`reproduction tests: ${tier.length} of ${before} left (passing ${tier[0].reproPassed})`);
+  const survivors = tier.map((c) => c.index).sort((a, b) => a - b);
+  const alive = new Set(survivors);
+  const counts = groups
+    .map((g) => ({ g, n: g.members.filter((m) => alive.has(m)).length }))
+    .filter((x) => x.n > 0);
+  const most = Math.max(0, ...counts.map((x) => x.n));
+  const top = counts.filter((x) => x.n === most).map((x) => x.g);
+  return { survivors, groupOf, groups, top, steps };
+}
+
+/**
+ * The deterministic tie rule: the group whose representative changes the fewest lines, then the
+ * group with the earliest candidate.
+ */
+export function breakTie(tied: VoteGroup[]): VoteGroup {
+  return [...tied].sort((a, b) => a.size - b.size || a.members[0] - b.members[0])[0];
+}

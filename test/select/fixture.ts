@@ -1,0 +1,176 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SwebenchInstance } from "../../src/swebench/types.js";
+
+/**
+ * A small Python repository built with real git (`acme__calc`: `calc/ops.py` with a clamp bug and
+ * its existing tests in `tests/test_ops.py`), and candidate patches for it: right ones written
+ * three ways, one that breaks a passing test, one under which the tests hang, one that does not
+ * apply, one that only touches tests.
+ */
+export interface SelectFixture {
+  reposDir: string;
+  baseCommit: string;
+  /** `return high` in the branch above the high bound. */
+  good: string;
+  /** `good` with other spacing and a comment. */
+  goodSpaced: string;
+  /** A different right fix: `return min(value, high)` in that branch. */
+  goodOther: string;
+  /** Keeps the tests passing but does not fix the issue (`return value`), written two ways. */
+  noClamp: string;
+  noClampSpaced: string;
+  /** Drops the low bound: `test_clamp_low`, which passes at the base commit, fails. */
+  breaksLow: string;
+  breaksLowSpaced: string;
+  /** Makes importing calc.ops sleep for 10 minutes. */
+  hangs: string;
+  /** Context that is not in the file. */
+  stale: string;
+  testsOnly: string;
+}
+
+const OPS = `def add(a, b):
+    return a + b
+
+
+def clamp(value, low, high):
+    """Limit value to the range [low, high]."""
+    if value < low:
+        return low
+    if value > high:
+        return low
+    return value
+`;
+
+const TEST_OPS = `from calc.ops import add, clamp
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_clamp_low():
+    assert clamp(-4, 0, 10) == 0
+
+
+def test_clamp_inside():
+    assert clamp(4, 0, 10) == 4
+`;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    "git",
+    ["-c", "user.name=Fixture", "-c", "user.email=fixture@example.invalid", ...args],
+    {
+      cwd,
+      encoding: "utf8",
+    },
+  );
+}
+
+function diffOf(clone: string, path: string, text: string): string {
+  writeFileSync(join(clone, path), text);
+  git(clone, "add", "-A");
+  const diff = git(clone, "diff", "--cached");
+  git(clone, "reset", "-q", "--hard");
+  git(clone, "clean", "-qfd");
+  return diff;
+}
+
+export function buildSelectFixture(root: string): SelectFixture {
+  const reposDir = join(root, "repos");
+  const clone = join(reposDir, "acme__calc");
+  mkdirSync(join(clone, "calc"), { recursive: true });
+  mkdirSync(join(clone, "tests"));
+  writeFileSync(join(clone, "calc", "__init__.py"), "");
+  writeFileSync(join(clone, "calc", "ops.py"), OPS);
+  writeFileSync(join(clone, "tests", "__init__.py"), "");
+  writeFileSync(join(clone, "tests", "test_ops.py"), TEST_OPS);
+  git(clone, "init", "-q", "-b", "main");
+  git(clone, "add", "-A");
+  git(clone, "commit", "-qm", "calc with a clamp bug");
+  const baseCommit = git(clone, "rev-parse", "HEAD").trim();
+  const ops = "calc/ops.py";
+  const fixBranch = (line: string) =>
+    OPS.replace("        return low\n    return value", `${line}\n    return value`);
+  return {
+    reposDir,
+    baseCommit,
+    good: diffOf(clone, ops, fixBranch("        return high")),
+    goodSpaced: diffOf(clone, ops, fixBranch("        return  high    # the upper bound")),
+    goodOther: diffOf(clone, ops, fixBranch("        return min(value, high)")),
+    noClamp: diffOf(clone, ops, fixBranch("        return value")),
+    noClampSpaced: diffOf(clone, ops, fixBranch("        return value  # as given")),
+    breaksLow: diffOf(
+      clone,
+      ops,
+      OPS.replace("    if value < low:\n        return low\n", "").replace(
+        "        return low\n    return value",
+        "        return high\n    return value",
+      ),
+    ),
+    breaksLowSpaced: diffOf(
+      clone,
+      ops,
+      OPS.replace("    if value < low:\n        return low\n", "    # no low bound\n").replace(
+        "        return low\n    return value",
+        "        return high\n    return value",
+      ),
+    ),
+    hangs: diffOf(clone, ops, `import time\n\ntime.sleep(600)\n\n\n${fixBranch("        return high")}`),
+    stale: [
+      `diff --git a/${ops} b/${ops}`,
+      `--- a/${ops}`,
+      `+++ b/${ops}`,
+      "@@ -20,3 +20,3 @@ def clamp(value, minimum, maximum):",
+      "     if value > maximum:",
+      "-        return minimum",
+      "+        return maximum",
+      "     return value",
+      "",
+    ].join("\n"),
+    testsOnly: diffOf(
+      clone,
+      "tests/test_ops.py",
+      `${TEST_OPS}\n\ndef test_more():\n    assert add(1, 1) == 2\n`,
+    ),
+  };
+}
+
+/** The row of the fixture's instance. `hidden` replaces the hidden fields (tests poison them). */
+export function selectRow(f: SelectFixture, hidden: Partial<SwebenchInstance> = {}): SwebenchInstance {
+  return {
+    repo: "acme/calc",
+    instance_id: "acme__calc-1",
+    base_commit: f.baseCommit,
+    patch: f.good,
+    test_patch: "",
+    problem_statement: "clamp(15, 0, 10) returns 0; it should return 10.",
+    hints_text: "",
+    created_at: "2026-12-01T00:00:00Z",
+    version: "0.1",
+    FAIL_TO_PASS: JSON.stringify(["tests/test_clamp.py::test_clamp_high"]),
+    PASS_TO_PASS: JSON.stringify(["tests/test_ops.py::test_clamp_low"]),
+    environment_setup_commit: f.baseCommit,
+    test_cmd: "python -m pytest -rA -p no:cacheprovider",
+    log_parser: "pytest",
+    ...hidden,
+  };
+}
+
+/** A patchloop-1 trajectory holding `patch` as the attempt's submission. */
+export function trajectory(id: string, patch: string, exitStatus = "Submitted"): string {
+  return JSON.stringify({
+    trajectory_format: "patchloop-1",
+    info: {
+      exit_status: exitStatus,
+      exit_message: null,
+      submission: patch,
+      instance_id: id,
+      model_name: "openai/m",
+    },
+    messages: [],
+  });
+}
