@@ -16,12 +16,14 @@ import {
 } from "./selection-data.js";
 
 /**
- * `node dist/bench/selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600]`:
+ * `node dist/bench/selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600]
+ * [--sources NAME,...]`:
  * grades every distinct candidate patch of the selection benchmark with `patchloop eval` on this
  * machine (environment `local`, Debian's Python, in a network namespace of its own: `unshare -rn`)
  * and keeps the verdicts in `grades.json`, keyed by instance and the patch's sha256, so equal patches
  * of several systems are graded once and a second run grades only what is missing. DIR holds the
  * repositories' snapshots as `<owner>+<name>/repo`. The instances whose tests are quick go first.
+ * `--sources` grades only those sources' patches (e.g. the ones without published verdicts).
  *
  * sympy 1.0 and 1.1 import ABCs from `collections`, which Python 3.10 removed: a `sitecustomize.py`
  * on their PYTHONPATH puts the names back (docs/grading.md, "Known limits").
@@ -117,7 +119,13 @@ function main(): void {
   const { instances } = readInstances(dir);
   const { reposDir, specs } = prepareEnvironment(dir, mirrors);
   const grades = readGrades(dir);
-  const candidates = SOURCES.map(
+  const only = arg("--sources")?.split(",");
+  const unknown = only?.filter((n) => !SOURCES.some((s) => s.name === n)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(
+      `--sources: no source named ${unknown.join(", ")}; the sources are ${SOURCES.map((s) => s.name).join(", ")}`,
+    );
+  const candidates = SOURCES.filter((s) => !only || only.includes(s.name)).map(
     (s) => new Map(readCandidates(dir, s.name).map((c) => [c.instance_id, c.model_patch])),
   );
   // Per instance, its distinct non-empty patches not graded yet, in source order.

@@ -8,6 +8,8 @@ export interface Answer {
   patch: string;
   /** True when the patch resolves the instance; an empty or ungraded patch does not. */
   resolved: boolean;
+  /** Whose verdict `resolved` is: this machine's `patchloop eval`, or the one the system published. */
+  gradedBy?: "ours" | "official";
 }
 
 /** One instance: the answers of every system, in the same order for every instance. */

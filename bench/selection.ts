@@ -18,6 +18,7 @@ import {
   setOf,
 } from "./selection-data.js";
 import {
+  type Answer,
   bestSingle,
   type Figure,
   gapClosed,
@@ -60,28 +61,45 @@ interface Table {
   ungraded: string[];
 }
 
-/** Each instance's answers, in the sources' order; an instance with an ungraded patch is left out. */
-function answersOf(dir: string, sources: SourcesFile, instances: InstanceInfo[], grades: GradesFile): Table {
+/**
+ * Each instance's answers, in the sources' order. A patch's verdict is this machine's grade, else
+ * (with `official`) the verdict its system published; an instance with a patch graded by neither
+ * is left out.
+ */
+function answersOf(
+  dir: string,
+  sources: SourcesFile,
+  instances: InstanceInfo[],
+  grades: GradesFile,
+  official: boolean,
+): Table {
   const byName = sources.map(
     (s) => new Map(readCandidates(dir, s.name).map((c) => [c.instance_id, c.model_patch])),
+  );
+  const published = sources.map((s) =>
+    official && s.official_resolved ? new Set(s.official_resolved) : undefined,
   );
   const complete: InstanceAnswers[] = [];
   const ungraded: string[] = [];
   for (const inst of instances) {
-    const patches = byName.map((m) => m.get(inst.instance_id) ?? "");
-    const verdicts = patches.map((p) =>
-      isEmptyPatch(p) ? { resolved: false } : grades[inst.instance_id]?.[patchKey(p)],
-    );
-    if (verdicts.some((v) => v === undefined)) {
-      ungraded.push(inst.instance_id);
-      continue;
-    }
-    complete.push({
-      instanceId: inst.instance_id,
-      answers: patches.map((patch, k) => ({ patch, resolved: verdicts[k]?.resolved === true })),
+    const answers: Array<Answer | undefined> = byName.map((m, k) => {
+      const patch = m.get(inst.instance_id) ?? "";
+      if (isEmptyPatch(patch)) return { patch, resolved: false };
+      const ours = grades[inst.instance_id]?.[patchKey(patch)];
+      if (ours) return { patch, resolved: ours.resolved, gradedBy: "ours" };
+      const theirs = published[k];
+      return theirs ? { patch, resolved: theirs.has(inst.instance_id), gradedBy: "official" } : undefined;
     });
+    if (answers.some((a) => a === undefined)) ungraded.push(inst.instance_id);
+    else complete.push({ instanceId: inst.instance_id, answers: answers as Answer[] });
   }
   return { names: sources.map((s) => s.name), complete, ungraded };
+}
+
+/** Instances where some non-empty answer resolves and another does not: only there a pick matters. */
+function isMixed(i: InstanceAnswers): boolean {
+  const given = i.answers.filter((a) => !isEmptyPatch(a.patch));
+  return given.some((a) => a.resolved) && given.some((a) => !a.resolved);
 }
 
 function inSet(set: SetName, id: string): boolean {
@@ -97,21 +115,36 @@ function childrenCpuSeconds(): number {
   return ticks / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 }
 
+/** What the selector did on one instance where the pick matters. */
+interface Decision {
+  picked: string | null;
+  resolved: boolean;
+  reason: string;
+}
+
 interface SelectorRun {
+  /** Instance -> whether the picked patch resolves it. */
   picked: Map<string, boolean>;
-  /** Instances whose selected patch is not one of the graded candidates. */
+  decisions: Record<string, Decision>;
+  /** Instances whose selected patch is none of their candidates' (it should always be one of them). */
   notACandidate: string[];
   cpuSecondsPerInstance: number;
   wallSeconds: number;
   output: string;
 }
 
-/** Runs `patchloop select` over the candidates of the given instances; undefined when the CLI has no select. */
+interface SelectionLine {
+  instance_id: string;
+  candidates: Array<{ index: number; source: string }>;
+  selected: number | null;
+  reason: string;
+}
+
+/** Runs `patchloop select` over the candidates of `rows`; `unavailable` when the CLI has no select. */
 function runSelector(
   dir: string,
   sources: SourcesFile,
-  ids: Set<string>,
-  grades: GradesFile,
+  rows: InstanceAnswers[],
   workers: string,
 ): SelectorRun | { unavailable: string } {
   const help = spawnSync(process.execPath, [BIN, "select", "--help"], { encoding: "utf8" });
@@ -120,12 +153,27 @@ function runSelector(
     return {
       unavailable: "patchloop has no select command yet (patchloop select --help does not describe it)",
     };
+  if (rows.length === 0)
+    return {
+      picked: new Map(),
+      decisions: {},
+      notACandidate: [],
+      cpuSecondsPerInstance: 0,
+      wallSeconds: 0,
+      output: "not run: no instance where the pick matters",
+    };
   const work = mkdtempSync(join(tmpdir(), "patchloop-bench-selection-"));
   try {
-    const files = sources.map((s) => {
+    const files = sources.map((s, k) => {
       const file = join(work, `${s.name}.jsonl`);
-      const rows = readCandidates(dir, s.name).filter((c) => ids.has(c.instance_id));
-      writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+      const lines = rows.map((r) =>
+        JSON.stringify({
+          instance_id: r.instanceId,
+          model_name_or_path: s.name,
+          model_patch: r.answers[k]?.patch ?? "",
+        }),
+      );
+      writeFileSync(file, `${lines.join("\n")}\n`);
       return file;
     });
     const out = join(dir, "select", `run-${new Date().toISOString().replace(/[:.]/g, "-")}`);
@@ -165,29 +213,36 @@ function runSelector(
     const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = childrenCpuSeconds() - cpu0;
     writeFileSync(join(out, "select-output.txt"), `${run.stdout}\n${run.stderr}`);
-    const predsPath = join(out, "preds.json");
-    if (!existsSync(predsPath))
+    const selectionPath = join(out, "selection.jsonl");
+    if (!existsSync(selectionPath))
       throw new Error(
-        `patchloop select wrote no ${predsPath} (exit ${run.status ?? run.signal}): ${run.stderr.slice(-2000)}`,
+        `patchloop select wrote no ${selectionPath} (exit ${run.status ?? run.signal}): ${run.stderr.slice(-2000)}`,
       );
-    const preds = JSON.parse(readFileSync(predsPath, "utf8")) as unknown;
-    const rows = (Array.isArray(preds) ? preds : Object.values(preds as Record<string, unknown>)) as Array<{
-      instance_id: string;
-      model_patch: string | null;
-    }>;
+    const byId = new Map(rows.map((r) => [r.instanceId, r]));
     const picked = new Map<string, boolean>();
+    const decisions: Record<string, Decision> = {};
     const notACandidate: string[] = [];
-    for (const r of rows) {
-      const patch = r.model_patch ?? "";
-      if (isEmptyPatch(patch)) continue;
-      const grade = grades[r.instance_id]?.[patchKey(patch)];
-      if (!grade) notACandidate.push(r.instance_id);
-      picked.set(r.instance_id, grade?.resolved === true);
+    for (const line of readFileSync(selectionPath, "utf8").split("\n")) {
+      if (line.trim().length === 0) continue;
+      const rec = JSON.parse(line) as SelectionLine;
+      const row = byId.get(rec.instance_id);
+      if (!row) continue;
+      const source = rec.candidates.find((c) => c.index === rec.selected)?.source;
+      const k = source ? files.indexOf(source) : -1;
+      if (rec.selected !== null && k < 0) notACandidate.push(rec.instance_id);
+      const resolved = k >= 0 && row.answers[k]?.resolved === true;
+      picked.set(rec.instance_id, resolved);
+      decisions[rec.instance_id] = {
+        picked: k >= 0 ? (sources[k]?.name ?? null) : null,
+        resolved,
+        reason: rec.reason,
+      };
     }
     return {
       picked,
+      decisions,
       notACandidate,
-      cpuSecondsPerInstance: Math.round((cpu / Math.max(1, ids.size)) * 100) / 100,
+      cpuSecondsPerInstance: Math.round((cpu / Math.max(1, rows.length)) * 100) / 100,
       wallSeconds: Math.round(wallSeconds * 10) / 10,
       output: out,
     };
@@ -221,26 +276,33 @@ function figuresOf(table: Table, set: SetName, picked?: Map<string, boolean>): R
   };
 }
 
-/** Our grades against the official harness's, where a source published them. */
-function crossCheck(table: Table, sources: SourcesFile): Record<string, unknown> {
+/**
+ * This machine's grades against the official harness's, where a source published them: every
+ * non-empty patch of that source graded here (also on instances not yet measured whole).
+ */
+function crossCheck(
+  dir: string,
+  sources: SourcesFile,
+  instances: InstanceInfo[],
+  grades: GradesFile,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  sources.forEach((s, k) => {
-    if (!s.official_resolved) return;
+  for (const s of sources) {
+    if (!s.official_resolved) continue;
     const official = new Set(s.official_resolved);
+    const patches = new Map(readCandidates(dir, s.name).map((c) => [c.instance_id, c.model_patch]));
+    let compared = 0;
     const disagree: string[] = [];
-    for (const i of table.complete) {
-      const ours = i.answers[k]?.resolved === true;
-      if (ours !== official.has(i.instanceId))
-        disagree.push(
-          `${i.instanceId}: ours ${ours ? "resolved" : "unresolved"}, official ${ours ? "unresolved" : "resolved"}`,
-        );
+    for (const { instance_id: id } of instances) {
+      const patch = patches.get(id) ?? "";
+      const ours = isEmptyPatch(patch) ? undefined : grades[id]?.[patchKey(patch)];
+      if (!ours) continue;
+      compared++;
+      if (ours.resolved !== official.has(id))
+        disagree.push(`${id}: here ${ours.status}, official ${official.has(id) ? "resolved" : "unresolved"}`);
     }
-    result[s.name] = {
-      compared: table.complete.length,
-      agree: table.complete.length - disagree.length,
-      disagree,
-    };
-  });
+    result[s.name] = { compared, agree: compared - disagree.length, disagree };
+  }
   return result;
 }
 
@@ -251,21 +313,41 @@ export function benchSelection(): Record<string, unknown> {
   const { instances, left_out } = readInstances(dir);
   const sources = readSources(dir);
   const grades = readGrades(dir);
-  const table = answersOf(dir, sources, instances, grades);
+  const official = process.argv.includes("--official-grades");
+  const table = answersOf(dir, sources, instances, grades, official);
   const selectorSet = (arg("--selection-set") ?? "all") as SetName;
   if (!["tuning", "held-out", "all"].includes(selectorSet))
     throw new Error(`--selection-set takes tuning, held-out or all; got ${selectorSet}`);
-  const ids = new Set(table.complete.map((i) => i.instanceId).filter((id) => inSet(selectorSet, id)));
-  const sel = runSelector(dir, sources, ids, grades, arg("--selection-workers") ?? "2");
-  const picked = "picked" in sel ? sel.picked : undefined;
+  const inScope = table.complete.filter((i) => inSet(selectorSet, i.instanceId));
+  // Where every non-empty answer has the same verdict, any pick of one of them has that verdict:
+  // the selector runs only where the pick matters.
+  const mixed = inScope.filter(isMixed);
+  const sel = runSelector(dir, sources, mixed, arg("--selection-workers") ?? "2");
+  const picked =
+    "picked" in sel
+      ? new Map([
+          ...inScope
+            .filter((i) => !isMixed(i))
+            .map((i): [string, boolean] => [i.instanceId, i.answers.some((a) => a.resolved)]),
+          ...sel.picked,
+        ])
+      : undefined;
   const sets: SetName[] = selectorSet === "all" ? ["tuning", "held-out", "all"] : [selectorSet];
+  const verdicts = table.complete.flatMap((i) => i.answers.filter((a) => a.gradedBy));
   return {
     data: dir,
     systems: Object.fromEntries(
       sources.map((s) => [s.name, `${s.system} (${s.repo}@${s.commit.slice(0, 10)}:${s.predictions})`]),
     ),
     measured: table.complete.length,
-    // the instances left out because some candidate patch of theirs has no grade yet
+    verdicts: {
+      ours: verdicts.filter((a) => a.gradedBy === "ours").length,
+      official: verdicts.filter((a) => a.gradedBy === "official").length,
+      note: official
+        ? "--official-grades: a patch not graded here takes the verdict its system published"
+        : "every verdict from patchloop eval on this machine",
+    },
+    // the instances left out because some candidate patch of theirs has no verdict yet
     ungraded: table.ungraded.length > 10 ? `${table.ungraded.length} instances` : table.ungraded,
     left_out,
     ...Object.fromEntries(sets.map((s) => [s, figuresOf(table, s, picked)])),
@@ -273,12 +355,14 @@ export function benchSelection(): Record<string, unknown> {
       "picked" in sel
         ? {
             set: selectorSet,
+            ran_on: `${mixed.length} of ${inScope.length} instances (where some candidate resolves and another does not)`,
             cpu_seconds_per_instance: sel.cpuSecondsPerInstance,
             wall_seconds: sel.wallSeconds,
-            picked_patch_not_a_graded_candidate: sel.notACandidate,
+            picked_patch_not_a_candidate: sel.notACandidate,
+            decisions: sel.decisions,
             output: sel.output,
           }
         : sel,
-    official_cross_check: crossCheck(table, sources),
+    official_cross_check: crossCheck(dir, sources, instances, grades),
   };
 }
