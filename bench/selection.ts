@@ -40,7 +40,10 @@ import {
  * pick (expected value, over every system's answer and over the non-empty ones), the oracle (some
  * candidate resolves), a naive vote over whitespace-normalized patches, and `patchloop select`
  * (the model-free selector: normalize, regression tests, vote) with its CPU time per instance.
- * The selector runs on the set named by --selection-set (default all); tune on `tuning` only.
+ * The selector runs on the set named by --selection-set (default all; tune on `tuning` only), only
+ * where the pick matters, into `select/<set>/` of the data folder, whose cached test results a
+ * later run reuses (`--fresh` starts over: do that for the CPU figure). `--official-grades` takes
+ * the verdict a system published for a patch not graded here.
  * Only instances whose every candidate patch is graded count; the rest are listed as ungraded.
  */
 
@@ -145,6 +148,7 @@ function runSelector(
   dir: string,
   sources: SourcesFile,
   rows: InstanceAnswers[],
+  set: SetName,
   workers: string,
 ): SelectorRun | { unavailable: string } {
   const help = spawnSync(process.execPath, [BIN, "select", "--help"], { encoding: "utf8" });
@@ -176,7 +180,9 @@ function runSelector(
       writeFileSync(file, `${lines.join("\n")}\n`);
       return file;
     });
-    const out = join(dir, "select", `run-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    // One folder per set: selecting again reuses the test results cached there (--fresh: none).
+    const out = join(dir, "select", set);
+    if (process.argv.includes("--fresh")) rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
     const args = [
       BIN,
@@ -197,6 +203,10 @@ function runSelector(
       join(dir, "specs.json"),
       "-w",
       workers,
+      // --selection-config KEY=VALUE (repeatable): config layers for the selector (run.select.*)
+      ...process.argv.flatMap((a, i) =>
+        a === "--selection-config" && process.argv[i + 1] ? ["-c", process.argv[i + 1] as string] : [],
+      ),
     ];
     const cpu0 = childrenCpuSeconds();
     const t0 = process.hrtime.bigint();
@@ -322,7 +332,7 @@ export function benchSelection(): Record<string, unknown> {
   // Where every non-empty answer has the same verdict, any pick of one of them has that verdict:
   // the selector runs only where the pick matters.
   const mixed = inScope.filter(isMixed);
-  const sel = runSelector(dir, sources, mixed, arg("--selection-workers") ?? "2");
+  const sel = runSelector(dir, sources, mixed, selectorSet, arg("--selection-workers") ?? "2");
   const picked =
     "picked" in sel
       ? new Map([
