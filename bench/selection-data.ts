@@ -179,7 +179,7 @@ export function howToGetData(dir: string): string {
     `no selection data in ${dir} (set ${SELECTION_DATA_ENV} to use another folder). To make it:`,
     `1. fetch the snapshots of ${[...new Set(SOURCES.map((s) => s.repo))].join(", ")}, sympy/sympy, pallets/flask and pytest-dev/pytest (the session's fetch tool puts them under /work/.mirror/<owner>+<name>/repo);`,
     "2. npm run build && node dist/bench/selection-prepare.js --mirrors /work/.mirror --feasibility FILE (feasibility-lite-local.tsv: the instances that grade on this machine);",
-    "3. node dist/bench/selection-grade.js --mirrors /work/.mirror -w 2 (Debian's python3 with python3-pytest, python3-mpmath and the flask/pytest packages of docs/grading.md; about an hour on 2 cores);",
-    "4. npm run bench -- --only selection.",
+    "3. node dist/bench/selection-grade.js --mirrors /work/.mirror -w 2 (Debian's python3 with python3-pytest, python3-mpmath and the flask/pytest packages of docs/grading.md; every distinct patch: hours on 2 busy cores; --sources swe-agent grades only the run without published verdicts);",
+    "4. npm run bench -- --only selection --selection-set tuning [--official-grades] (tune there), then --selection-set held-out once.",
   ].join("\n");
 }

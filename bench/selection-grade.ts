@@ -111,7 +111,7 @@ function main(): void {
   const mirrors = arg("--mirrors");
   if (!mirrors) {
     process.stderr.write(
-      "usage: selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600]\n",
+      "usage: selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600] [--sources NAME,...]\n",
     );
     process.exit(2);
   }
