@@ -13,7 +13,8 @@ import { benchThroughput } from "./throughput.js";
  * observations, first 50 against last 50 (long-run.ts); start-up to the first request and a
  * one-task run's memory (startup.ts); work trees without later history on a large repository
  * (checkout.ts, with --repos-dir); the viewer's memory on a 100 MB trajectory (viewer.ts); the
- * shape of src/: import cycles and the longest functions (structure.ts).
+ * shape of src/: import cycles and the longest functions (structure.ts); patch selection on other
+ * systems' published SWE-bench Lite predictions (selection.ts, with data made beforehand).
  * `--only NAME` runs one section.
  */
 type Section = { name: string; run: () => Promise<Record<string, unknown>> };
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     { name: "checkout", run: async () => (await import("./checkout.js")).benchCheckout() },
     { name: "viewer", run: async () => (await import("./viewer.js")).benchViewer() },
     { name: "structure", run: async () => (await import("./structure.js")).benchStructure() },
+    { name: "selection", run: async () => (await import("./selection.js")).benchSelection() },
   ];
   for (const s of sections) {
     if (only && s.name !== only) continue;

@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+/**
+ * The data of the selection benchmark: other systems' published SWE-bench Lite predictions on the
+ * instances that grade on this machine, and each distinct patch's grade. Nothing here is in the
+ * repository or needed by CI: `selection-prepare.ts` writes the candidates from fetched snapshots,
+ * `selection-grade.ts` grades them with `patchloop eval`, `selection.ts` (the bench section) reads
+ * both. The folder is `$PATCHLOOP_SELECTION_DATA`, else `~/.cache/patchloop-bench/selection`.
+ */
+
+export const SELECTION_DATA_ENV = "PATCHLOOP_SELECTION_DATA";
+
+export function selectionDataDir(): string {
+  const fromEnv = process.env[SELECTION_DATA_ENV];
+  return resolve(
+    fromEnv && fromEnv.length > 0 ? fromEnv : join(homedir(), ".cache", "patchloop-bench", "selection"),
+  );
+}
+
+/** One published run: where its predictions (and, when published beside them, its official grades) are. */
+export interface Source {
+  /** Short name, also the candidate file's name (`candidates/<name>.jsonl`). */
+  name: string;
+  /** What the run is, in words. */
+  system: string;
+  /** GitHub `owner/name`. */
+  repo: string;
+  commit: string;
+  /** The predictions file inside the repository (.json list or .jsonl). */
+  predictions: string;
+  /** The official report beside them, when there is one: a JSON object with a `resolved` id list. */
+  officialReport?: string;
+}
+
+/**
+ * The runs used: three systems built on GPT-4 (CodeR, AutoCodeRover in three runs, SWE-agent).
+ * CodeR's and AutoCodeRover's repositories publish the official harness's verdicts beside the
+ * predictions. (An Agentless fork's Gemini run, Dylan-Harden3/Agentless, was left out: no verdicts
+ * published with it, and grading its 79 extra patches did not fit the time of one session.)
+ */
+export const SOURCES: readonly Source[] = [
+  {
+    name: "coder",
+    system: "CodeR (GPT-4), 2024-06-04",
+    repo: "NL2Code/CodeR",
+    commit: "d63468344bc215bbabb8f0c1ba4af24897a946df",
+    predictions: "all_preds.jsonl",
+    officialReport: "results.json",
+  },
+  ...[1, 2, 3].map((k) => ({
+    name: `acr-run-${k}`,
+    system: `AutoCodeRover (GPT-4-0125), run ${k} of 3`,
+    repo: "nus-apr/auto-code-rover",
+    commit: "3536ac292e3062ffb3f6e98457958e2b803228d6",
+    predictions: `results/acr-run-${k}/predictions_for_swebench.json`,
+    officialReport: `results/acr-run-${k}/new_eval_results/report.json`,
+  })),
+  {
+    name: "swe-agent",
+    system: "SWE-agent (GPT-4), Lite default config (instances with an empty patch are absent)",
+    repo: "ivan4722/csvtransfer",
+    commit: "9039a5db8b617ae6cf2c63bc08c295958c8a4968",
+    predictions: "all_preds.jsonl",
+  },
+];
+
+export const Candidate = z.object({
+  instance_id: z.string().min(1),
+  model_name_or_path: z.string(),
+  model_patch: z.string(),
+});
+export type Candidate = z.infer<typeof Candidate>;
+
+export const InstanceInfo = z.object({
+  instance_id: z.string().min(1),
+  repo: z.string(),
+  version: z.string(),
+  /** Seconds the gold patch's test run took in the feasibility sweep (how long grading one patch takes). */
+  test_seconds: z.number().nonnegative(),
+});
+export type InstanceInfo = z.infer<typeof InstanceInfo>;
+
+/** `instances.json`: the instances measured, and the ones left out with the reason. */
+export const InstancesFile = z.object({
+  instances: z.array(InstanceInfo),
+  left_out: z.array(z.object({ instance_id: z.string(), reason: z.string() })),
+});
+export type InstancesFile = z.infer<typeof InstancesFile>;
+
+/** `sources.json`: per source, the instances its official report resolves (only measured ones). */
+export const SourcesFile = z.array(
+  z.object({
+    name: z.string(),
+    system: z.string(),
+    repo: z.string(),
+    commit: z.string(),
+    predictions: z.string(),
+    official_resolved: z.array(z.string()).nullable(),
+  }),
+);
+export type SourcesFile = z.infer<typeof SourcesFile>;
+
+/** The grade of one distinct patch: what `patchloop eval` said of it. */
+export const Grade = z.object({
+  /** RESOLVED_FULL, RESOLVED_PARTIAL, RESOLVED_NO, or why it was not graded (patch_not_applied, error: ...). */
+  status: z.string(),
+  resolved: z.boolean(),
+  /** Where the report is: `<eval run id>/<instance id>` under `eval/`. */
+  report: z.string(),
+});
+export type Grade = z.infer<typeof Grade>;
+
+/** `grades.json`: instance id -> patch hash -> grade. */
+export const GradesFile = z.record(z.string(), z.record(z.string(), Grade));
+export type GradesFile = z.infer<typeof GradesFile>;
+
+/** The key of a patch in `grades.json`: sha256 of its exact text. */
+export function patchKey(patch: string): string {
+  return createHash("sha256").update(patch).digest("hex");
+}
+
+/** A patch that changes nothing counts as no answer (the harness does not run it either). */
+export function isEmptyPatch(patch: string): boolean {
+  return patch.trim().length === 0;
+}
+
+/** Tuning: sympy with an even issue number, and every non-sympy instance; held out: odd sympy. */
+export function setOf(instanceId: string): "tuning" | "held-out" {
+  const m = /^sympy__sympy-(\d+)$/.exec(instanceId);
+  return m && Number(m[1]) % 2 === 1 ? "held-out" : "tuning";
+}
+
+function readJson<T>(path: string, schema: z.ZodType<T>, what: string): T {
+  const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  if (!parsed.success)
+    throw new Error(
+      `${path} is not a valid ${what}: ${parsed.error.issues[0]?.message}; run the step that writes it again`,
+    );
+  return parsed.data;
+}
+
+export function readInstances(dir: string): InstancesFile {
+  return readJson(join(dir, "instances.json"), InstancesFile, "instances file");
+}
+
+export function readSources(dir: string): SourcesFile {
+  return readJson(join(dir, "sources.json"), SourcesFile, "sources file");
+}
+
+export function readGrades(dir: string): GradesFile {
+  const path = join(dir, "grades.json");
+  return existsSync(path) ? readJson(path, GradesFile, "grades file") : {};
+}
+
+export function candidatesPath(dir: string, name: string): string {
+  return join(dir, "candidates", `${name}.jsonl`);
+}
+
+/** A candidate file: one prediction a line, one line per measured instance (empty patch when the run had none). */
+export function readCandidates(dir: string, name: string): Candidate[] {
+  return readFileSync(candidatesPath(dir, name), "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .map((l, i) => {
+      const parsed = Candidate.safeParse(JSON.parse(l));
+      if (!parsed.success)
+        throw new Error(`${candidatesPath(dir, name)} line ${i + 1}: ${parsed.error.issues[0]?.message}`);
+      return parsed.data;
+    });
+}
+
+/** What to do when the data is absent: the steps, in order. */
+export function howToGetData(dir: string): string {
+  return [
+    `no selection data in ${dir} (set ${SELECTION_DATA_ENV} to use another folder). To make it:`,
+    `1. fetch the snapshots of ${[...new Set(SOURCES.map((s) => s.repo))].join(", ")}, sympy/sympy, pallets/flask and pytest-dev/pytest (the session's fetch tool puts them under /work/.mirror/<owner>+<name>/repo);`,
+    "2. npm run build && node dist/bench/selection-prepare.js --mirrors /work/.mirror --feasibility FILE (feasibility-lite-local.tsv: the instances that grade on this machine);",
+    "3. node dist/bench/selection-grade.js --mirrors /work/.mirror -w 2 (Debian's python3 with python3-pytest, python3-mpmath and the flask/pytest packages of docs/grading.md; every distinct patch: hours on 2 busy cores; --sources swe-agent grades only the run without published verdicts);",
+    "4. npm run bench -- --only selection --selection-set tuning [--official-grades] (tune there), then --selection-set held-out once.",
+  ].join("\n");
+}
