@@ -129,6 +129,8 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
       f.rows[0].patch,
     );
-    expect(r.out).toContain("first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 1 (100.0%)\n");
+    expect(r.out).toContain(
+      "first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 1 (100.0%)\n",
+    );
   });
 });
