@@ -20,8 +20,13 @@ const NAME = "[A-Za-z0-9._-]{1,100}";
 
 /** `owner/name` (django/django). */
 export const REPO_NAME = new RegExp(`^${OWNER}/${NAME}$`);
-/** `owner__name-NUMBER` (django__django-11099). */
-export const INSTANCE_ID = new RegExp(`^${OWNER}__${NAME}-[0-9]{1,12}$`);
+/**
+ * `owner__name-NUMBER` (django__django-11099; also Multilingual, Live, rebench and Gym rows), or a
+ * SWE-bench Pro id, `instance_owner__name-<40 hex>` with an optional `-v<40 hex>` or `-vnan`.
+ */
+export const INSTANCE_ID = new RegExp(
+  `^(?:${OWNER}__${NAME}-[0-9]{1,12}|instance_${OWNER}__${NAME}-[0-9a-f]{40}(?:-v(?:[0-9a-f]{40}|nan))?)$`,
+);
 /** A run id as a coordinator makes it (letters, digits, `-` and `_`). */
 export const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -99,7 +104,7 @@ export function checkJob(
   if (!INSTANCE_ID.test(row.instance_id))
     return refuse(
       `the job's row.instance_id ${shown(row.instance_id)} is not a SWE-bench instance id ` +
-        "(owner__name-NUMBER, e.g. django__django-11099: letters, digits, - _ and . only); the worker makes folders from it",
+        "(owner__name-NUMBER, e.g. django__django-11099, or a SWE-bench Pro id instance_owner__name-<commit>: letters, digits, - _ and . only); the worker makes folders from it",
     );
   if (!REPO_NAME.test(row.repo))
     return refuse(

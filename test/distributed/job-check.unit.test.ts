@@ -46,9 +46,23 @@ describe("the check of an instance job taken from the queue", () => {
       "Automattic__wp-calypso-21409",
       "pydata__xarray.js-7",
       "0b01__x_y-1",
+      "instance_NodeBB__NodeBB-7b8bffd763e2155cf88f3ebc258fa68ebe18188d-vf2cf3cbd463b7ad942381f1c6d077626485a1e9e",
+      "instance_ansible__ansible-0123456789abcdef0123456789abcdef01234567-vnan",
+      "instance_owner__repo-0123456789abcdef0123456789abcdef01234567",
     ])
       expect([id, INSTANCE_ID.test(id)]).toEqual([id, true]);
-    for (const id of ["../etc-1", "a/b__c-1", "django__django", "__x-1", "a__b-1\n", "a__b-1/..", ""])
+    for (const id of [
+      "../etc-1",
+      "a/b__c-1",
+      "django__django",
+      "__x-1",
+      "a__b-1\n",
+      "a__b-1/..",
+      "",
+      "instance_a__b-0123456789abcdef0123456789abcdef01234567/..",
+      "instance_../x__b-0123456789abcdef0123456789abcdef01234567",
+      "instance_a__b-0123",
+    ])
       expect([id, INSTANCE_ID.test(id)]).toEqual([id, false]);
     for (const repo of ["django/django", "pydata/xarray", "owner/.github", "a-b/c_d.e"])
       expect([repo, REPO_NAME.test(repo)]).toEqual([repo, true]);
@@ -63,7 +77,7 @@ describe("the check of an instance job taken from the queue", () => {
       by: "job",
       problem:
         'the job\'s row.instance_id "../../home/me/.ssh" is not a SWE-bench instance id ' +
-        "(owner__name-NUMBER, e.g. django__django-11099: letters, digits, - _ and . only); the worker makes folders from it",
+        "(owner__name-NUMBER, e.g. django__django-11099, or a SWE-bench Pro id instance_owner__name-<commit>: letters, digits, - _ and . only); the worker makes folders from it",
     });
     const badRepo = withRow({ repo: "x/../../private" });
     expect(checkJob(badRepo, idOf(badRepo), null, null)).toEqual({

@@ -98,7 +98,7 @@ describe.skipIf(!REDIS_SERVER)("crafted ids and repository names against a worke
     expect(end.state).toBe("failed");
     expect(end.failedReason).toBe(
       `refused: the job's row.instance_id ${JSON.stringify(id).slice(0, 80)}... is not a SWE-bench instance id ` +
-        "(owner__name-NUMBER, e.g. django__django-11099: letters, digits, - _ and . only); " +
+        "(owner__name-NUMBER, e.g. django__django-11099, or a SWE-bench Pro id instance_owner__name-<commit>: letters, digits, - _ and . only); " +
         "the worker makes folders from it",
     );
   }, 120_000);
