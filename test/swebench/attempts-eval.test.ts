@@ -1,10 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { register } from "../../src/cli/swebench.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import {
   buildFixtureInstances,
@@ -12,6 +9,7 @@ import {
   type FixtureInstances,
   SUBMIT_COMMAND,
 } from "../support/fixture-instances.js";
+import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
 import { tempDir } from "../support/tmp.js";
 import { localBatchArgs, readJson } from "./batch/helpers.js";
 
@@ -20,33 +18,6 @@ import { localBatchArgs, readJson } from "./batch/helpers.js";
  * (each distinct patch once) and reports first-attempt, any-attempt and selected resolution with
  * the cost per resolved instance (docs/attempts.md).
  */
-
-const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
-
-async function swebench(args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const program = new Command("patchloop").exitOverride();
-  register(program, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    tty: false,
-    progressIntervalMs: 600_000,
-  });
-  process.exitCode = undefined;
-  try {
-    await program.parseAsync(["node", "patchloop", "swebench", ...args]);
-    return { code: process.exitCode as number | undefined, out: out.join(""), err: err.join("") };
-  } finally {
-    process.exitCode = undefined;
-  }
-}
-
-const bash = (command: string) => ({
-  type: "reply" as const,
-  content: "step",
-  toolCalls: [{ name: "bash", arguments: { command } }],
-});
 
 describe.skipIf(!havePytest())("attempts graded by eval", () => {
   let root: string;
