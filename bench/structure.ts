@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
@@ -12,9 +12,9 @@ import ts from "typescript";
 const SRC = resolve(import.meta.dirname, "..", "..", "src");
 
 function sourceRoot(): string {
-  // run from dist/bench (the bench) or from bench/ (vitest): src/ is beside either's parent
+  // run from dist/bench (the bench) or from bench/ (vitest): the TypeScript src/ (not dist/src's .js)
   for (const up of [join(import.meta.dirname, "..", "src"), SRC])
-    if (readdirSync(up, { withFileTypes: true }).some((e) => e.name === "agent")) return up;
+    if (existsSync(join(up, "version.ts"))) return up;
   throw new Error("src/ not found");
 }
 
