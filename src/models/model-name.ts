@@ -28,7 +28,9 @@ export function parseModelName(name: string): ParsedModelName {
   }
   if (trimmed.startsWith("gguf:")) return { provider: "gguf", path: trimmed.slice("gguf:".length) };
   if (trimmed === "") {
-    throw new Error("model.model_name is empty; use openai/<name>, anthropic/<name> or replay:<file>");
+    throw new Error(
+      "model.model_name is empty; use openai/<name>, anthropic/<name>, gguf:<file.gguf> or replay:<file>",
+    );
   }
   const slash = trimmed.indexOf("/");
   if (slash < 0) return { provider: "openai", model: trimmed };

@@ -32,7 +32,7 @@ describe("model names", () => {
       'Unknown model provider "together" in model.model_name "together/llama-3". Use openai/<name> (any OpenAI-compatible server: vLLM, llama.cpp, SGLang, Ollama, ...), anthropic/<name>, or replay:<file>. A served model name that contains a slash needs the prefix: openai/together/llama-3.',
     );
     expect(thrownBy(() => parseModelName(""))).toBe(
-      "model.model_name is empty; use openai/<name>, anthropic/<name> or replay:<file>",
+      "model.model_name is empty; use openai/<name>, anthropic/<name>, gguf:<file.gguf> or replay:<file>",
     );
     expect(thrownBy(() => parseModelName("anthropic/"))).toBe(
       'model.model_name "anthropic/" has no model after "anthropic/"',
