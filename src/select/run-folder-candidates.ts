@@ -1,18 +1,8 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { readTrajectoryFile } from "../agent/trajectory-journal.js";
+import { attemptNumbers, trajectoryPathFor } from "../swebench/batch/resume.js";
 import type { PredEntry } from "../task/preds-file.js";
 import type { InstanceCandidates } from "./candidates.js";
-
-/** The attempt folders of an instance, `attempt-<k>` by k. */
-function attemptsOf(instanceDir: string): number[] {
-  if (!existsSync(instanceDir) || !statSync(instanceDir).isDirectory()) return [];
-  return readdirSync(instanceDir)
-    .map((name) => /^attempt-([1-9]\d{0,3})$/.exec(name))
-    .filter((m) => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
-}
 
 /** The patch and status of a trajectory, or why it cannot be used. */
 async function readAttempt(
@@ -56,13 +46,12 @@ export async function runFolderCandidates(
   id: string,
   preds: (id: string) => PredEntry | undefined,
 ): Promise<InstanceCandidates | undefined> {
-  const instanceDir = join(dir, id);
-  const ks = attemptsOf(instanceDir);
+  const ks = attemptNumbers(dir, id);
   const problems: string[] = [];
   if (ks.length > 0) {
     const out: InstanceCandidates = { instanceId: id, candidates: [], problems };
     for (const k of ks) {
-      const r = await readAttempt(join(instanceDir, `attempt-${k}`, `${id}.traj.json`));
+      const r = await readAttempt(trajectoryPathFor(dir, id, k));
       if (r.ok) {
         out.candidates.push({
           source: `attempt-${k}`,
@@ -83,7 +72,7 @@ export async function runFolderCandidates(
       problems,
     };
   }
-  const traj = join(instanceDir, `${id}.traj.json`);
+  const traj = trajectoryPathFor(dir, id);
   if (!existsSync(traj)) return undefined;
   const r = await readAttempt(traj);
   if (!r.ok) return { instanceId: id, candidates: [], problems: [r.problem] };

@@ -1,5 +1,6 @@
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { AttemptPolicy } from "../../config/schema.js";
+import { normalizePatch } from "../../select/normalize.js";
 
 /** What the policy needs of an attempt that ended. */
 export interface EndedAttempt {
@@ -12,16 +13,13 @@ export interface EndedAttempt {
 }
 
 /**
- * A patch's text with what cannot change its meaning left out, for counting attempts that agree:
- * `index` lines, hunk line numbers, trailing whitespace and blank lines inside hunks. (Selection
- * compares patches more closely: src/select/.)
+ * What two attempts must share to agree: the text key selection compares patches by
+ * (src/select/normalize.ts: whitespace, comments, context lines, hunk positions and file order do
+ * not count); null for a patch that changes no code (it agrees with nothing).
  */
-export function agreementKey(patch: string): string {
-  return patch
-    .split("\n")
-    .filter((l) => !l.startsWith("index ") && l.trim() !== "" && l.trim() !== "+" && l.trim() !== "-")
-    .map((l) => (l.startsWith("@@") ? "@@" : l.replace(/\s+$/, "")))
-    .join("\n");
+function agreementKey(patch: string): string | null {
+  const n = normalizePatch(patch);
+  return n.kind === "patch" ? n.textKey : null;
 }
 
 /** An attempt that gave nothing to choose from: no patch, or a failure of the environment or model. */
@@ -94,8 +92,8 @@ export class InstanceAttempts {
     const groups = new Map<string, number>();
     let best = 0;
     for (const a of this.ended.values()) {
-      if (isFailedAttempt(a)) continue;
-      const k = agreementKey(a.patch);
+      const k = isFailedAttempt(a) ? null : agreementKey(a.patch);
+      if (k === null) continue;
       const n = (groups.get(k) ?? 0) + 1;
       groups.set(k, n);
       best = Math.max(best, n);

@@ -1,9 +1,8 @@
-import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { type EvaluateOptions, type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
 import type { Prediction } from "../eval/predictions.js";
-import { readPriorState } from "./resume.js";
+import { attemptNumbers, readPriorState } from "./resume.js";
 
 /** One attempt's patch and what it cost, as its trajectory has them. */
 export interface AttemptCandidate {
@@ -48,15 +47,8 @@ export interface AttemptsReport {
 export async function readAttempts(dir: string, ids: string[]): Promise<Map<string, AttemptCandidate[]>> {
   const out = new Map<string, AttemptCandidate[]>();
   for (const id of ids) {
-    const folder = join(dir, id);
-    if (!existsSync(folder)) continue;
-    const ks = readdirSync(folder)
-      .map((n) => /^attempt-([1-9][0-9]{0,5})$/.exec(n)?.[1])
-      .filter((k): k is string => k !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
     const found: AttemptCandidate[] = [];
-    for (const k of ks) {
+    for (const k of attemptNumbers(dir, id)) {
       const p = await readPriorState(dir, id, k);
       if (p.status === null) continue;
       const tokens = p.stats.prompt_tokens + p.stats.completion_tokens;

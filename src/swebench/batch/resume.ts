@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -29,6 +30,20 @@ export function trajectoryPathFor(outputDir: string, instanceId: string, attempt
   return attempt === undefined
     ? join(outputDir, instanceId, `${instanceId}.traj.json`)
     : join(outputDir, instanceId, `attempt-${attempt}`, `${instanceId}.traj.json`);
+}
+
+/**
+ * The numbers k of the attempt folders (`DIR/<id>/attempt-<k>/`) an instance's folder holds, in
+ * order; none when it has no folder (the one reader of the attempts layout's folder names).
+ */
+export function attemptNumbers(outputDir: string, instanceId: string): number[] {
+  const dir = join(outputDir, instanceId);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+  return readdirSync(dir)
+    .map((name) => /^attempt-([1-9][0-9]{0,5})$/.exec(name)?.[1])
+    .filter((k): k is string => k !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** What an earlier run left for one instance. */

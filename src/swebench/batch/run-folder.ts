@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
@@ -9,7 +9,14 @@ import type { SwebenchInstance } from "../types.js";
 import { InstanceAttempts } from "./attempt-policy.js";
 import { checkConfigDrift } from "./config-drift.js";
 import { BatchInputError } from "./errors.js";
-import { mustRunAgain, needsRun, type PriorState, readPriorState, trajectoryPathFor } from "./resume.js";
+import {
+  attemptNumbers,
+  mustRunAgain,
+  needsRun,
+  type PriorState,
+  readPriorState,
+  trajectoryPathFor,
+} from "./resume.js";
 import { lockRunFolder } from "./run-folder-lock.js";
 import { RunLog } from "./run-log.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
@@ -95,18 +102,9 @@ function openPreds(dir: string): PredsFile {
 function unitsOf(rows: SwebenchInstance[], outputDir: string, attempts: number): WorkUnit[] {
   if (attempts === 1) return rows.map((row) => ({ row }));
   return rows.flatMap((row) => {
-    const last = Math.max(attempts, ...attemptFolders(join(outputDir, row.instance_id)));
+    const last = Math.max(attempts, ...attemptNumbers(outputDir, row.instance_id));
     return Array.from({ length: last }, (_, i) => ({ row, attempt: i + 1 }));
   });
-}
-
-/** The attempt numbers of the `attempt-<k>` folders in an instance's folder. */
-function attemptFolders(dir: string): number[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .map((n) => /^attempt-([1-9][0-9]{0,5})$/.exec(n)?.[1])
-    .filter((k): k is string => k !== undefined)
-    .map(Number);
 }
 
 /** Reads every unit's trajectory, a few at a time, by unit key. */
