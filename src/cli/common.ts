@@ -43,7 +43,10 @@ export function addAgentOptions(cmd: Command): Command {
       collect,
       [],
     )
-    .option("-m, --model <MODEL>", "openai/<name>, anthropic/<name>, gguf:<file.gguf> (in-process) or replay:<trajectory file>")
+    .option(
+      "-m, --model <MODEL>",
+      "openai/<name>, anthropic/<name>, gguf:<file.gguf> (in-process) or replay:<trajectory file>",
+    )
     .option("--base-url <URL>", "base URL of an OpenAI-compatible server (vLLM, llama.cpp, SGLang, Ollama)")
     .option(
       "--model-class <CLASS>",
