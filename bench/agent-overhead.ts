@@ -50,7 +50,7 @@ export async function benchAgentOverhead(steps = 200): Promise<Record<string, nu
       type: "reply",
       content: "step",
       toolCalls: [{ name: "bash", arguments: { command: "true" } }],
-      usage: { promptTokens: 1000, completionTokens: 20 },
+      usage: { prompt_tokens: 1000, completion_tokens: 20 },
     },
   });
   try {

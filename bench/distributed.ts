@@ -130,7 +130,7 @@ export async function benchDistributed(opts: DistributedOptions = {}): Promise<R
     content: "step",
     toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
   };
-  const usage = { promptTokens: 1000, completionTokens: 20 };
+  const usage = { prompt_tokens: 1000, completion_tokens: 20 };
   const server = await startServerProcess({ ...reply, usage, delayMs: latency });
   mkdirSync(join(root, "redis"));
   const redis = await startRedis(join(root, "redis"));

@@ -136,7 +136,11 @@ function rawRoundTrip(url: string, body: string): Promise<void> {
 export async function benchGgufOverhead(steps = 30): Promise<Record<string, unknown>> {
   const server = await startFakeLlmServer({
     record: false,
-    defaultBehaviour: { type: "reply", content: REPLY, usage: { promptTokens: 1000, completionTokens: 20 } },
+    defaultBehaviour: {
+      type: "reply",
+      content: REPLY,
+      usage: { prompt_tokens: 1000, completion_tokens: 20 },
+    },
   });
   const dir = mkdtempSync(join(tmpdir(), "patchloop-bench-gguf-"));
   try {

@@ -284,7 +284,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
     type: "reply",
     content: "step",
     toolCalls: [{ name: "bash", arguments: { command: STEPWISE } }],
-    usage: { promptTokens: 1000, completionTokens: 20 },
+    usage: { prompt_tokens: 1000, completion_tokens: 20 },
     delayMs: latency,
   });
   const { config } = loadConfig({
@@ -306,7 +306,7 @@ export async function benchThroughput(opts: ThroughputOptions = {}): Promise<Rec
   /** Queues one reply per delay, in order (the default answers any extra call). */
   const queueReplies = async (delays: number[]) => {
     await server.enqueue(
-      delays.map((delayMs) => ({ ...reply, usage: { promptTokens: 1000, completionTokens: 20 }, delayMs })),
+      delays.map((delayMs) => ({ ...reply, usage: { prompt_tokens: 1000, completion_tokens: 20 }, delayMs })),
     );
   };
   const results: Record<string, unknown>[] = [];

@@ -14,6 +14,7 @@ import {
   requestRecord,
 } from "./history/index.js";
 import { type LimitHit, limitsFor, type Progress, type StopCondition } from "./limits.js";
+import { addCall, addStats } from "./model-stats.js";
 import { observationMessages } from "./observe.js";
 import { cleanPatch } from "./patch-filter.js";
 import { createProtocol } from "./protocols/create.js";
@@ -191,11 +192,16 @@ class AgentRun {
       this.rec.info.localization = o.localization.record;
       const rr = o.localization.record.rerank;
       if (rr)
-        Object.assign(this.stats, {
-          cost: this.stats.cost + rr.cost,
-          prompt_tokens: this.stats.prompt_tokens + rr.prompt_tokens,
-          completion_tokens: this.stats.completion_tokens + rr.completion_tokens,
-        });
+        // Its tokens and cost, not a call: the steps count the loop's calls only.
+        Object.assign(
+          this.stats,
+          addStats(this.stats, {
+            api_calls: 0,
+            prompt_tokens: rr.prompt_tokens,
+            completion_tokens: rr.completion_tokens,
+            cost: rr.cost,
+          }),
+        );
     }
     this.limits = limitsFor(config.agent);
     this.history = createHistoryPolicy(config.agent.history, config.agent.context_limit);
@@ -269,7 +275,7 @@ class AgentRun {
     if (!res) return;
     const step = this.stats.api_calls;
     const reply = replyMessage(res, step);
-    if (this.lastRequest) recordRequest(reply, this.lastRequest, res.usage);
+    if (this.lastRequest) recordRequest(reply, this.lastRequest);
     const parsed =
       res.finishReason === "length" ? this.templates.cutOff(reply, this.vars()) : this.protocol.parse(reply);
     if (parsed.ok) {
@@ -338,16 +344,12 @@ class AgentRun {
       this.exit = modelFailure(res);
       return null;
     }
-    const stats = this.stats;
-    stats.api_calls++;
-    stats.prompt_tokens += res.usage.promptTokens;
-    stats.completion_tokens += res.usage.completionTokens;
-    stats.cost += res.cost;
+    Object.assign(this.stats, addCall(this.stats, res.usage, res.cost));
     this.lastRequest = requestRecord(this.history.name, view, res.usage, this.lastPromptTokens);
-    this.lastPromptTokens = res.usage.promptTokens;
+    this.lastPromptTokens = res.usage.prompt_tokens;
     this.o.onEvent?.({
       type: "model_call",
-      step: stats.api_calls,
+      step: this.stats.api_calls,
       usage: res.usage,
       cost: res.cost,
       attempts: res.attempts,

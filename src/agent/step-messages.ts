@@ -1,16 +1,15 @@
 import { MAX_JSON_DEPTH, valueTooDeep } from "../models/json-depth.js";
-import type { ChatMessage, MessageExtra, ModelResult } from "../models/types.js";
+import type { ChatMessage, MessageExtra, ModelResult, Usage } from "../models/types.js";
 import type { ParseResult } from "./protocols/types.js";
 import type { AgentTemplates } from "./templates.js";
 
 const now = () => new Date().toISOString();
 
-/** The reasoning's tokens: as the server reported them, else estimated at 4 characters a token. */
-function reasoningUsage(res: Extract<ModelResult, { ok: true }>): Record<string, unknown> {
-  if (res.usage.reasoningTokens !== undefined) return { reasoning_tokens: res.usage.reasoningTokens };
+/** The call's usage as reported, with the reasoning's tokens estimated at 4 characters a token when the server did not say. */
+function recordedUsage(res: Extract<ModelResult, { ok: true }>): Usage {
   const text = res.message.reasoning;
-  if (!text) return {};
-  return { reasoning_tokens: Math.ceil(text.length / 4), reasoning_tokens_estimated: true };
+  if (res.usage.reasoning_tokens !== undefined || !text) return { ...res.usage };
+  return { ...res.usage, reasoning_tokens: Math.ceil(text.length / 4), reasoning_tokens_estimated: true };
 }
 
 /**
@@ -28,11 +27,7 @@ export function replyMessage(res: Extract<ModelResult, { ok: true }>, step: numb
     extra: {
       raw,
       finish_reason: res.finishReason,
-      usage: {
-        prompt_tokens: res.usage.promptTokens,
-        completion_tokens: res.usage.completionTokens,
-        ...reasoningUsage(res),
-      },
+      usage: recordedUsage(res),
       cost: res.cost,
       ...(res.contextLength !== undefined ? { context_length: res.contextLength } : {}),
       ...(res.maxTokensLowered ? { max_tokens_lowered: res.maxTokensLowered } : {}),

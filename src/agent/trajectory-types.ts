@@ -1,5 +1,6 @@
 import type { LocalizationRecord } from "../localize/types.js";
 import type { ChatMessage, ModelErrorKind } from "../models/types.js";
+import type { ModelStats } from "./model-stats.js";
 import type { DroppedFile } from "./patch-filter.js";
 
 /** Exit statuses (contract: README.md "Outputs"). */
@@ -14,13 +15,6 @@ export const EXIT_STATUSES = [
   "Interrupted",
 ] as const;
 export type ExitStatus = (typeof EXIT_STATUSES)[number];
-
-export interface ModelStats {
-  api_calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost: number;
-}
 
 /**
  * How the model client failed, for a `ModelError` exit. `retries_exhausted` means the server kept
@@ -64,7 +58,7 @@ export interface TrajectoryInfo {
 /**
  * Message `extra` fields written by the agent:
  * - assistant: `raw` (response body), `actions` ([{tool, args}] or [{command}]), `finish_reason`,
- *   `usage` ({prompt_tokens, completion_tokens}), `cost`, `step`, `timestamp`.
+ *   `usage` (`Usage`: prompt_tokens, completion_tokens, reasoning and cached tokens when known), `cost`, `step`, `timestamp`.
  * - observation (tool / user): `returncode`, `timed_out`, `duration_ms`, `timestamp`, `step`;
  *   `format_error: true` on format-error messages; `kind: "length"` after a cut-off reply.
  */

@@ -8,6 +8,7 @@ import {
 } from "../config/secret-values.js";
 import type { ChatMessage } from "../models/types.js";
 import { FileWriteError, writeFileAtomic } from "../util/atomic-write.js";
+import { NO_STATS } from "./model-stats.js";
 import { journalPathOf } from "./trajectory-journal.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
 
@@ -63,7 +64,7 @@ export class TrajectoryRecorder {
         exit_status: null,
         exit_message: null,
         submission: "",
-        model_stats: { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 },
+        model_stats: { ...NO_STATS },
         ...info,
       },
       messages: [],

@@ -9,18 +9,18 @@ export const DEMO_REPLIES: ScriptedResponse[] = [
   {
     content: "I'll start by looking at the layout of the repository.",
     toolCalls: [bash("ls -R src test && cat package.json")],
-    usage: { promptTokens: 612, completionTokens: 41 },
+    usage: { prompt_tokens: 612, completion_tokens: 41 },
   },
   {
     content: "The statistics live in src/stats.js. Let me read it.",
     toolCalls: [editor({ command: "view", path: `${DEMO_REPO}/src/stats.js` })],
-    usage: { promptTokens: 790, completionTokens: 52 },
+    usage: { prompt_tokens: 790, completion_tokens: 52 },
   },
   {
     content:
       "median() copies and sorts with the default comparator, which compares numbers as strings. Let me confirm with the example from the issue.",
     toolCalls: [bash(`node -e 'import("./src/stats.js").then((m) => console.log(m.median([2, 10, 3])))'`)],
-    usage: { promptTokens: 1104, completionTokens: 77 },
+    usage: { prompt_tokens: 1104, completion_tokens: 77 },
   },
   {
     content: "Confirmed: it prints 2. The fix is a numeric comparator.",
@@ -32,7 +32,7 @@ export const DEMO_REPLIES: ScriptedResponse[] = [
         new_str: "const sorted = [...values].sort((a, b) => a - b);",
       }),
     ],
-    usage: { promptTokens: 1230, completionTokens: 88 },
+    usage: { prompt_tokens: 1230, completion_tokens: 88 },
   },
   {
     content: "Now the example, an even-length case with negatives, and the existing tests.",
@@ -41,11 +41,11 @@ export const DEMO_REPLIES: ScriptedResponse[] = [
         `node -e 'import("./src/stats.js").then((m) => console.log(m.median([2, 10, 3]), m.median([100, 9, 20, -1])))' && npm test --silent 2>&1 | tail -n 8`,
       ),
     ],
-    usage: { promptTokens: 1445, completionTokens: 95 },
+    usage: { prompt_tokens: 1445, completion_tokens: 95 },
   },
   {
     content: "median() now sorts numerically and the tests pass. Submitting.",
     toolCalls: [bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached")],
-    usage: { promptTokens: 1702, completionTokens: 40 },
+    usage: { prompt_tokens: 1702, completion_tokens: 40 },
   },
 ];

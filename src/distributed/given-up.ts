@@ -1,8 +1,9 @@
+import { NO_STATS } from "../agent/model-stats.js";
 import type { Trajectory } from "../agent/trajectory-types.js";
 import { versions } from "../agent/versions.js";
 import type { InstanceResult } from "../swebench/batch/types.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { NO_STATS, unstartedOutcome } from "../task/outcome.js";
+import { unstartedOutcome } from "../task/outcome.js";
 
 /**
  * The result of an instance the queue gave up on (its attempts spent, or no live worker can run

@@ -79,11 +79,13 @@ const RefusalJobSchema = z.strictObject({
   sig: z.string().optional(),
 });
 
+/** One call's `Usage` (models/types.ts) as a worker's `model_call` progress carries it. */
 const UsageSchema = z.strictObject({
-  promptTokens: Count,
-  completionTokens: Count,
-  reasoningTokens: Count.optional(),
-  cachedTokens: Count.optional(),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  reasoning_tokens: Count.optional(),
+  reasoning_tokens_estimated: z.boolean().optional(),
+  cached_tokens: Count.optional(),
 });
 
 const ProgressSchema = z.discriminatedUnion("type", [

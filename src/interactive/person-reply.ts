@@ -47,7 +47,7 @@ export function personResult(message: ChatMessage, command: string): Extract<Mod
     ok: true,
     message,
     finishReason: "stop",
-    usage: { promptTokens: 0, completionTokens: 0 },
+    usage: { prompt_tokens: 0, completion_tokens: 0 },
     cost: 0,
     raw: { typed_by_person: command },
     attempts: 0,

@@ -46,8 +46,8 @@ export async function rerankFiles(
   const res = await model.query({ messages: [{ role: "user", content: prompt }], signal });
   if (!res.ok) return { files, record: { ...record, error: `the re-rank call failed: ${res.message}` } };
   record.model_calls = 1;
-  record.prompt_tokens = res.usage.promptTokens;
-  record.completion_tokens = res.usage.completionTokens;
+  record.prompt_tokens = res.usage.prompt_tokens;
+  record.completion_tokens = res.usage.completion_tokens;
   record.cost = res.cost;
   const text = typeof res.message.content === "string" ? res.message.content : "";
   const order = namedCandidates(

@@ -68,10 +68,10 @@ export function parseAnthropicMessage(body: unknown): {
     message,
     finishReason: mapStopReason(root.stop_reason),
     usage: {
-      promptTokens: prompt,
-      completionTokens: count(usage?.output_tokens),
+      prompt_tokens: prompt,
+      completion_tokens: count(usage?.output_tokens),
       ...(typeof cacheRead === "number" && Number.isInteger(cacheRead) && cacheRead >= 0
-        ? { cachedTokens: cacheRead }
+        ? { cached_tokens: cacheRead }
         : {}),
     },
   };

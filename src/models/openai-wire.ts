@@ -125,10 +125,10 @@ export function parseCompletion(body: unknown): {
     message,
     finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
     usage: {
-      promptTokens: count(usage?.prompt_tokens),
-      completionTokens: count(usage?.completion_tokens),
-      ...(thinking !== undefined ? { reasoningTokens: thinking } : {}),
-      ...(cached !== undefined ? { cachedTokens: cached } : {}),
+      prompt_tokens: count(usage?.prompt_tokens),
+      completion_tokens: count(usage?.completion_tokens),
+      ...(thinking !== undefined ? { reasoning_tokens: thinking } : {}),
+      ...(cached !== undefined ? { cached_tokens: cached } : {}),
     },
     reasoningField,
   };

@@ -48,7 +48,7 @@ export function knownPrice(qualifiedName: string): Price | null {
 
 /** USD for `usage` at `price`. */
 export function costOf(usage: Usage, price: Price): number {
-  return (usage.promptTokens * price.input_per_mtok + usage.completionTokens * price.output_per_mtok) / 1e6;
+  return (usage.prompt_tokens * price.input_per_mtok + usage.completion_tokens * price.output_per_mtok) / 1e6;
 }
 
 export interface CostSetup {

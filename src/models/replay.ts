@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { asRecord, count } from "./json-shape.js";
-import type { ChatMessage, Model, ModelResult, ToolCall } from "./types.js";
+import type { ChatMessage, Model, ModelResult, ToolCall, Usage } from "./types.js";
 
 /** One recorded assistant reply, ready to be returned again. */
 export interface RecordedReply {
   message: ChatMessage;
   finishReason: string | null;
-  usage: { promptTokens: number; completionTokens: number };
+  usage: Usage;
   cost: number;
   raw: unknown;
 }
@@ -62,7 +62,7 @@ function replyOf(m: Record<string, unknown>, path: string, index: number): Recor
   return {
     message,
     finishReason: typeof finish === "string" ? finish : null,
-    usage: { promptTokens: count(usage?.prompt_tokens), completionTokens: count(usage?.completion_tokens) },
+    usage: { prompt_tokens: count(usage?.prompt_tokens), completion_tokens: count(usage?.completion_tokens) },
     cost: count(extra?.cost),
     raw: extra?.raw ?? extra?.response ?? null,
   };

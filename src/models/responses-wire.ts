@@ -150,13 +150,13 @@ export function parseResponse(body: unknown): {
     message,
     finishReason: finishReason(root, calls.length > 0),
     usage: {
-      promptTokens: count(usage?.input_tokens),
-      completionTokens: count(usage?.output_tokens),
+      prompt_tokens: count(usage?.input_tokens),
+      completion_tokens: count(usage?.output_tokens),
       ...(typeof thinking === "number" && Number.isFinite(thinking) && thinking > 0
-        ? { reasoningTokens: thinking }
+        ? { reasoning_tokens: thinking }
         : {}),
       ...(typeof cached === "number" && Number.isInteger(cached) && cached >= 0
-        ? { cachedTokens: cached }
+        ? { cached_tokens: cached }
         : {}),
     },
   };

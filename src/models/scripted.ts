@@ -6,6 +6,7 @@ import type {
   ModelResult,
   ToolCall,
   ToolSpec,
+  Usage,
 } from "./types.js";
 
 /** A reply the scripted model gives. `finishReason` defaults to `tool_calls` / `stop`. */
@@ -13,7 +14,8 @@ export interface ScriptedReply {
   content?: string;
   toolCalls?: Array<{ name: string; arguments: string | object; id?: string }>;
   finishReason?: string;
-  usage?: Partial<{ promptTokens: number; completionTokens: number; cachedTokens: number }>;
+  /** The call's usage; unsaid token counts are 0. */
+  usage?: Partial<Usage>;
   cost?: number;
 }
 
@@ -95,11 +97,7 @@ export class ScriptedModel implements Model {
       ok: true,
       message,
       finishReason: response.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
-      usage: {
-        promptTokens: response.usage?.promptTokens ?? 0,
-        completionTokens: response.usage?.completionTokens ?? 0,
-        ...(response.usage?.cachedTokens !== undefined ? { cachedTokens: response.usage.cachedTokens } : {}),
-      },
+      usage: { prompt_tokens: 0, completion_tokens: 0, ...response.usage },
       cost: response.cost ?? 0,
       raw: { scripted: index + 1 },
       attempts: 1,

@@ -45,7 +45,7 @@ export interface MessageExtra {
   step?: number;
   raw?: unknown;
   finish_reason?: string | null;
-  usage?: UsageRecord;
+  usage?: Usage;
   cost?: number;
   context_length?: number;
   max_tokens_lowered?: MaxTokensLowered;
@@ -58,13 +58,22 @@ export interface MessageExtra {
   kind?: "format_error" | "length" | "images";
 }
 
-/** A call's usage as a trajectory records it (`extra.usage` of a reply). */
-export interface UsageRecord {
+/**
+ * One model call's usage: what every model client returns, the `model_call` event carries (also
+ * across the queue) and the trajectory records as `extra.usage` of the reply, in this casing.
+ * Totals over calls are `ModelStats` (agent/model-stats.ts).
+ */
+export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Part of completion_tokens spent thinking, when the server reports it (or estimated, below). */
   reasoning_tokens?: number;
   /** The reasoning's tokens were estimated (4 characters a token): the server did not say. */
   reasoning_tokens_estimated?: boolean;
+  /**
+   * Part of prompt_tokens the server served from its prefix cache, when it reports it (OpenAI and
+   * vLLM: `usage.prompt_tokens_details.cached_tokens`; Anthropic: `cache_read_input_tokens`).
+   */
   cached_tokens?: number;
 }
 
@@ -95,18 +104,6 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-}
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  /** Part of completionTokens spent thinking, when the server reports it. */
-  reasoningTokens?: number;
-  /**
-   * Part of promptTokens the server served from its prefix cache, when it reports it (OpenAI and
-   * vLLM: `usage.prompt_tokens_details.cached_tokens`; Anthropic: `cache_read_input_tokens`).
-   */
-  cachedTokens?: number;
 }
 
 /** A wait before the next try of a model call (shown on the console and in the batch progress). */

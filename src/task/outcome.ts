@@ -1,4 +1,5 @@
-import type { ExitStatus, ModelErrorInfo, ModelStats } from "../agent/trajectory-types.js";
+import { type ModelStats, NO_STATS } from "../agent/model-stats.js";
+import type { ExitStatus, ModelErrorInfo } from "../agent/trajectory-types.js";
 
 /**
  * What one task (one run of the agent on one instance) gave: made once by `runTask`, and carried
@@ -35,8 +36,6 @@ export interface TaskOutcome extends ModelStats {
   /** The queue attempt whose result this is (remote runs); a result is accepted once. */
   attempt?: string;
 }
-
-export const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
 
 /** The outcome of a task that never reached the agent (its environment could not be opened, a queue gave it up). */
 export function unstartedOutcome(

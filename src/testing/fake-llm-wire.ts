@@ -3,6 +3,8 @@
  * the Responses API, Anthropic Messages), built from one vendor-neutral description of a reply.
  */
 
+import type { Usage } from "../models/types.js";
+
 /** A tool call the fake model makes. `arguments` as a JSON string or an object (serialized for OpenAI). */
 export interface FakeToolCall {
   id?: string;
@@ -20,7 +22,12 @@ export interface FakeReplySpec {
    * `tool_use` when there are tool calls, else `stop` / `end_turn`.
    */
   finishReason?: string;
-  usage?: { promptTokens?: number; completionTokens?: number; cachedTokens?: number };
+  /**
+   * What the server reports of the call, in each wire's own fields (unsaid counts are 0):
+   * `reasoning_tokens` as OpenAI's `completion_tokens_details` and the Responses API's
+   * `output_tokens_details`, `cached_tokens` as `prompt_tokens_details` / `input_tokens_details`.
+   */
+  usage?: Partial<Usage>;
   /** The `model` field of the response (default `fake-model`). */
   model?: string;
   /**
@@ -28,8 +35,6 @@ export interface FakeReplySpec {
    * `<think>` in the content; fake-llm-flavor.ts). Anthropic: a `thinking` block.
    */
   reasoning?: string;
-  /** OpenAI-style usage detail `completion_tokens_details.reasoning_tokens`. */
-  reasoningTokens?: number;
 }
 
 /** Where an OpenAI-wire reply carries `reasoning`; null drops it (a server without reasoning output). */
@@ -67,8 +72,8 @@ export function openaiCompletionBody(
       function: { name: c.name, arguments: argumentsText(c.arguments) },
     }));
   }
-  const prompt = spec.usage?.promptTokens ?? 0;
-  const completion = spec.usage?.completionTokens ?? 0;
+  const prompt = spec.usage?.prompt_tokens ?? 0;
+  const completion = spec.usage?.completion_tokens ?? 0;
   return {
     id: `chatcmpl-fake-${seq}`,
     object: "chat.completion",
@@ -86,11 +91,11 @@ export function openaiCompletionBody(
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
-      ...(spec.reasoningTokens !== undefined
-        ? { completion_tokens_details: { reasoning_tokens: spec.reasoningTokens } }
+      ...(spec.usage?.reasoning_tokens !== undefined
+        ? { completion_tokens_details: { reasoning_tokens: spec.usage.reasoning_tokens } }
         : {}),
-      ...(spec.usage?.cachedTokens !== undefined
-        ? { prompt_tokens_details: { cached_tokens: spec.usage.cachedTokens } }
+      ...(spec.usage?.cached_tokens !== undefined
+        ? { prompt_tokens_details: { cached_tokens: spec.usage.cached_tokens } }
         : {}),
     },
   };
@@ -129,8 +134,8 @@ export function responsesBody(spec: FakeReplySpec, seq: number): Record<string, 
     });
   });
   const cut = spec.finishReason === "length";
-  const input = spec.usage?.promptTokens ?? 0;
-  const out = spec.usage?.completionTokens ?? 0;
+  const input = spec.usage?.prompt_tokens ?? 0;
+  const out = spec.usage?.completion_tokens ?? 0;
   return {
     id: `resp_fake_${seq}`,
     object: "response",
@@ -141,9 +146,9 @@ export function responsesBody(spec: FakeReplySpec, seq: number): Record<string, 
     output,
     usage: {
       input_tokens: input,
-      input_tokens_details: { cached_tokens: spec.usage?.cachedTokens ?? 0 },
+      input_tokens_details: { cached_tokens: spec.usage?.cached_tokens ?? 0 },
       output_tokens: out,
-      output_tokens_details: { reasoning_tokens: spec.reasoningTokens ?? 0 },
+      output_tokens_details: { reasoning_tokens: spec.usage?.reasoning_tokens ?? 0 },
       total_tokens: input + out,
     },
   };
@@ -197,8 +202,8 @@ export function anthropicMessageBody(spec: FakeReplySpec, seq: number): Record<s
     stop_reason: spec.finishReason ?? (calls.length > 0 ? "tool_use" : "end_turn"),
     stop_sequence: null,
     usage: {
-      input_tokens: spec.usage?.promptTokens ?? 0,
-      output_tokens: spec.usage?.completionTokens ?? 0,
+      input_tokens: spec.usage?.prompt_tokens ?? 0,
+      output_tokens: spec.usage?.completion_tokens ?? 0,
     },
   };
 }

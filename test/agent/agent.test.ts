@@ -15,7 +15,7 @@ import { tempDir } from "../support/tmp.js";
 const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached";
 const bash = (
   command: string,
-  extra: Partial<{ usage: { promptTokens: number; completionTokens: number }; cost: number }> = {},
+  extra: Partial<{ usage: { prompt_tokens: number; completion_tokens: number }; cost: number }> = {},
 ): ScriptedResponse => ({
   content: "thought",
   toolCalls: [{ name: "bash", arguments: { command } }],
@@ -76,7 +76,7 @@ describe("agent loop", () => {
   it("Submitted: edits, submits, and the submission is a patch git apply takes on the base", async () => {
     const s = await run([
       bash("sed -i 's/a - b/a + b/' app.py && echo 'x = 1' > new_file.py", {
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         cost: 0.01,
       }),
       bash(SUBMIT),
@@ -231,7 +231,7 @@ describe("agent loop", () => {
       "maximum context length is 32768 tokens",
     ]);
     const b = await run(
-      [bash("true", { usage: { promptTokens: 1500, completionTokens: 5 } })],
+      [bash("true", { usage: { prompt_tokens: 1500, completion_tokens: 5 } })],
       ["agent.context_limit=1000"],
     );
     expect([b.result.exitStatus, b.result.exitMessage]).toEqual([

@@ -169,7 +169,7 @@ describe("agent.history: what is sent at each step", () => {
     const tokens = [100, 200, 300, 850, 300, 400, 500];
     const steps = tokens.map((t, i) => ({
       ...printing(i + 1),
-      usage: { promptTokens: t, cachedTokens: t - 50 },
+      usage: { prompt_tokens: t, cached_tokens: t - 50 },
     }));
     const { result, calls } = await run(
       [...steps, { toolCalls: [{ name: "bash", arguments: { command: SUBMIT } }] }],

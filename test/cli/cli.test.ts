@@ -38,7 +38,7 @@ describe("patchloop run", () => {
             },
           },
         ],
-        usage: { promptTokens: 300, completionTokens: 30 },
+        usage: { prompt_tokens: 300, completion_tokens: 30 },
       },
       {
         type: "reply",
@@ -51,7 +51,7 @@ describe("patchloop run", () => {
             },
           },
         ],
-        usage: { promptTokens: 400, completionTokens: 20 },
+        usage: { prompt_tokens: 400, completion_tokens: 20 },
       },
     );
     const out = join(dir, "out");

@@ -103,7 +103,7 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     const call: AgentEvent = {
       type: "model_call",
       step: 1,
-      usage: { promptTokens: 10, completionTokens: 2 },
+      usage: { prompt_tokens: 10, completion_tokens: 2 },
       cost: 0.5,
       attempts: 1,
     };

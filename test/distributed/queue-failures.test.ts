@@ -54,7 +54,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 400,
       },
     });
@@ -446,7 +446,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 10_000,
       },
     });

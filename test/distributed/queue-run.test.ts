@@ -31,7 +31,7 @@ const reply = (delayMs: number): FakeBehaviour => ({
   type: "reply",
   content: "step",
   toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-  usage: { promptTokens: 100, completionTokens: 10 },
+  usage: { prompt_tokens: 100, completion_tokens: 10 },
   delayMs,
 });
 

@@ -46,7 +46,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: a Redis that is not there, or 
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 1500,
       },
     });

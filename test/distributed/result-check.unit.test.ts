@@ -163,7 +163,7 @@ describe("the check of a result taken from a run's results queue", () => {
     const call = {
       type: "model_call",
       step: 1,
-      usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 64 },
+      usage: { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 64 },
       cost: 0.01,
       attempts: 1,
     };
@@ -183,7 +183,7 @@ describe("the check of a result taken from a run's results queue", () => {
       { type: "model_call" },
       { ...call, cost: -1e9 },
       { ...call, cost: "1" },
-      { ...call, usage: { promptTokens: 1 } },
+      { ...call, usage: { prompt_tokens: 1 } },
       { ...call, extra: 1 },
       { type: "message", step: 1, message: { role: "user", content: "x" } },
       { type: "start", worker: null, attempt: "x" },

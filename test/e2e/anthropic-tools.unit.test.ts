@@ -28,12 +28,12 @@ describe("tool calls over the Anthropic wire format, end to end", () => {
             arguments: { command: "echo beta >> order.txt; cat order.txt; exit 3" },
           },
         ],
-        usage: { promptTokens: 120, completionTokens: 30 },
+        usage: { prompt_tokens: 120, completion_tokens: 30 },
       },
       {
         type: "reply",
         toolCalls: [{ id: "toolu_submit", name: "bash", arguments: { command: SUBMIT } }],
-        usage: { promptTokens: 200, completionTokens: 10 },
+        usage: { prompt_tokens: 200, completion_tokens: 10 },
       },
     );
     const run = await runTask(server, { wire: "anthropic" });

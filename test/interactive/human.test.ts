@@ -162,7 +162,7 @@ describe("Ctrl-C in an interactive run", () => {
     const t = calcTask();
     server = await startFakeLlmServer();
     // $0.10 a call: 100 prompt tokens at $1000 per million
-    const paid = (command: string) => ({ ...bash(command), usage: { promptTokens: 100 } });
+    const paid = (command: string) => ({ ...bash(command), usage: { prompt_tokens: 100 } });
     server.enqueue(paid("echo first"), paid("echo second"), paid("echo third"), paid("echo fourth"));
     pty = cliInPty(
       runArgs(

@@ -21,7 +21,7 @@ describe("the optional model re-rank", () => {
     const model = new ScriptedModel([
       {
         content: "Most likely:\nd.py\n- b/x.py (the parser)\n",
-        usage: { promptTokens: 120, completionTokens: 9 },
+        usage: { prompt_tokens: 120, completion_tokens: 9 },
         cost: 0.002,
       },
     ]);

@@ -225,7 +225,7 @@ describe("Anthropic client over HTTP", () => {
       },
       finishReason: "tool_calls",
       // cache_read_input_tokens: served from the prompt cache
-      usage: { promptTokens: 123, completionTokens: 7, cachedTokens: 3 },
+      usage: { prompt_tokens: 123, completion_tokens: 7, cached_tokens: 3 },
       cost: (123 * 3 + 7 * 15) / 1e6,
       raw: body,
       attempts: 1,

@@ -12,16 +12,20 @@ describe("cached prompt tokens and the request body", () => {
   });
   afterAll(() => server.close());
 
-  it("OpenAI wire: usage.prompt_tokens_details.cached_tokens becomes usage.cachedTokens; absent stays absent", async () => {
+  it("OpenAI wire: usage.prompt_tokens_details.cached_tokens becomes usage.cached_tokens; absent stays absent", async () => {
     const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), { env: {} });
     server.enqueue(
-      { type: "reply", content: "a", usage: { promptTokens: 500, completionTokens: 5, cachedTokens: 448 } },
-      { type: "reply", content: "b", usage: { promptTokens: 520, completionTokens: 5 } },
+      {
+        type: "reply",
+        content: "a",
+        usage: { prompt_tokens: 500, completion_tokens: 5, cached_tokens: 448 },
+      },
+      { type: "reply", content: "b", usage: { prompt_tokens: 520, completion_tokens: 5 } },
     );
     const first = await model.query({ messages: [{ role: "user", content: "hi" }] });
     const second = await model.query({ messages: [{ role: "user", content: "hi" }] });
-    expect(first.ok && first.usage).toEqual({ promptTokens: 500, completionTokens: 5, cachedTokens: 448 });
-    expect(second.ok && second.usage).toEqual({ promptTokens: 520, completionTokens: 5 });
+    expect(first.ok && first.usage).toEqual({ prompt_tokens: 500, completion_tokens: 5, cached_tokens: 448 });
+    expect(second.ok && second.usage).toEqual({ prompt_tokens: 520, completion_tokens: 5 });
   });
 
   it("messages serialised once per message are the same JSON as the body serialised whole, step after step", async () => {
@@ -101,6 +105,6 @@ describe("cached prompt tokens and the request body", () => {
         output_tokens: 3,
       },
     });
-    expect(parsed.usage).toEqual({ promptTokens: 1020, completionTokens: 3, cachedTokens: 900 });
+    expect(parsed.usage).toEqual({ prompt_tokens: 1020, completion_tokens: 3, cached_tokens: 900 });
   });
 });

@@ -106,7 +106,7 @@ describe("OpenAI-compatible client over HTTP", () => {
       type: "reply",
       content: "Let me look.",
       toolCalls: [{ id: "call_abc", name: "bash", arguments: { command: "ls -la" } }],
-      usage: { promptTokens: 1234, completionTokens: 56 },
+      usage: { prompt_tokens: 1234, completion_tokens: 56 },
       model: "served-name",
     });
     const model = createModel(modelConfig({ base_url: `${server.url}/v1` }), { env: {} });
@@ -121,7 +121,7 @@ describe("OpenAI-compatible client over HTTP", () => {
         ],
       },
       finishReason: "tool_calls",
-      usage: { promptTokens: 1234, completionTokens: 56 },
+      usage: { prompt_tokens: 1234, completion_tokens: 56 },
       cost: 0,
       raw: {
         id: "chatcmpl-fake-1",
@@ -163,7 +163,7 @@ describe("OpenAI-compatible client over HTTP", () => {
     server.enqueue({
       type: "reply",
       content: "x",
-      usage: { promptTokens: 2_000_000, completionTokens: 500_000 },
+      usage: { prompt_tokens: 2_000_000, completion_tokens: 500_000 },
     });
     const model = createModel(
       modelConfig({ base_url: `${server.url}/v1`, price: { input_per_mtok: 0.5, output_per_mtok: 2 } }),

@@ -3,7 +3,7 @@ import { createModel } from "../../src/models/create-model.js";
 import { costOf, createCostFunction, knownPrice } from "../../src/models/pricing.js";
 import { modelConfig } from "./helpers.js";
 
-const usage = { promptTokens: 1_000_000, completionTokens: 100_000 };
+const usage = { prompt_tokens: 1_000_000, completion_tokens: 100_000 };
 
 function collector(): { warn: (m: string) => void; warnings: string[] } {
   const warnings: string[] = [];
@@ -36,7 +36,7 @@ describe("pricing", () => {
 
   it("computes USD from tokens", () => {
     expect(
-      costOf({ promptTokens: 1500, completionTokens: 500 }, { input_per_mtok: 2, output_per_mtok: 8 }),
+      costOf({ prompt_tokens: 1500, completion_tokens: 500 }, { input_per_mtok: 2, output_per_mtok: 8 }),
     ).toBe(0.007);
   });
 

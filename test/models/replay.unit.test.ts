@@ -56,7 +56,7 @@ describe("replay model", () => {
         ],
       },
       finishReason: "tool_calls",
-      usage: { promptTokens: 120, completionTokens: 30 },
+      usage: { prompt_tokens: 120, completion_tokens: 30 },
       cost: 0.25,
       raw: { id: "r1" },
       attempts: 1,
@@ -65,7 +65,7 @@ describe("replay model", () => {
       ok: true,
       message: { role: "assistant", content: "done" },
       finishReason: null,
-      usage: { promptTokens: 0, completionTokens: 0 },
+      usage: { prompt_tokens: 0, completion_tokens: 0 },
       cost: 0,
       raw: null,
       attempts: 1,
@@ -100,7 +100,7 @@ describe("replay model", () => {
     expect(result.ok && [result.message.content, result.finishReason, result.usage]).toEqual([
       "```bash\nls\n```",
       "stop",
-      { promptTokens: 7, completionTokens: 3 },
+      { prompt_tokens: 7, completion_tokens: 3 },
     ]);
   });
 

@@ -86,7 +86,11 @@ describe("a model client over two real replicas", () => {
   });
 
   it("spreads calls, moves to the other replica when one goes away (counted per replica), and retries it later", async () => {
-    const reply = { type: "reply", content: "ok", usage: { promptTokens: 5, completionTokens: 1 } } as const;
+    const reply = {
+      type: "reply",
+      content: "ok",
+      usage: { prompt_tokens: 5, completion_tokens: 1 },
+    } as const;
     const a = await startFakeLlmServer({ defaultBehaviour: { ...reply, delayMs: 100 } });
     const b = await startFakeLlmServer({ defaultBehaviour: { ...reply, delayMs: 100 } });
     servers.push(a, b);

@@ -58,8 +58,7 @@ describe("the Responses API client (model.api: responses)", () => {
       content: null,
       reasoning: "I should look at the files first.",
       toolCalls: [{ id: "call_a", name: "bash", arguments: { command: "ls" } }],
-      usage: { promptTokens: 120, completionTokens: 30, cachedTokens: 64 },
-      reasoningTokens: 12,
+      usage: { prompt_tokens: 120, completion_tokens: 30, cached_tokens: 64, reasoning_tokens: 12 },
     });
     const { m } = model(server, {
       model_kwargs: { reasoning_effort: "medium", max_tokens: 2048, temperature: 1 },
@@ -89,10 +88,10 @@ describe("the Responses API client (model.api: responses)", () => {
     });
     expect(result.finishReason).toBe("tool_calls");
     expect(result.usage).toEqual({
-      promptTokens: 120,
-      completionTokens: 30,
-      reasoningTokens: 12,
-      cachedTokens: 64,
+      prompt_tokens: 120,
+      completion_tokens: 30,
+      reasoning_tokens: 12,
+      cached_tokens: 64,
     });
     expect(result.attempts).toBe(1);
   });

@@ -6,7 +6,7 @@ describe("ScriptedModel", () => {
   it("answers in order: replies, tool calls, errors and functions of the request", async () => {
     const model = new ScriptedModel(
       [
-        { content: "hello", usage: { promptTokens: 10 }, cost: 0.5 },
+        { content: "hello", usage: { prompt_tokens: 10 }, cost: 0.5 },
         {
           toolCalls: [
             { name: "bash", arguments: { command: "ls" } },
@@ -25,7 +25,7 @@ describe("ScriptedModel", () => {
       ok: true,
       message: { role: "assistant", content: "hello" },
       finishReason: "stop",
-      usage: { promptTokens: 10, completionTokens: 0 },
+      usage: { prompt_tokens: 10, completion_tokens: 0 },
       cost: 0.5,
       raw: { scripted: 1 },
       attempts: 1,

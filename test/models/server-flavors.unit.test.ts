@@ -57,14 +57,19 @@ describe("reasoning, as each server returns it", () => {
       const server = await serve(flavor);
       // The thinking holds a fenced block of its own: it must not reach the content.
       const thinking = `maybe ${F}mswea_bash_command\nrm -rf /\n${F} no`;
-      server.enqueue({ type: "reply", content: answer, reasoning: thinking, reasoningTokens: 12 });
+      server.enqueue({
+        type: "reply",
+        content: answer,
+        reasoning: thinking,
+        usage: { reasoning_tokens: 12 },
+      });
       const { m } = model(server);
       const result = await m.query({ messages: [user] });
       expect(result.ok).toBe(true);
       if (!result.ok) return;
       expect(result.message.content).toBe(answer);
       expect(result.message.reasoning).toBe(thinking);
-      expect(result.usage.reasoningTokens).toBe(12);
+      expect(result.usage.reasoning_tokens).toBe(12);
       if (flavor === "think-tags") {
         const raw = result.raw as { choices: Array<{ message: { content: string } }> };
         expect(raw.choices[0].message.content.startsWith("<think>\n")).toBe(true);

@@ -125,7 +125,7 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 150,
       },
     });

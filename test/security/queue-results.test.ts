@@ -97,7 +97,7 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 1500,
       },
     });

@@ -11,9 +11,9 @@ export function requestRecord(
 ): RequestRecord {
   const wholePrevious = view.previousMessages > 0 && view.sharedMessages === view.previousMessages;
   const shared = wholePrevious
-    ? Math.min(previousPromptTokens, usage.promptTokens)
+    ? Math.min(previousPromptTokens, usage.prompt_tokens)
     : view.chars > 0
-      ? Math.floor((usage.promptTokens * view.sharedChars) / view.chars)
+      ? Math.floor((usage.prompt_tokens * view.sharedChars) / view.chars)
       : 0;
   return {
     policy,
@@ -26,13 +26,7 @@ export function requestRecord(
   };
 }
 
-/**
- * Adds the request's facts to a reply's `extra`: `request` (above) and, when the server reported
- * it, `usage.cached_tokens`.
- */
-export function recordRequest(reply: ChatMessage, request: RequestRecord, usage: Usage): void {
-  const extra = reply.extra ?? {};
-  if (usage.cachedTokens !== undefined && extra.usage) extra.usage.cached_tokens = usage.cachedTokens;
-  extra.request = request;
-  reply.extra = extra;
+/** Adds how the request was laid out (above) to a reply's `extra` as `request`. */
+export function recordRequest(reply: ChatMessage, request: RequestRecord): void {
+  reply.extra = { ...reply.extra, request };
 }

@@ -132,7 +132,7 @@ class GgufModel implements Model {
         ok: true,
         message,
         finishReason: message.tool_calls ? "tool_calls" : finish,
-        usage: { promptTokens: prompt.length, completionTokens: out.length, cachedTokens: kept },
+        usage: { prompt_tokens: prompt.length, completion_tokens: out.length, cached_tokens: kept },
         cost: 0,
         raw,
         attempts: 1,

@@ -1,3 +1,4 @@
+import { addStats, beyond, type ModelStats, NO_STATS } from "../../agent/model-stats.js";
 import type { StopReason } from "./types.js";
 
 /**
@@ -8,42 +9,40 @@ import type { StopReason } from "./types.js";
  * counted is never taken back: calls of an attempt whose worker died were paid for all the same.
  */
 export class BatchBudget {
-  calls = 0;
-  cost = 0;
-  private readonly counted = new Map<string, { calls: number; cost: number }>();
+  private spent: ModelStats;
+  private readonly counted = new Map<string, ModelStats>();
 
   constructor(
     private readonly limits: { costLimit?: number; callLimit?: number },
-    spent: { calls: number; cost: number } = { calls: 0, cost: 0 },
+    before: Pick<ModelStats, "api_calls" | "cost"> = NO_STATS,
   ) {
-    this.calls = spent.calls;
-    this.cost = spent.cost;
+    this.spent = { ...NO_STATS, api_calls: before.api_calls, cost: before.cost };
+  }
+
+  /** Everything counted so far, earlier runs of the folder included. */
+  get total(): Readonly<ModelStats> {
+    return this.spent;
   }
 
   /** Counts calls made (for `instanceId`, when given, so that `settle` can correct them). */
-  add(calls: number, cost: number, instanceId?: string): void {
-    this.calls += calls;
-    this.cost += cost;
+  add(calls: Readonly<ModelStats>, instanceId?: string): void {
+    this.spent = addStats(this.spent, calls);
     if (instanceId === undefined) return;
-    const c = this.counted.get(instanceId) ?? { calls: 0, cost: 0 };
-    c.calls += calls;
-    c.cost += cost;
-    this.counted.set(instanceId, c);
+    this.counted.set(instanceId, addStats(this.counted.get(instanceId) ?? NO_STATS, calls));
   }
 
-  /** An instance ended having made `calls` calls costing `cost` in all. */
-  settle(instanceId: string, calls: number, cost: number): void {
-    const c = this.counted.get(instanceId) ?? { calls: 0, cost: 0 };
+  /** An instance ended having made `all` (its outcome's totals). */
+  settle(instanceId: string, all: Readonly<ModelStats>): void {
+    const counted = this.counted.get(instanceId) ?? NO_STATS;
     this.counted.delete(instanceId);
-    this.calls += Math.max(0, calls - c.calls);
-    this.cost += Math.max(0, cost - c.cost);
+    this.spent = addStats(this.spent, beyond(all, counted));
   }
 
   /** Which cap is reached, if any. */
   exhausted(): Exclude<StopReason, "interrupted" | null> | null {
     const { costLimit, callLimit } = this.limits;
-    if (costLimit && costLimit > 0 && this.cost >= costLimit) return "cost_limit";
-    if (callLimit && callLimit > 0 && this.calls >= callLimit) return "call_limit";
+    if (costLimit && costLimit > 0 && this.spent.cost >= costLimit) return "cost_limit";
+    if (callLimit && callLimit > 0 && this.spent.api_calls >= callLimit) return "call_limit";
     return null;
   }
 }

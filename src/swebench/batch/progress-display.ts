@@ -14,7 +14,26 @@ export interface ProgressDisplayOptions {
   columns?: number | (() => number | undefined);
   /** Milliseconds between redraws (tty, default 500) or between plain progress lines (default 30000). */
   intervalMs?: number;
+  /** The clock and the timer of the redraws; default the system's (tests move both by hand). */
+  clock?: DisplayClock;
 }
+
+/** The time a progress display reads and the timer that redraws it. */
+export interface DisplayClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `tick` every `ms` milliseconds until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+}
+
+const SYSTEM_CLOCK: DisplayClock = {
+  now: Date.now,
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
 
 /** The live progress of a batch: feed it the batch's events; `stop` erases the block (tty) and ends the timer. */
 export interface ProgressDisplay {
@@ -66,7 +85,8 @@ export function endLine(o: TaskOutcome, done: number, total: number): string {
  * `intervalMs`.
  */
 export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDisplay {
-  const state = new ProgressState();
+  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const state = new ProgressState({ now: () => clock.now() });
   // A terminal that reports no width (0: a pty of `script`, some CI consoles) gets 120.
   const width = () => (typeof opts.columns === "function" ? opts.columns() : opts.columns) || 120;
   let drawn = 0;
@@ -76,16 +96,14 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
   };
   const draw = () => {
     const columns = width();
-    const lines = liveLines(state.snapshot(), { color: true }).map((l) => cut(l, columns));
+    const lines = liveLines(state.snapshot(), { color: true, now: clock.now() }).map((l) => cut(l, columns));
     erase();
     opts.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
-  const timer = setInterval(
-    () => (opts.tty ? draw() : opts.write(`${plainLine(state.snapshot())}\n`)),
-    opts.intervalMs ?? (opts.tty ? 500 : 30_000),
+  const endTimer = clock.every(opts.intervalMs ?? (opts.tty ? 500 : 30_000), () =>
+    opts.tty ? draw() : opts.write(`${plainLine(state.snapshot())}\n`),
   );
-  timer.unref();
   let stopped = false;
   const print = (text: string) => {
     const live = opts.tty && !stopped;
@@ -100,7 +118,7 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
       if (!opts.tty && event.type === "agent" && event.event.type === "model_retry") {
         const e = event.event;
         opts.write(
-          `[retry] ${event.instance_id} step ${e.step}: ${retryText({ until: Date.now() + e.waitSeconds * 1000, attempt: e.attempt, maxAttempts: e.maxAttempts, reason: e.reason })}\n`,
+          `[retry] ${event.instance_id} step ${e.step}: ${retryText({ until: clock.now() + e.waitSeconds * 1000, attempt: e.attempt, maxAttempts: e.maxAttempts, reason: e.reason }, clock.now())}\n`,
         );
         return;
       }
@@ -116,7 +134,7 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
     snapshot: () => state.snapshot(),
     stop() {
       stopped = true;
-      clearInterval(timer);
+      endTimer();
       if (opts.tty) erase();
     },
   };

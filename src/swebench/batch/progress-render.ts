@@ -34,8 +34,8 @@ function headline(s: ProgressSnapshot): string {
   return `${done}/${s.total} done${skipped}  ${s.running.length} running  ${rate}  ${eta}  elapsed ${formatDuration(s.elapsedSeconds)}`;
 }
 
-function usage(s: ProgressSnapshot): string {
-  return `tokens ${formatCount(s.promptTokens)} in / ${formatCount(s.completionTokens)} out  ${s.calls} calls  $${s.cost.toFixed(2)}`;
+function usage({ totals: t }: ProgressSnapshot): string {
+  return `tokens ${formatCount(t.prompt_tokens)} in / ${formatCount(t.completion_tokens)} out  ${t.api_calls} calls  $${t.cost.toFixed(2)}`;
 }
 
 /** `workers 3 (40 slots, 31 running): gpu-a:4121 16/16, gpu-b:977 15/16, ...` for a queue run; null otherwise. */

@@ -1,3 +1,4 @@
+import { addStats, beyond, type ModelStats, NO_STATS } from "../../agent/model-stats.js";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import { mustRunAgain } from "./resume.js";
 import { type BatchEvent, unitKey, type WorkerView } from "./types.js";
@@ -27,10 +28,8 @@ export interface ProgressSnapshot {
   running: RunningInstance[];
   /** Exit statuses of this run's instances. */
   counts: Partial<Record<ExitStatus, number>>;
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  cost: number;
+  /** Model usage of this run's instances: what their events reported, then what their outcomes added. */
+  totals: ModelStats;
   elapsedSeconds: number;
   /**
    * Instances finished per hour in this run (0 before the first finishes). Instances that must run
@@ -45,12 +44,10 @@ export interface ProgressSnapshot {
   workers?: WorkerView[];
 }
 
-/** What was counted for one instance from its events. */
-interface Counted {
-  calls: number;
-  cost: number;
-  promptTokens: number;
-  completionTokens: number;
+/** Options of `ProgressState`. */
+export interface ProgressStateOptions {
+  /** The clock (milliseconds since the epoch); the run starts when the state is made. Default `Date.now`. */
+  now?: () => number;
 }
 
 /** Folds batch events into a progress snapshot. */
@@ -62,15 +59,18 @@ export class ProgressState {
   private finishedNow = 0;
   private readonly running = new Map<string, RunningInstance>();
   private readonly counts: Partial<Record<ExitStatus, number>> = {};
-  private calls = 0;
-  private promptTokens = 0;
-  private completionTokens = 0;
-  private cost = 0;
+  private totals: ModelStats = { ...NO_STATS };
   private stopping: string | null = null;
   private workers: WorkerView[] | undefined;
-  private readonly counted = new Map<string, Counted>();
+  /** What each running unit's events reported so far. */
+  private readonly counted = new Map<string, ModelStats>();
+  private readonly now: () => number;
+  private readonly startedAt: number;
 
-  constructor(private readonly startedAt = Date.now()) {}
+  constructor(opts: ProgressStateOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.startedAt = this.now();
+  }
 
   apply(e: BatchEvent): void {
     if (e.type === "planned") {
@@ -80,7 +80,7 @@ export class ProgressState {
     } else if (e.type === "instance_start") {
       const worker = e.worker ? { worker: `${e.worker.host}:${e.worker.pid}` } : {};
       const key = unitKey(e.instance_id, e.attempt);
-      this.running.set(key, { id: key, step: 0, startedAt: Date.now(), ...worker });
+      this.running.set(key, { id: key, step: 0, startedAt: this.now(), ...worker });
     } else if (e.type === "agent") {
       const u = usageOf(e.event);
       const key = unitKey(e.instance_id, e.attempt);
@@ -90,39 +90,17 @@ export class ProgressState {
         r.step = Math.max(r.step, e.event.step);
       if (r && e.event.type === "model_retry") {
         const { attempt, maxAttempts, reason, waitSeconds } = e.event;
-        r.retry = { until: Date.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
+        r.retry = { until: this.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
       } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
-      this.count(u);
-      const c = this.counted.get(key) ?? {
-        calls: 0,
-        cost: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-      };
-      this.counted.set(key, {
-        calls: c.calls + u.calls,
-        cost: c.cost + u.cost,
-        promptTokens: c.promptTokens + u.promptTokens,
-        completionTokens: c.completionTokens + u.completionTokens,
-      });
+      this.totals = addStats(this.totals, u);
+      this.counted.set(key, addStats(this.counted.get(key) ?? NO_STATS, u));
     } else if (e.type === "instance_end") {
       const o = e.outcome;
       const key = unitKey(o.instance_id, o.attempt_number);
       // What its events did not report (a remote worker's progress lost on the way) is added now.
-      const c = this.counted.get(key) ?? {
-        calls: 0,
-        cost: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-      };
+      this.totals = addStats(this.totals, beyond(o, this.counted.get(key) ?? NO_STATS));
       this.counted.delete(key);
-      this.count({
-        calls: Math.max(0, o.api_calls - c.calls),
-        cost: Math.max(0, o.cost - c.cost),
-        promptTokens: Math.max(0, o.prompt_tokens - c.promptTokens),
-        completionTokens: Math.max(0, o.completion_tokens - c.completionTokens),
-      });
       this.running.delete(key);
       this.doneNow++;
       if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
@@ -134,15 +112,9 @@ export class ProgressState {
     }
   }
 
-  private count(u: Counted): void {
-    this.calls += u.calls;
-    this.cost += u.cost;
-    this.promptTokens += u.promptTokens;
-    this.completionTokens += u.completionTokens;
-  }
-
-  snapshot(now = Date.now()): ProgressSnapshot {
-    const elapsed = Math.max(0.001, (now - this.startedAt) / 1000);
+  /** The progress as of the clock's now. */
+  snapshot(): ProgressSnapshot {
+    const elapsed = Math.max(0.001, (this.now() - this.startedAt) / 1000);
     const perHour = this.finishedNow > 0 ? (this.finishedNow / elapsed) * 3600 : 0;
     const remaining = Math.max(0, this.todo - this.doneNow);
     return {
@@ -151,10 +123,7 @@ export class ProgressState {
       doneNow: this.doneNow,
       running: [...this.running.values()].map((r) => ({ ...r })),
       counts: { ...this.counts },
-      calls: this.calls,
-      promptTokens: this.promptTokens,
-      completionTokens: this.completionTokens,
-      cost: this.cost,
+      totals: { ...this.totals },
       elapsedSeconds: elapsed,
       perHour,
       etaSeconds: perHour > 0 ? (remaining / perHour) * 3600 : null,

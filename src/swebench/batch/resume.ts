@@ -1,12 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  EXIT_STATUSES,
-  type ExitStatus,
-  type ModelErrorInfo,
-  type ModelStats,
-} from "../../agent/trajectory-types.js";
+import { type ModelStats, NO_STATS } from "../../agent/model-stats.js";
+import { EXIT_STATUSES, type ExitStatus, type ModelErrorInfo } from "../../agent/trajectory-types.js";
 
 /** Exit statuses that a re-run of the same command runs again (the others are final). */
 export const RERUN_STATUSES: readonly ExitStatus[] = ["Interrupted", "EnvironmentError"];
@@ -57,8 +53,6 @@ export interface PriorState {
   /** Why the trajectory could not be used, for the log; undefined when it was fine or absent. */
   problem?: string;
 }
-
-const NO_STATS: ModelStats = { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
 
 /** Reads the trajectory of an instance (or of one attempt of it) as an earlier run left it. Never throws. */
 export async function readPriorState(

@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../../agent/agent.js";
+import { sumStats } from "../../agent/model-stats.js";
 import { BatchBudget } from "./budget.js";
 import { createLocalDispatcher } from "./local-dispatch.js";
 import { RunFolder } from "./run-folder.js";
@@ -202,7 +203,7 @@ class Scheduler {
       onAgentEvent: (event: AgentEvent) => {
         const u = usageOf(event);
         if (u) {
-          this.budget.add(u.calls, u.cost, key);
+          this.budget.add(u, key);
           // A cap reached while instances still wait in a queue withdraws them.
           if (this.budget.exhausted()) this.mayStart();
         }
@@ -256,7 +257,7 @@ class Scheduler {
       await this.dispatcher.settle(result, true);
       if (!recorded) return false;
       const { outcome } = recorded;
-      this.budget.settle(key, outcome.api_calls, outcome.cost);
+      this.budget.settle(key, outcome);
       this.outcomes.push(outcome);
       if (this.folder.serverDown) this.stop("model_unavailable");
       else if (this.budget.exhausted()) this.mayStart();
@@ -277,7 +278,7 @@ class Scheduler {
 
   /** A cost cap on a model whose calls cost nothing can never stop the run: say so once. */
   private checkFree(outcome: TaskOutcome): void {
-    if (this.warnedFree || !this.o.costLimit || outcome.api_calls === 0 || this.budget.cost > 0) return;
+    if (this.warnedFree || !this.o.costLimit || outcome.api_calls === 0 || this.budget.total.cost > 0) return;
     this.warnedFree = true;
     this.folder.warn(
       `--cost-limit ${this.o.costLimit} cannot stop this run: its model calls cost $0 (no price is known for ` +
@@ -286,13 +287,6 @@ class Scheduler {
   }
 
   private result(started: number): BatchResult {
-    const totals = { api_calls: 0, cost: 0, prompt_tokens: 0, completion_tokens: 0 };
-    for (const x of this.outcomes) {
-      totals.api_calls += x.api_calls;
-      totals.cost += x.cost;
-      totals.prompt_tokens += x.prompt_tokens;
-      totals.completion_tokens += x.completion_tokens;
-    }
     return {
       outcomes: this.outcomes,
       skipped: this.folder.skipped,
@@ -300,7 +294,7 @@ class Scheduler {
       stoppedBy: this.stoppedBy,
       statuses: this.folder.statuses,
       pending: this.folder.pendingIds(),
-      totals,
+      totals: sumStats(this.outcomes),
       wallSeconds: (Date.now() - started) / 1000,
     };
   }

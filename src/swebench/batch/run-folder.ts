@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ModelStats } from "../../agent/model-stats.js";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
 import { recordOf, type TaskOutcome } from "../../task/outcome.js";
@@ -162,7 +163,7 @@ export class RunFolder implements InstanceSink {
   /** Exit status of every selected instance that has one (earlier runs, then this one). */
   readonly statuses: Record<string, ExitStatus> = {};
   /** Model calls and USD the folder spent before this run (what the caps start from). */
-  readonly spent: { calls: number; cost: number };
+  readonly spent: Pick<ModelStats, "api_calls" | "cost">;
   readonly runId: string;
   /** Attempts per instance (`run.attempts`); 1: the folder has no attempt folders. */
   readonly attempts: number;
@@ -286,17 +287,17 @@ export class RunFolder implements InstanceSink {
       const neverRan = todo.every((u) => (priors.get(unitKey(id, u.attempt))?.status ?? null) === null);
       (neverRan ? fresh : again).push(...todo);
     }
-    const spent = { calls: 0, cost: 0 };
+    const spent = { api_calls: 0, cost: 0 };
     for (const p of priors.values()) {
-      spent.calls += p.stats.api_calls;
+      spent.api_calls += p.stats.api_calls;
       spent.cost += p.stats.cost;
     }
     for (const [key, r] of Object.entries(records)) {
       const e = earlierSpend(r);
-      spent.calls += e.calls;
+      spent.api_calls += e.calls;
       spent.cost += e.cost;
       if (priors.has(key)) continue;
-      spent.calls += Number(r.api_calls) || 0;
+      spent.api_calls += Number(r.api_calls) || 0;
       spent.cost += Number(r.cost) || 0;
     }
     return { todo: [...fresh, ...again], skipped, spent, perInstance };
@@ -594,7 +595,7 @@ export class RunFolder implements InstanceSink {
 interface Plan {
   todo: WorkUnit[];
   skipped: string[];
-  spent: { calls: number; cost: number };
+  spent: Pick<ModelStats, "api_calls" | "cost">;
   perInstance: Map<string, InstanceAttempts>;
 }
 

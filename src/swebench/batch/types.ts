@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../../agent/agent.js";
+import type { ModelStats } from "../../agent/model-stats.js";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
 import type { ReplicaCounts } from "../../models/replica-pool.js";
@@ -180,7 +181,7 @@ export interface BatchResult {
    */
   pending: string[];
   /** Totals over this run's instances. */
-  totals: { api_calls: number; cost: number; prompt_tokens: number; completion_tokens: number };
+  totals: ModelStats;
   wallSeconds: number;
 }
 

@@ -61,7 +61,7 @@ describeWithGguf("the embedded GGUF model", () => {
     expect(r.finishReason).toBe("stop");
     expect(r.cost).toBe(0);
     expect(raw(r)).toMatchObject({ text, grammar: "fenced", finish_reason: "stop" });
-    expect(r.usage.completionTokens).toBe(raw(r).completion_tokens);
+    expect(r.usage.completion_tokens).toBe(raw(r).completion_tokens);
   }, 60_000);
 
   it("writes no valid action from the same model without the grammar", async () => {
@@ -92,10 +92,10 @@ describeWithGguf("the embedded GGUF model", () => {
       { role: "user", content: "<returncode>0</returncode>" },
     ];
     const second = ok(await model.query({ messages: next, constraint: backticks.constraint }));
-    expect(second.usage.cachedTokens).toBeGreaterThanOrEqual(first.usage.promptTokens);
-    expect(raw(second).evaluated_tokens).toBe(second.usage.promptTokens - (second.usage.cachedTokens ?? 0));
+    expect(second.usage.cached_tokens).toBeGreaterThanOrEqual(first.usage.prompt_tokens);
+    expect(raw(second).evaluated_tokens).toBe(second.usage.prompt_tokens - (second.usage.cached_tokens ?? 0));
     expect(raw(second).evaluated_tokens).toBeLessThan(
-      second.usage.promptTokens - first.usage.promptTokens + 2,
+      second.usage.prompt_tokens - first.usage.prompt_tokens + 2,
     );
   }, 60_000);
 
@@ -123,8 +123,8 @@ describeWithGguf("the embedded GGUF model", () => {
         b.query({ messages: more("b", b1), constraint: backticks.constraint }),
       ])
     ).map(ok);
-    expect(a2.usage.cachedTokens).toBeGreaterThanOrEqual(a1.usage.promptTokens);
-    expect(b2.usage.cachedTokens).toBeGreaterThanOrEqual(b1.usage.promptTokens);
+    expect(a2.usage.cached_tokens).toBeGreaterThanOrEqual(a1.usage.prompt_tokens);
+    expect(b2.usage.cached_tokens).toBeGreaterThanOrEqual(b1.usage.prompt_tokens);
   }, 120_000);
 
   it("gives the context one sequence per task run at once (-w) when model.gguf.sequences is null", async () => {

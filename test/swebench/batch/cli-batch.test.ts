@@ -77,7 +77,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
       },
     });
   });

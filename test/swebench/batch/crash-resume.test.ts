@@ -90,7 +90,7 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
         delayMs: 250,
       },
     });

@@ -37,7 +37,7 @@ export function localBatchArgs(datasetPath: string, serverUrl: string, reposDir?
 export const bash = (command: string, cost = 0): ScriptedResponse => ({
   content: "next step",
   toolCalls: [{ name: "bash", arguments: { command } }],
-  usage: { promptTokens: 100, completionTokens: 10 },
+  usage: { prompt_tokens: 100, completion_tokens: 10 },
   cost,
 });
 

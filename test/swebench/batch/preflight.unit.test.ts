@@ -47,7 +47,7 @@ describe("preflight: what would fail every instance is one error before the firs
       type: "reply",
       content: "step",
       toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-      usage: { promptTokens: 100, completionTokens: 10 },
+      usage: { prompt_tokens: 100, completion_tokens: 10 },
     } as const;
     a = await startFakeLlmServer({ defaultBehaviour: { ...behaviour, toolCalls: [...behaviour.toolCalls] } });
     b = await startFakeLlmServer({ defaultBehaviour: { ...behaviour, toolCalls: [...behaviour.toolCalls] } });

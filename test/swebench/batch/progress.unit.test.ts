@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createProgressDisplay } from "../../../src/swebench/batch/progress-display.js";
+import { createProgressDisplay, type DisplayClock } from "../../../src/swebench/batch/progress-display.js";
 import {
   formatCount,
   formatDuration,
@@ -47,12 +47,40 @@ const reply = (id: string, step: number, cost: number): BatchEvent[] => [
     event: {
       type: "model_call",
       step,
-      usage: { promptTokens: 1500, completionTokens: 20 },
+      usage: { prompt_tokens: 1500, completion_tokens: 20 },
       cost,
       attempts: 1,
     },
   },
 ];
+
+/** A display clock moved by hand: `advance` runs each timer as often as its interval says. */
+function handClock(start: number): { clock: DisplayClock; advance(ms: number): void; timers(): number } {
+  let now = start;
+  const timers = new Set<{ ms: number; due: number; tick: () => void }>();
+  return {
+    clock: {
+      now: () => now,
+      every(ms, tick) {
+        const timer = { ms, due: now + ms, tick };
+        timers.add(timer);
+        return () => timers.delete(timer);
+      },
+    },
+    advance(ms) {
+      const end = now + ms;
+      for (;;) {
+        const next = [...timers].filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
+        if (!next) break;
+        now = next.due;
+        next.due += next.ms;
+        next.tick();
+      }
+      now = end;
+    },
+    timers: () => timers.size,
+  };
+}
 
 const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
   total: 300,
@@ -60,10 +88,7 @@ const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
   doneNow: 20,
   running: [],
   counts: {},
-  calls: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  cost: 0,
+  totals: { api_calls: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 },
   elapsedSeconds: 600,
   perHour: 120,
   etaSeconds: 8100,
@@ -84,8 +109,9 @@ describe("progress", () => {
   });
 
   it("folds events: running instances with their step, counts per exit status, tokens, cost, rate and ETA", () => {
-    const t0 = Date.now();
-    const s = new ProgressState(t0);
+    const t0 = 1_700_000_000_000;
+    let now = t0;
+    const s = new ProgressState({ now: () => now });
     s.apply({ type: "planned", total: 5, skipped: 1, todo: 4 });
     s.apply({ type: "instance_start", instance_id: "a" });
     s.apply({ type: "instance_start", instance_id: "b" });
@@ -97,16 +123,14 @@ describe("progress", () => {
     });
     const b = { api_calls: 1, cost: 0.5, prompt_tokens: 1500, completion_tokens: 20 };
     s.apply({ type: "instance_end", outcome: outcome("b", "LimitsExceeded", b) });
-    const snapshot = s.snapshot(t0 + 3600_000);
+    now = t0 + 3600_000;
+    const snapshot = s.snapshot();
     expect(snapshot).toMatchObject({
       total: 5,
       skipped: 1,
       doneNow: 1,
       counts: { LimitsExceeded: 1 },
-      calls: 3,
-      promptTokens: 4500,
-      completionTokens: 60,
-      cost: 1,
+      totals: { api_calls: 3, prompt_tokens: 4500, completion_tokens: 60, cost: 1 },
       perHour: 1,
       etaSeconds: 3 * 3600,
     });
@@ -116,20 +140,17 @@ describe("progress", () => {
     // Its outcome (3 calls, $0.50, 1000 in / 100 out) holds one call and 60 output tokens more than
     // its events reported (a remote worker's progress lost on the way): those are added; nothing is
     // taken back (1000 < the 3000 prompt tokens counted).
-    expect(s.snapshot(t0 + 3600_000)).toMatchObject({
+    expect(s.snapshot()).toMatchObject({
       doneNow: 2,
       perHour: 1,
       etaSeconds: 2 * 3600,
-      calls: 4,
-      cost: 1,
-      promptTokens: 4500,
-      completionTokens: 120,
+      totals: { api_calls: 4, cost: 1, prompt_tokens: 4500, completion_tokens: 120 },
     });
   });
 
   it("a queue run shows its workers and which worker runs each instance", () => {
-    const t0 = Date.now();
-    const s = new ProgressState(t0);
+    const t0 = 1_700_000_000_000;
+    const s = new ProgressState({ now: () => t0 });
     s.apply({ type: "planned", total: 3, skipped: 0, todo: 3 });
     s.apply({
       type: "workers",
@@ -143,12 +164,12 @@ describe("progress", () => {
       instance_id: "x",
       worker: { id: "gpu-a:41:1", host: "gpu-a", pid: 41 },
     });
-    const lines = liveLines(s.snapshot(t0), { now: t0 });
+    const lines = liveLines(s.snapshot(), { now: t0 });
     expect(lines.slice(3)).toEqual([
       "workers 2 (24 slots, 1 running): gpu-a:41 1/16, gpu-b:7 0/8",
       "  x  step   0  0s  on gpu-a:41",
     ]);
-    expect(plainLine(s.snapshot(t0))).toContain("| workers 2 (24 slots, 1 running)");
+    expect(plainLine(s.snapshot())).toContain("| workers 2 (24 slots, 1 running)");
   });
 
   it("the live block: totals, statuses, usage, running instances (capped), and a stop notice", () => {
@@ -162,10 +183,7 @@ describe("progress", () => {
       snap({
         running,
         counts: { Submitted: 18, LimitsExceeded: 1, EnvironmentError: 1 },
-        calls: 812,
-        promptTokens: 2_500_000,
-        completionTokens: 41_000,
-        cost: 3.214,
+        totals: { api_calls: 812, prompt_tokens: 2_500_000, completion_tokens: 41_000, cost: 3.214 },
         stopping: "cost_limit",
       }),
       { now, maxRunning: 3 },
@@ -224,19 +242,28 @@ describe("progress", () => {
     expect(written[written.length - 1]).toBe("\x1b[3F\x1b[J");
   });
 
-  it("elsewhere, prints plain progress lines on a timer", async () => {
+  it("elsewhere, prints plain progress lines on a timer", () => {
     const written: string[] = [];
-    const d = createProgressDisplay({ write: (t) => written.push(t), tty: false, intervalMs: 20 });
+    const hand = handClock(1_700_000_000_000);
+    const d = createProgressDisplay({
+      write: (t) => written.push(t),
+      tty: false,
+      intervalMs: 20,
+      clock: hand.clock,
+    });
     d.onEvent({ type: "planned", total: 1, skipped: 0, todo: 1 });
-    await new Promise((r) => setTimeout(r, 120));
+    hand.advance(19);
+    expect(written).toEqual([]);
+    hand.advance(101);
+    const line =
+      "[progress] 0/1 done  0 running  - inst/h  ETA -  elapsed 0s | none finished | tokens 0 in / 0 out  0 calls  $0.00\n";
+    expect(written).toEqual(Array(6).fill(line));
+    hand.advance(880);
+    expect(written.at(-1)).toBe(line.replace("elapsed 0s", "elapsed 1s"));
     d.stop();
-    const count = written.length;
-    expect(count).toBeGreaterThanOrEqual(2);
-    expect(written.every((l) => l.startsWith("[progress] 0/1 done  0 running") && !l.includes("\x1b"))).toBe(
-      true,
-    );
-    await new Promise((r) => setTimeout(r, 60));
-    expect(written).toHaveLength(count);
+    expect(hand.timers()).toBe(0);
+    hand.advance(60);
+    expect(written).toHaveLength(50);
   });
 
   it("on a terminal, the block follows a resized terminal", () => {
