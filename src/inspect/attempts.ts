@@ -18,7 +18,7 @@ import type {
 /** What the overview keeps of a trajectory (not the whole view: a run may hold thousands). */
 export type TrajectoryFacts = Pick<
   InstanceRow,
-  "exitStatus" | "steps" | "promptTokens" | "completionTokens" | "cost" | "wallSeconds" | "patchChars"
+  "exitStatus" | "steps" | "prompt_tokens" | "completion_tokens" | "cost" | "wallSeconds" | "patchChars"
 >;
 
 /** An attempt's trajectory as the folder scan found it. */
@@ -137,8 +137,8 @@ export function instanceAttempts(
       trajectory: f?.rel ?? null,
       exitStatus: f?.facts?.exitStatus ?? rec?.exitStatus ?? null,
       steps: f?.facts?.steps ?? null,
-      promptTokens: f?.facts?.promptTokens ?? null,
-      completionTokens: f?.facts?.completionTokens ?? null,
+      prompt_tokens: f?.facts?.prompt_tokens ?? null,
+      completion_tokens: f?.facts?.completion_tokens ?? null,
       cost: f?.facts?.cost ?? rec?.cost ?? null,
       wallSeconds: f?.facts?.wallSeconds ?? null,
       patchChars: f?.facts?.patchChars ?? null,

@@ -65,7 +65,7 @@ function step(index: number, msg: JsonRecord): StepView {
   return {
     index,
     ...(reasoning ? { reasoning } : {}),
-    ...(cached !== null ? { cachedTokens: cached } : {}),
+    ...(cached !== null ? { cached_tokens: cached } : {}),
     ...(shared !== null ? { sharedPrefixTokens: shared } : {}),
     thought: thoughtWithoutActions(
       content,
@@ -73,8 +73,8 @@ function step(index: number, msg: JsonRecord): StepView {
     ),
     actions,
     observations: [],
-    promptTokens: asNumber(usage?.prompt_tokens) ?? asNumber(usage?.input_tokens),
-    completionTokens: asNumber(usage?.completion_tokens) ?? asNumber(usage?.output_tokens),
+    prompt_tokens: asNumber(usage?.prompt_tokens) ?? asNumber(usage?.input_tokens),
+    completion_tokens: asNumber(usage?.completion_tokens) ?? asNumber(usage?.output_tokens),
     cost: asNumber(extra?.cost),
     finishReason: finishReasonOf(extra),
   };

@@ -32,10 +32,10 @@ export function normalizeChat(
     exitMessage: asString(info?.exit_message),
     submission: asString(info?.submission) ?? asString(exitExtra?.submission) ?? "",
     model: asString(info?.model_name) ?? modelFromConfig(info?.config),
-    apiCalls: asNumber(stats?.api_calls),
-    promptTokens: asNumber(stats?.prompt_tokens) ?? sumPresent(split.steps.map((s) => s.promptTokens)),
-    completionTokens:
-      asNumber(stats?.completion_tokens) ?? sumPresent(split.steps.map((s) => s.completionTokens)),
+    api_calls: asNumber(stats?.api_calls),
+    prompt_tokens: asNumber(stats?.prompt_tokens) ?? sumPresent(split.steps.map((s) => s.prompt_tokens)),
+    completion_tokens:
+      asNumber(stats?.completion_tokens) ?? sumPresent(split.steps.map((s) => s.completion_tokens)),
     cost:
       asNumber(stats?.cost) ?? asNumber(stats?.instance_cost) ?? sumPresent(split.steps.map((s) => s.cost)),
     wallSeconds: asNumber(timing?.wall_seconds),

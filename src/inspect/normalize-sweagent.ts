@@ -31,8 +31,8 @@ function step(index: number, entry: JsonRecord): StepView {
     observations: [
       { text: observation, returncode: null, timedOut: TIMEOUT_TEXT.test(observation), formatError: false },
     ],
-    promptTokens: null,
-    completionTokens: null,
+    prompt_tokens: null,
+    completion_tokens: null,
     cost: null,
     finishReason: null,
   };
@@ -55,9 +55,9 @@ export function normalizeSweAgent(doc: JsonRecord): TrajectoryView {
     exitMessage: null,
     submission: asString(info?.submission) ?? "",
     model: null,
-    apiCalls: asNumber(stats?.api_calls),
-    promptTokens: asNumber(stats?.tokens_sent),
-    completionTokens: asNumber(stats?.tokens_received),
+    api_calls: asNumber(stats?.api_calls),
+    prompt_tokens: asNumber(stats?.tokens_sent),
+    completion_tokens: asNumber(stats?.tokens_received),
     cost: asNumber(stats?.instance_cost),
     wallSeconds: null,
     ...prompts(history),

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { asNumber, asRecord, asString, asStringArray, type JsonRecord } from "./json-read.js";
-import type { RunTotals } from "./view-model.js";
+import type { RunTotals, StatsView } from "./view-model.js";
 
 /** What the run's own bookkeeping files say (each part empty when its file is absent). */
 export interface RunFiles {
@@ -21,11 +21,9 @@ export interface RunFiles {
   problems: string[];
 }
 
-/** What run.json records of one attempt. */
-export interface AttemptRecord {
+/** What run.json records of one attempt: its status, model calls and USD. */
+export interface AttemptRecord extends Pick<StatsView, "api_calls" | "cost"> {
   exitStatus: string | null;
-  apiCalls: number | null;
-  cost: number | null;
 }
 
 async function readOptional(path: string): Promise<string | null> {
@@ -81,7 +79,7 @@ function totalsOf(doc: JsonRecord): RunTotals {
     model: asString(asRecord(config?.model)?.model_name) || asString(doc.model) || null,
     configSources: asStringArray(info?.config_sources),
     config: doc.config ?? null,
-    apiCalls: calls,
+    api_calls: calls,
     cost,
     instances: instances.length,
   };
@@ -102,7 +100,7 @@ function readRunJson(text: string, files: RunFiles): void {
     const byK = files.attemptRecords.get(m[1]) ?? new Map<number, AttemptRecord>();
     byK.set(Number(m[2]), {
       exitStatus: asString(rec.exit_status),
-      apiCalls: asNumber(rec.api_calls),
+      api_calls: asNumber(rec.api_calls),
       cost: asNumber(rec.cost),
     });
     files.attemptRecords.set(m[1], byK);

@@ -23,8 +23,8 @@ function emptyRow(id: string): InstanceRow {
     resolved: null,
     evalOutcome: null,
     steps: null,
-    promptTokens: null,
-    completionTokens: null,
+    prompt_tokens: null,
+    completion_tokens: null,
     cost: null,
     wallSeconds: null,
     trajectory: null,
@@ -96,8 +96,8 @@ export class RunFolder {
         row.error = shown.error;
         row.exitStatus = shown.exitStatus;
         row.steps = shown.steps;
-        row.promptTokens = shown.promptTokens;
-        row.completionTokens = shown.completionTokens;
+        row.prompt_tokens = shown.prompt_tokens;
+        row.completion_tokens = shown.completion_tokens;
         row.cost = shown.cost;
         row.wallSeconds = shown.wallSeconds;
         row.patchChars = shown.patchChars;
@@ -164,8 +164,8 @@ function rowFacts(view: TrajectoryView): TrajectoryFacts {
   return {
     exitStatus: view.exitStatus,
     steps: view.steps.length,
-    promptTokens: view.promptTokens,
-    completionTokens: view.completionTokens,
+    prompt_tokens: view.prompt_tokens,
+    completion_tokens: view.completion_tokens,
     cost: view.cost,
     wallSeconds: view.wallSeconds,
     patchChars: view.submission.length,

@@ -113,8 +113,8 @@ function onceEach(s: StepView, full: boolean): { shown: ObservationView[]; repea
 
 function stepLines(c: Colors, s: StepView, full: boolean): string[] {
   const facts: string[] = [];
-  if (s.promptTokens !== null || s.completionTokens !== null) {
-    facts.push(`${num(s.promptTokens)} prompt / ${num(s.completionTokens)} completion tokens`);
+  if (s.prompt_tokens !== null || s.completion_tokens !== null) {
+    facts.push(`${num(s.prompt_tokens)} prompt / ${num(s.completion_tokens)} completion tokens`);
   }
   if (s.finishReason && s.finishReason !== "stop" && s.finishReason !== "tool_calls") {
     facts.push(`finish: ${s.finishReason}`);
@@ -155,7 +155,7 @@ function headerLines(c: Colors, v: TrajectoryView): string[] {
   const facts = [
     `model ${v.model ?? "?"}`,
     `${v.steps.length} steps`,
-    `${num(v.promptTokens)} prompt / ${num(v.completionTokens)} completion tokens`,
+    `${num(v.prompt_tokens)} prompt / ${num(v.completion_tokens)} completion tokens`,
     `cost ${v.cost === null ? "?" : `$${v.cost.toFixed(4)}`}`,
     `wall ${v.wallSeconds === null ? "?" : `${v.wallSeconds.toFixed(1)} s`}`,
   ];

@@ -4,6 +4,15 @@
  * never a guessed 0.
  */
 
+import type { ModelStats } from "../agent/model-stats.js";
+import type { Usage } from "../models/types.js";
+
+/**
+ * Model usage as a file recorded it: the fields of `ModelStats` (a trajectory's `model_stats`, in
+ * its names), each null where the file's format does not record it.
+ */
+export type StatsView = { [K in keyof ModelStats]: ModelStats[K] | null };
+
 /** Which file format a trajectory was read from. */
 export type TrajectorySource =
   | "patchloop-1"
@@ -30,8 +39,13 @@ export interface ObservationView {
   formatError: boolean;
 }
 
-/** One model call and what followed it. `index` is 1-based. */
-export interface StepView {
+/**
+ * One model call and what followed it. `index` is 1-based. Its tokens and cost in the names of a
+ * call's `Usage` (null when not recorded); `cached_tokens`: what the server served from its prefix cache.
+ */
+export interface StepView
+  extends Pick<StatsView, "prompt_tokens" | "completion_tokens" | "cost">,
+    Pick<Usage, "cached_tokens"> {
   index: number;
   /** The reply's prose (fenced action blocks that are shown under ACTION are removed). */
   thought: string;
@@ -39,13 +53,8 @@ export interface StepView {
   reasoning?: string;
   actions: ActionView[];
   observations: ObservationView[];
-  promptTokens: number | null;
-  completionTokens: number | null;
-  /** Prompt tokens the server served from its prefix cache, when it reported them. */
-  cachedTokens?: number;
   /** patchloop's count of the prompt's prefix shared with the previous request (`extra.request`). */
   sharedPrefixTokens?: number;
-  cost: number | null;
   finishReason: string | null;
 }
 
@@ -63,7 +72,8 @@ export function promptView(role: string, text: string, note?: string): PromptVie
   return note ? { role, text, chars: text.length, note } : { role, text, chars: text.length };
 }
 
-export interface TrajectoryView {
+/** A trajectory, with its totals (`StatsView`: `info.model_stats`, or summed over the steps). */
+export interface TrajectoryView extends StatsView {
   source: TrajectorySource;
   instanceId: string | null;
   exitStatus: string | null;
@@ -71,10 +81,6 @@ export interface TrajectoryView {
   /** The final patch (may be empty). */
   submission: string;
   model: string | null;
-  apiCalls: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cost: number | null;
   wallSeconds: number | null;
   system: PromptView | null;
   /** The first user message (the task as the model saw it). */
@@ -115,8 +121,8 @@ export interface EvalResult {
   reportFile: string;
 }
 
-/** One row of the run overview. */
-export interface InstanceRow {
+/** One row of the run overview (the tokens and cost of the trajectory it shows). */
+export interface InstanceRow extends Pick<StatsView, "prompt_tokens" | "completion_tokens" | "cost"> {
   id: string;
   /** `owner/name` from a SWE-bench style id, else `(other)`. */
   repo: string;
@@ -126,9 +132,6 @@ export interface InstanceRow {
   /** `environment mismatch` and the like for instances a summary lists as not graded. */
   evalOutcome: string | null;
   steps: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cost: number | null;
   wallSeconds: number | null;
   /** Trajectory path relative to the served folder (`/`-separated), or null when there is none. */
   trajectory: string | null;
@@ -176,16 +179,13 @@ export interface CandidateSignals {
   judgeNumber: number | null;
 }
 
-/** One attempt of an instance. */
-export interface AttemptView {
+/** One attempt of an instance (the tokens and cost of its trajectory, else of run.json's record). */
+export interface AttemptView extends Pick<StatsView, "prompt_tokens" | "completion_tokens" | "cost"> {
   attempt: number;
   /** Its trajectory, relative to the served folder; null when only run.json knows the attempt. */
   trajectory: string | null;
   exitStatus: string | null;
   steps: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cost: number | null;
   wallSeconds: number | null;
   patchChars: number | null;
   /** From attempts.json; null when no evaluation of the attempts was found. */
@@ -238,17 +238,17 @@ export interface RunCharts {
   exitStatuses: BarDatum[];
 }
 
-/** What run.json says about the whole run, over every invocation of the folder. */
-export interface RunTotals {
+/**
+ * What run.json says about the whole run, over every invocation of the folder: model calls and USD
+ * of every instance, earlier attempts of re-run instances included.
+ */
+export interface RunTotals extends Pick<StatsView, "api_calls" | "cost"> {
   /** `model.model_name` of the run's config. */
   model: string | null;
   /** The config layers it was run with (`info.config_sources`), e.g. `built-in config "swebench"`. */
   configSources: string[];
   /** The resolved config (secrets already masked in run.json). */
   config: unknown;
-  /** Model calls and USD of every instance, earlier attempts of re-run instances included. */
-  apiCalls: number | null;
-  cost: number | null;
   /** Instances run.json holds a result for. */
   instances: number;
 }

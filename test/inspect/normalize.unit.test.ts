@@ -31,7 +31,7 @@ describe("other scaffolds' trajectories (test/fixtures/trajectories)", () => {
     ]);
     expect(v.exitStatus).toBe("Submitted");
     expect(v.submission).toBe("");
-    expect([v.promptTokens, v.completionTokens, v.cost, v.apiCalls, v.model]).toEqual([
+    expect([v.prompt_tokens, v.completion_tokens, v.cost, v.api_calls, v.model]).toEqual([
       null,
       null,
       null,
@@ -72,7 +72,7 @@ describe("other scaffolds' trajectories (test/fixtures/trajectories)", () => {
     expect(v.steps[2].observations[0].text).toBe("344");
     expect(v.steps[10].actions[0].text).toBe("submit");
     expect(v.submission.startsWith("\r\ndiff --git a/src/marshmallow/fields.py")).toBe(true);
-    expect([v.apiCalls, v.promptTokens, v.completionTokens, v.cost]).toEqual([11, 0, 0, 0]);
+    expect([v.api_calls, v.prompt_tokens, v.completion_tokens, v.cost]).toEqual([11, 0, 0, 0]);
   });
 
   test("SWE-agent .traj with thought/action text (gpt4 test-repo-i1): the demonstration is kept apart", async () => {
@@ -90,7 +90,7 @@ describe("other scaffolds' trajectories (test/fixtures/trajectories)", () => {
     expect(v.steps[1].thought).toBe(
       "The `missing_colon.py` file is located in the `tests` directory. Let's open the file to inspect the syntax error mentioned in the issue.",
     );
-    expect([v.apiCalls, v.promptTokens, v.completionTokens, v.cost]).toEqual([5, 52861, 326, 0.53839]);
+    expect([v.api_calls, v.prompt_tokens, v.completion_tokens, v.cost]).toEqual([5, 52861, 326, 0.53839]);
   });
 });
 
@@ -141,11 +141,11 @@ describe("mini-swe-agent 1.1 ({info, messages, trajectory_format})", () => {
     expect(v.instanceId).toBe("astropy__astropy-12907");
     expect(v.model).toBe("anthropic/claude-sonnet-4-5");
     expect(v.steps).toHaveLength(2);
-    expect(v.steps[0]).toMatchObject({ actions: [], promptTokens: 100, completionTokens: 7, cost: 0.02 });
+    expect(v.steps[0]).toMatchObject({ actions: [], prompt_tokens: 100, completion_tokens: 7, cost: 0.02 });
     expect(v.steps[0].observations[0].formatError).toBe(true);
     expect(v.steps[1]).toMatchObject({ thought: "Check.", actions: [{ tool: null, text: "ls" }] });
     expect(v.steps[1].observations).toHaveLength(1);
-    expect([v.promptTokens, v.completionTokens, v.cost, v.apiCalls]).toEqual([250, 16, 0.05, 2]);
+    expect([v.prompt_tokens, v.completion_tokens, v.cost, v.api_calls]).toEqual([250, 16, 0.05, 2]);
     expect(v.submission).toBe("diff --git a/x b/x\n");
   });
 });
@@ -163,8 +163,8 @@ describe("patchloop-1", () => {
       observations: [
         { text: "12: regex = r'^[\\w.@+-]+$'", returncode: 0, timedOut: false, formatError: false },
       ],
-      promptTokens: 1234,
-      completionTokens: 56,
+      prompt_tokens: 1234,
+      completion_tokens: 56,
       cost: 0.001,
       finishReason: "stop",
     });

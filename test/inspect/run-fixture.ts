@@ -12,8 +12,8 @@ export interface FixtureStep {
   returncode?: number;
   timedOut?: boolean;
   formatError?: boolean;
-  promptTokens: number;
-  completionTokens: number;
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 export interface FixtureInstance {
@@ -39,7 +39,7 @@ export function patchloopTrajectory(inst: FixtureInstance): Trajectory {
       content,
       extra: {
         actions: s.command === null ? [] : [{ command: s.command }],
-        usage: { prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens },
+        usage: { prompt_tokens: s.prompt_tokens, completion_tokens: s.completion_tokens },
         finish_reason: "stop",
         cost: 0.001 * (i + 1),
         step: i + 1,
@@ -50,8 +50,8 @@ export function patchloopTrajectory(inst: FixtureInstance): Trajectory {
       : { returncode: s.returncode ?? 0, timed_out: s.timedOut ?? false, step: i + 1 };
     messages.push({ role: "user", content: s.output, extra });
   });
-  const prompt = inst.steps.reduce((t, s) => t + s.promptTokens, 0);
-  const completion = inst.steps.reduce((t, s) => t + s.completionTokens, 0);
+  const prompt = inst.steps.reduce((t, s) => t + s.prompt_tokens, 0);
+  const completion = inst.steps.reduce((t, s) => t + s.completion_tokens, 0);
   return {
     trajectory_format: "patchloop-1",
     info: {
@@ -82,8 +82,8 @@ const step = (thought: string, command: string | null, output: string, extra: Pa
   thought,
   command,
   output,
-  promptTokens: 1000,
-  completionTokens: 50,
+  prompt_tokens: 1000,
+  completion_tokens: 50,
   ...extra,
 });
 
@@ -102,8 +102,8 @@ export const INSTANCES: FixtureInstance[] = [
         "grep -n regex django/core/validators.py",
         "12: regex = r'^[\\w.@+-]+$'",
         {
-          promptTokens: 1234,
-          completionTokens: 56,
+          prompt_tokens: 1234,
+          completion_tokens: 56,
         },
       ),
       step("I forgot the block.", null, "Format error: reply with exactly one ```bash block.", {

@@ -18,8 +18,8 @@ describe("run folder overview", () => {
         r.exitStatus,
         r.resolved,
         r.steps,
-        r.promptTokens,
-        r.completionTokens,
+        r.prompt_tokens,
+        r.completion_tokens,
       ]),
     ).toEqual([
       ["django__django-11099", "django/django", "Submitted", true, 3, 3234, 156],
@@ -53,7 +53,7 @@ describe("run folder overview", () => {
       model: "openai/test-model",
       configSources: ['built-in config "swebench_backticks"', "-c agent.step_limit=5"],
       config: { model: { model_name: "openai/test-model", api_key_env: null } },
-      apiCalls: 16,
+      api_calls: 16,
       cost: 1.5,
       instances: 4,
     });

@@ -37,7 +37,7 @@ function trajectory(): unknown {
 describe("per-step prompt and cached tokens", () => {
   it("the view has each step's cached tokens and shared prefix when the trajectory records them", () => {
     const v = normalizeTrajectory(trajectory(), "t.traj.json");
-    expect(v.steps.map((s) => [s.promptTokens, s.cachedTokens, s.sharedPrefixTokens])).toEqual([
+    expect(v.steps.map((s) => [s.prompt_tokens, s.cached_tokens, s.sharedPrefixTokens])).toEqual([
       [1000, undefined, 0],
       [1500, 992, 1000],
       [700, 320, 330],
@@ -55,7 +55,7 @@ describe("per-step prompt and cached tokens", () => {
       ],
       "m.traj.json",
     );
-    expect([mini.steps[0].promptTokens, mini.steps[0].cachedTokens]).toEqual([90, 64]);
+    expect([mini.steps[0].prompt_tokens, mini.steps[0].cached_tokens]).toEqual([90, 64]);
   });
 
   const missing = !existsSync(CHROMIUM);

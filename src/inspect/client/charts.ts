@@ -105,7 +105,7 @@ export function columnChart(
  * had earlier messages changed, e.g. by history masking). Null when no step records prompt tokens.
  */
 export function promptTokenChart(steps: StepView[]): HTMLElement | null {
-  const data = steps.filter((s) => s.promptTokens !== null);
+  const data = steps.filter((s) => s.prompt_tokens !== null);
   if (data.length === 0) return null;
   const figure = el(
     "figure",
@@ -115,7 +115,7 @@ export function promptTokenChart(steps: StepView[]): HTMLElement | null {
   const colW = Math.max(2, Math.min(14, Math.floor(720 / data.length)));
   const plotH = 120;
   const width = data.length * colW + 60;
-  const top = Math.max(1, ...data.map((s) => s.promptTokens ?? 0));
+  const top = Math.max(1, ...data.map((s) => s.prompt_tokens ?? 0));
   const y = (v: number) => 8 + plotH - Math.round((plotH * v) / top);
   const svg = svgEl("svg", { width, height: plotH + 30, viewBox: `0 0 ${width} ${plotH + 30}`, role: "img" });
   svg.append(
@@ -124,10 +124,10 @@ export function promptTokenChart(steps: StepView[]): HTMLElement | null {
   );
   data.forEach((s, i) => {
     const x = 50 + i * colW;
-    const prompt = s.promptTokens ?? 0;
+    const prompt = s.prompt_tokens ?? 0;
     const tip = [
       `step ${s.index}: ${prompt} prompt tokens`,
-      s.cachedTokens !== undefined ? `${s.cachedTokens} cached by the server` : null,
+      s.cached_tokens !== undefined ? `${s.cached_tokens} cached by the server` : null,
       s.sharedPrefixTokens !== undefined ? `${s.sharedPrefixTokens} shared with the previous request` : null,
     ]
       .filter((t) => t !== null)
@@ -146,13 +146,13 @@ export function promptTokenChart(steps: StepView[]): HTMLElement | null {
         svgEl("title", {}, tip),
       ),
     );
-    if (s.cachedTokens !== undefined)
+    if (s.cached_tokens !== undefined)
       svg.append(
         svgEl("rect", {
           x,
-          y: y(s.cachedTokens),
+          y: y(s.cached_tokens),
           width: Math.max(1, colW - 1),
-          height: plotH + 8 - y(s.cachedTokens),
+          height: plotH + 8 - y(s.cached_tokens),
           class: "bar cached",
           "data-step": s.index,
         }),

@@ -9,9 +9,9 @@ type SortKey = "id" | "exitStatus" | "resolved" | "steps" | "tokens" | "cost" | 
 /** The value a column sorts by; null sorts last in both directions. */
 export function sortValue(row: InstanceRow, key: SortKey): string | number | null {
   if (key === "tokens") {
-    return row.promptTokens === null && row.completionTokens === null
+    return row.prompt_tokens === null && row.completion_tokens === null
       ? null
-      : (row.promptTokens ?? 0) + (row.completionTokens ?? 0);
+      : (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0);
   }
   if (key === "resolved") return row.resolved === null ? null : row.resolved ? 1 : 0;
   return row[key];
@@ -49,7 +49,7 @@ export function overviewRow(row: InstanceRow): HTMLElement {
       "td",
       {
         class: "num",
-        title: `prompt ${fmtNum(row.promptTokens)} / completion ${fmtNum(row.completionTokens)}`,
+        title: `prompt ${fmtNum(row.prompt_tokens)} / completion ${fmtNum(row.completion_tokens)}`,
       },
       fmtNum(typeof tokens === "number" ? tokens : null),
     ),
@@ -83,7 +83,7 @@ export function renderOverview(data: RunOverview): HTMLElement {
   if (t) {
     addFact("model", t.model ?? "—");
     addFact("config", t.configSources.length ? t.configSources.join(", ") : "—");
-    addFact("model calls", `${fmtNum(t.apiCalls)} (every run of this folder)`);
+    addFact("model calls", `${fmtNum(t.api_calls)} (every run of this folder)`);
     addFact("cost", `${fmtCost(t.cost)} (every run of this folder)`);
   } else {
     addFact("cost", `${fmtCost(rows.reduce((sum, r) => sum + (r.cost ?? 0), 0))} (from the trajectories)`);

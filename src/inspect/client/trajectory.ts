@@ -31,8 +31,8 @@ export function observationBlock(o: ObservationView): HTMLElement {
 export function stepBlock(s: StepView): HTMLElement {
   const head = el("h3", null, `Step ${s.index}`);
   const tokens = [
-    s.promptTokens !== null ? `${fmtNum(s.promptTokens)} prompt` : null,
-    s.completionTokens !== null ? `${fmtNum(s.completionTokens)} completion` : null,
+    s.prompt_tokens !== null ? `${fmtNum(s.prompt_tokens)} prompt` : null,
+    s.completion_tokens !== null ? `${fmtNum(s.completion_tokens)} completion` : null,
   ].filter((t) => t !== null);
   if (tokens.length) head.append(el("span", { class: "tokens" }, `${tokens.join(" / ")} tokens`));
   if (s.cost !== null) head.append(el("span", { class: "tokens" }, fmtCost(s.cost)));
@@ -133,8 +133,8 @@ export function renderTrajectory(data: TrajectoryResponse): HTMLElement {
   addFact("format", v.source);
   addFact("model", v.model ?? "—");
   addFact("steps", String(v.steps.length));
-  addFact("API calls", fmtNum(v.apiCalls));
-  addFact("tokens", `${fmtNum(v.promptTokens)} prompt / ${fmtNum(v.completionTokens)} completion`);
+  addFact("API calls", fmtNum(v.api_calls));
+  addFact("tokens", `${fmtNum(v.prompt_tokens)} prompt / ${fmtNum(v.completion_tokens)} completion`);
   addFact("cost", fmtCost(v.cost));
   addFact("wall time", fmtSeconds(v.wallSeconds));
   const flagged = v.steps.filter((s) => s.observations.some((o) => o.formatError || o.timedOut));
