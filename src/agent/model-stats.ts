@@ -65,3 +65,33 @@ export function sumStats(all: Iterable<Readonly<ModelStats>>): ModelStats {
   for (const s of all) total = addStats(total, s);
   return total;
 }
+
+/**
+ * Totals counted as calls are reported (`add`, per unit of work), then settled when a unit's own
+ * totals arrive (`settle`): what those hold beyond what was counted for it is added (reports lost
+ * on the way from a remote worker); what was counted is never taken back.
+ */
+export class StatsTally {
+  private sum: ModelStats;
+  private readonly counted = new Map<string, ModelStats>();
+
+  constructor(start: Readonly<ModelStats> = NO_STATS) {
+    this.sum = { ...start };
+  }
+
+  get total(): Readonly<ModelStats> {
+    return this.sum;
+  }
+
+  /** Counts `stats` (for `key`, when given, so that `settle` can correct them). */
+  add(stats: Readonly<ModelStats>, key?: string): void {
+    this.sum = addStats(this.sum, stats);
+    if (key !== undefined) this.counted.set(key, addStats(this.counted.get(key) ?? NO_STATS, stats));
+  }
+
+  /** The unit `key` ended with `all` in total. */
+  settle(key: string, all: Readonly<ModelStats>): void {
+    this.sum = addStats(this.sum, beyond(all, this.counted.get(key) ?? NO_STATS));
+    this.counted.delete(key);
+  }
+}

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addCall, addStats, beyond, NO_STATS, oneCall, sumStats } from "../../src/agent/model-stats.js";
+import {
+  addCall,
+  addStats,
+  beyond,
+  NO_STATS,
+  oneCall,
+  StatsTally,
+  sumStats,
+} from "../../src/agent/model-stats.js";
 
 describe("model stats: one call's usage summed into totals", () => {
   it("one call counts as one call with its prompt and completion tokens and its cost", () => {
@@ -46,5 +54,23 @@ describe("model stats: one call's usage summed into totals", () => {
       cost: 0,
     });
     expect(beyond(total, NO_STATS)).toEqual(total);
+  });
+});
+
+describe("a tally: counted as reported per unit, settled by the unit's own totals", () => {
+  it("adds what a unit's totals hold beyond its reports, takes nothing back, and forgets the unit once settled", () => {
+    const start = { api_calls: 2, prompt_tokens: 0, completion_tokens: 0, cost: 3 };
+    const tally = new StatsTally(start);
+    const call = { api_calls: 1, prompt_tokens: 100, completion_tokens: 10, cost: 1 };
+    tally.add(call, "a");
+    tally.add(call, "a");
+    tally.add(call);
+    expect(tally.total).toEqual({ api_calls: 5, prompt_tokens: 300, completion_tokens: 30, cost: 6 });
+    tally.settle("a", { api_calls: 3, prompt_tokens: 150, completion_tokens: 25, cost: 2.5 });
+    expect(tally.total).toEqual({ api_calls: 6, prompt_tokens: 300, completion_tokens: 35, cost: 6.5 });
+    // Settled once: a second result for the same unit counts in full (the run folder drops duplicates first).
+    tally.settle("a", { api_calls: 1, prompt_tokens: 0, completion_tokens: 0, cost: 0 });
+    expect(tally.total.api_calls).toBe(7);
+    expect(start).toEqual({ api_calls: 2, prompt_tokens: 0, completion_tokens: 0, cost: 3 });
   });
 });

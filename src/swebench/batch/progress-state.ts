@@ -1,4 +1,4 @@
-import { addStats, beyond, type ModelStats, NO_STATS } from "../../agent/model-stats.js";
+import { type ModelStats, StatsTally } from "../../agent/model-stats.js";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import { mustRunAgain } from "./resume.js";
 import { type BatchEvent, unitKey, type WorkerView } from "./types.js";
@@ -59,11 +59,10 @@ export class ProgressState {
   private finishedNow = 0;
   private readonly running = new Map<string, RunningInstance>();
   private readonly counts: Partial<Record<ExitStatus, number>> = {};
-  private totals: ModelStats = { ...NO_STATS };
+  /** What the events reported, per unit, settled by each unit's outcome. */
+  private readonly usage = new StatsTally();
   private stopping: string | null = null;
   private workers: WorkerView[] | undefined;
-  /** What each running unit's events reported so far. */
-  private readonly counted = new Map<string, ModelStats>();
   private readonly now: () => number;
   private readonly startedAt: number;
 
@@ -93,14 +92,12 @@ export class ProgressState {
         r.retry = { until: this.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
       } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
-      this.totals = addStats(this.totals, u);
-      this.counted.set(key, addStats(this.counted.get(key) ?? NO_STATS, u));
+      this.usage.add(u, key);
     } else if (e.type === "instance_end") {
       const o = e.outcome;
       const key = unitKey(o.instance_id, o.attempt_number);
       // What its events did not report (a remote worker's progress lost on the way) is added now.
-      this.totals = addStats(this.totals, beyond(o, this.counted.get(key) ?? NO_STATS));
-      this.counted.delete(key);
+      this.usage.settle(key, o);
       this.running.delete(key);
       this.doneNow++;
       if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
@@ -123,7 +120,7 @@ export class ProgressState {
       doneNow: this.doneNow,
       running: [...this.running.values()].map((r) => ({ ...r })),
       counts: { ...this.counts },
-      totals: { ...this.totals },
+      totals: { ...this.usage.total },
       elapsedSeconds: elapsed,
       perHour,
       etaSeconds: perHour > 0 ? (remaining / perHour) * 3600 : null,
