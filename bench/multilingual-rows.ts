@@ -92,7 +92,11 @@ function rowOf(gitDir: string, repo: string, pr: string, commit: string): Row {
   };
 }
 
-function statusesOf(row: Row, file: string): StatusMap {
+/**
+ * The status map of one log. Before the fix a log may have no results (every test new, or a test
+ * file that cannot load without a dependency the fix adds); with it, it must have some.
+ */
+function statusesOf(row: Row, file: string, mayBeEmpty: boolean): StatusMap {
   const spec = lookupCommonSpec(row.repo, row.version);
   if (!spec) throw new Error(`${row.instance_id}: no harness spec for ${row.repo} version ${row.version}`);
   const parse = getLogParser(spec.log_parser);
@@ -101,23 +105,35 @@ function statusesOf(row: Row, file: string): StatusMap {
     (t) => parse(t, "4.1", { instanceId: row.instance_id, version: row.version }),
     "4.1",
   );
-  if (!got.found || got.map.size === 0)
+  if (!got.found) throw new Error(`${file}: no test output between the markers (${got.reason})`);
+  if (got.map.size === 0 && !mayBeEmpty)
     throw new Error(`${file}: no test results (${got.reason ?? "empty"})`);
   return got.map;
 }
 
-/** A comment line in the file's language appended to each non-test file the gold patch changes. */
+/** The comment line a non-fix appends to a file, by its extension (files of other kinds are left alone). */
+const COMMENTS: [RegExp, string][] = [
+  [/\.[cm]?[jt]sx?$/, "// not a fix"],
+  [/\.md$/, "<!-- not a fix -->"],
+];
+
+/**
+ * A comment line appended to each file the gold patch changes that exists at the base commit and
+ * takes one (JavaScript, TypeScript, Markdown; not package.json).
+ */
 function nonFixPatch(gitDir: string, row: Row): string {
+  const atBase = new Set(git(gitDir, "ls-tree", "-r", "--name-only", row.base_commit).split("\n"));
   return splitByFile(row.patch)
-    .map(({ path }) => {
+    .flatMap(({ path }) => {
+      const comment = COMMENTS.find(([re]) => re.test(path))?.[1];
+      if (!comment || !atBase.has(path)) return [];
       const before = git(gitDir, "show", `${row.base_commit}:${path}`);
-      const comment = /\.(md|txt)$/.test(path) ? "<!-- not a fix -->" : "// not a fix";
       const after = `${before.endsWith("\n") || before === "" ? before : `${before}\n`}${comment}\n`;
       const body = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, {
         context: 3,
       });
       // Its first line is a row of `=`; git's header goes there instead.
-      return `diff --git a/${path} b/${path}\n${body.split("\n").slice(1).join("\n")}`;
+      return [`diff --git a/${path} b/${path}\n${body.split("\n").slice(1).join("\n")}`];
     })
     .join("");
 }
@@ -143,15 +159,20 @@ function main(): void {
     });
   } else if (step === "lists") {
     const evalDir = arg("--eval");
-    rows = readRows(arg("--rows"));
-    for (const row of rows) {
+    rows = [];
+    for (const row of readRows(arg("--rows"))) {
       const dir = join(evalDir, row.instance_id);
       const lists = testLists(
-        statusesOf(row, join(dir, "env_check_output.txt")),
-        statusesOf(row, join(dir, "test_output.txt")),
+        statusesOf(row, join(dir, "env_check_output.txt"), true),
+        statusesOf(row, join(dir, "test_output.txt"), false),
       );
+      if (lists.failToPass.length === 0) {
+        process.stderr.write(`${row.instance_id}: no FAIL_TO_PASS test (not an instance here); left out\n`);
+        continue;
+      }
       row.FAIL_TO_PASS = JSON.stringify(lists.failToPass);
       row.PASS_TO_PASS = JSON.stringify(lists.passToPass);
+      rows.push(row);
       process.stdout.write(
         `${row.instance_id}: ${lists.failToPass.length} FAIL_TO_PASS, ${lists.passToPass.length} PASS_TO_PASS\n`,
       );
