@@ -38,6 +38,11 @@ describe("the reconstructed Multilingual rows (test/fixtures/datasets/multilingu
       "vuejs__core-11739",
       "vuejs__core-11589",
       "vuejs__core-11899",
+      "axios__axios-5892",
+      "axios__axios-4738",
+      "axios__axios-6539",
+      "axios__axios-5085",
+      "axios__axios-5316",
     ]);
   });
 
@@ -80,7 +85,12 @@ describe("the reconstructed Multilingual rows (test/fixtures/datasets/multilingu
       "packages/compiler-core/__tests__/parse.spec.ts > compiler: parse > Element > v-pre with half-open interpolation",
       "packages/compiler-core/__tests__/parse.spec.ts > compiler: parse > Element > self-closing v-pre",
     ]);
-    expect(rows.map((r) => list(r.PASS_TO_PASS).length)).toEqual([20, 22, 7, 43, 26, 78, 25]);
+    expect(f2p["axios__axios-5316"]).toEqual([
+      "supports http with nodejs FormData form-data instance (https://www.npmjs.com/package/form-data) should allow passing FormData",
+      "supports http with nodejs FormData SpecCompliant FormData should allow passing FormData",
+      "supports http with nodejs FormData toFormData helper should properly serialize nested objects for parsing with multer.js (express.js)",
+    ]);
+    expect(rows.map((r) => list(r.PASS_TO_PASS).length)).toEqual([20, 22, 7, 43, 26, 78, 25, 30, 3, 0, 0, 0]);
   });
 });
 
@@ -115,4 +125,33 @@ describe("grading the real logs of those runs", () => {
       });
     });
   }
+});
+
+describe("the environment check where every test is FAIL_TO_PASS", () => {
+  const row = rows.find((r) => r.instance_id === "axios__axios-5316");
+  if (!row) throw new Error("axios__axios-5316 is not in the vendored rows");
+  // Without the fix the test file cannot load: it imports formdata-node, which the fix adds to package.json.
+  const before = log(row.instance_id, "before");
+
+  it("a run without results is what the harness saw too: graded, with a warning", () => {
+    expect(before).toContain("Cannot find package 'formdata-node'");
+    const check = judgeCheck(before, resolveTestSpec(row), "4.1", undefined);
+    expect(check.status).toBe("ok");
+    expect(check.results).toBe(0);
+    expect(check.problems).toEqual([]);
+    expect(check.drift).toBe(
+      "the tests gave no results without the patch, as expected when every test is FAIL_TO_PASS " +
+        "(no PASS_TO_PASS tests to check the environment with); graded",
+    );
+  });
+
+  it("with PASS_TO_PASS tests that should have run, the same log is still a mismatch", () => {
+    const spec = resolveTestSpec({ ...row, PASS_TO_PASS: JSON.stringify(["an existing test"]) });
+    const check = judgeCheck(before, spec, "4.1", undefined);
+    expect(check.status).toBe("mismatch");
+    expect(check.problems).toEqual([
+      "the tests gave no results without the patch (the log parser found no test lines): the run stopped " +
+        "before any test (a missing test runner, an import error from a package version?); env_check_output.txt shows why",
+    ]);
+  });
 });
