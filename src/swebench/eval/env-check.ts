@@ -37,7 +37,10 @@ export interface EnvCheckVerdict {
   pass_to_pass_total: number;
   /** Parsed test results in the check's log. */
   results: number;
-  /** A few PASS_TO_PASS tests fail or did not run (at most half): graded, with this warning. */
+  /**
+   * Graded, with this warning: a few PASS_TO_PASS tests fail or did not run (at most half), or the
+   * run gave no results where every test is FAIL_TO_PASS (nothing to check the environment with).
+   */
   drift?: string;
 }
 
@@ -113,7 +116,15 @@ export function judgeCheck(
     harness,
   );
   verdict.results = map.size;
-  if (!found || map.size === 0) {
+  if ((!found || map.size === 0) && spec.passToPass.length === 0 && spec.failToPass.length > 0) {
+    // Every test is FAIL_TO_PASS: the harness's own run without the fix gave it none of them either
+    // (new test files, or a test file that cannot load without a dependency the fix adds, as in
+    // axios__axios-5316). Nothing here says the environment differs; a runner that is missing
+    // shows again in the graded run, which then has no results.
+    verdict.drift =
+      "the tests gave no results without the patch, as expected when every test is FAIL_TO_PASS " +
+      "(no PASS_TO_PASS tests to check the environment with); graded";
+  } else if (!found || map.size === 0) {
     verdict.problems.push(
       `the tests gave no results without the patch (${reason ?? "the log parser found no test lines"}): ` +
         "the run stopped before any test (a missing test runner, an import error from a package version?); env_check_output.txt shows why",
@@ -203,9 +214,10 @@ export function environmentFingerprint(parts: {
 
 /**
  * The version of judgeCheck's rules, part of every cache key: a verdict cached under older rules
- * (2: PASS_TO_PASS tests without a result are "did not run", apart from failures) is judged again.
+ * (2: PASS_TO_PASS tests without a result are "did not run", apart from failures; 3: no results
+ * without the patch is no mismatch when every test is FAIL_TO_PASS) is judged again.
  */
-const JUDGE_RULES = 2;
+const JUDGE_RULES = 3;
 
 /** The cache key of one instance in one environment: the fingerprint, the check's inputs and the rules' version. */
 export function checkKey(
