@@ -327,7 +327,7 @@ export const RunSchema = z
     queue: QueueSchema,
     interactive: InteractiveSchema,
     /** Picking one patch per instance from several candidates (docs/selection.md, src/select/). */
-    select: makeSelectSchema(ModelFieldsSchema),
+    select: makeSelectSchema(ModelFieldsSchema.partial().strict()),
   })
   .strict();
 
@@ -346,4 +346,6 @@ export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
 export type AttemptPolicy = z.infer<typeof AttemptPolicySchema>;
+/** `run.select` (select/config.ts makes its schema). */
+export type SelectConfig = RunConfig["select"];
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,4 @@
-import { isPodman, runCli, stderrTail } from "./container-cli.js";
-import { engineDown } from "./preflight.js";
+import { engineDown, isPodman, runCli, stderrTail } from "./container-cli.js";
 
 /**
  * The fully qualified form of an image name, as podman needs it (it does not assume Docker Hub):

@@ -1,6 +1,6 @@
 import { type Node, Query } from "web-tree-sitter";
 import { grammar, parserFor } from "./grammars.js";
-import type { LanguageSpec } from "./lang/spec.js";
+import type { CodeImport, ImportKind, LanguageSpec } from "./lang/spec.js";
 
 /**
  * Definitions and imports of a source file in any language of lang/ but Python (python-defs.ts),
@@ -28,14 +28,6 @@ export interface CodeDef {
   endLine: number;
   /** Defined inside a function (a helper of it, not something callers name). */
   local: boolean;
-}
-
-export type ImportKind = "path" | "module" | "mod";
-
-/** One import as written (`./util`, `example.com/app/store`, `util/strbuf.h`, `crate::lexer::Token`). */
-export interface CodeImport {
-  kind: ImportKind;
-  spec: string;
 }
 
 export interface CodeOutline {

@@ -26,6 +26,8 @@ export interface CreateModelOptions {
    * "fewest in flight" counts all of them (default: a pool of this client's own).
    */
   replicas?: ReplicaPool;
+  /** Clock of this client's own pool of replicas, which times their cooldowns (default: Date.now). */
+  now?: () => number;
   /** Hears of every request sent to a replica (per-instance counts). */
   onReplica?: (url: string, outcome: "ok" | "failed") => void;
   /** Tasks that query this process's models at once (`-w`): a `gguf:` model's context gets one sequence each. */
@@ -65,7 +67,7 @@ export function createModel(config: ModelConfig, opts: CreateModelOptions = {}):
       );
     return createAnthropicModel(config, parsed.model, deps);
   }
-  const pool = opts.replicas ?? createReplicaPool(config);
+  const pool = opts.replicas ?? createReplicaPool(config, opts.now);
   return (config.api === "responses" ? createResponsesModel : createOpenAIModel)(
     localServer(config, parsed.model, parsed.via, deps),
     parsed.model,

@@ -99,10 +99,14 @@ export function baseUrls(config: Pick<ModelConfig, "base_url">): string[] {
   return list.map((u) => u.replace(/\/+$/, ""));
 }
 
-/** The pool of `model.base_url` when it lists two or more replicas; null otherwise. */
+/**
+ * The pool of `model.base_url` when it lists two or more replicas; null otherwise. `now` times the
+ * cooldowns (default: Date.now).
+ */
 export function createReplicaPool(
   config: Pick<ModelConfig, "base_url" | "replica_cooldown">,
+  now: () => number = Date.now,
 ): ReplicaPool | null {
   const urls = baseUrls(config);
-  return urls.length > 1 ? new ReplicaPool(urls, config.replica_cooldown * 1000) : null;
+  return urls.length > 1 ? new ReplicaPool(urls, config.replica_cooldown * 1000, now) : null;
 }

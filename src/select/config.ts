@@ -1,14 +1,13 @@
 import { z } from "zod";
-import type { ModelFieldsSchema } from "../config/schema.js";
 
 /**
  * `run.select` (docs/selection.md): how `patchloop select` and the end of a batch pick one patch
- * per instance from its candidates. The schema is made from the model section's schema (passed in
- * by config/schema.ts, which owns it) so that the judge's and the reproducer's model layers are
- * checked key by key like the run's own `model` section.
+ * per instance from its candidates. `modelLayer` is the schema of a layer over the model section
+ * (config/schema.ts owns it and passes it in: its fields, each optional, no other key), so that
+ * the judge's and the reproducer's model layers are checked key by key like the run's own `model`
+ * section. The config's type is `SelectConfig` in config/schema.ts.
  */
-export function makeSelectSchema(model: typeof ModelFieldsSchema) {
-  const modelLayer = model.partial().strict();
+export function makeSelectSchema<Layer extends z.ZodType>(modelLayer: Layer) {
   return z
     .object({
       /** Select at the end of a batch with attempts (`patchloop select DIR` runs whatever this says). */
@@ -50,5 +49,3 @@ export function makeSelectSchema(model: typeof ModelFieldsSchema) {
     })
     .strict();
 }
-
-export type SelectConfig = z.infer<ReturnType<typeof makeSelectSchema>>;

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { SelectConfig } from "../config/schema.js";
 import type { Model } from "../models/types.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
-import type { SelectConfig } from "./config.js";
 import { withoutFiles } from "./patch-parse.js";
 import type { PublicRow } from "./public-row.js";
 import { pythonAstKey } from "./python-ast.js";

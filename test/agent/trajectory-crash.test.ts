@@ -12,6 +12,7 @@ import {
   SUBMIT_COMMAND,
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
+import { waitUntil } from "../support/wait-for.js";
 import { expectAllSubmitted, localBatchArgs, parseRunFolder, readJson } from "../swebench/batch/helpers.js";
 
 const RECORDER = join(import.meta.dirname, "fixtures", "recorder-child.mjs");
@@ -21,12 +22,21 @@ function closed(child: ChildProcess): Promise<NodeJS.Signals | null> {
   return new Promise((resolve) => child.on("close", (_code, signal) => resolve(signal)));
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+/** Resolves when recorder-child.mjs says it saved step `step` (it prints "saved N" after each save). */
+function saved(child: ChildProcess, step: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (c: Buffer) => {
+      out = (out + c.toString("utf8")).slice(-200);
+      const last = [...out.matchAll(/saved (\d+)\n/g)].at(-1);
+      if (last && Number(last[1]) >= step) {
+        child.stdout?.off("data", onData);
+        resolve();
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.once("close", () => reject(new Error(`the recorder ended before it saved step ${step}`)));
+  });
 }
 
 /** The messages recorder-child.mjs writes, in order. */
@@ -43,13 +53,14 @@ describe("kill -9 while a long trajectory is being written", () => {
   it("the file always parses; file + journal is the whole record but at most the step being written", async () => {
     const dir = tempDir();
     let withJournal = 0;
-    // kills at different sizes: below the journal threshold (whole rewrites) and well past it
-    for (const ms of [30, 120, 250, 400, 600, 800, 1000, 1300]) {
-      const path = join(dir, `k${ms}.traj.json`);
+    // kills at different sizes: below the journal threshold (whole rewrites, steps 1-25), past it
+    // (the journal, from step 26), and past the first rewrite of a journaled file (step ~52); each
+    // kill lands in the middle of a later step's save, as the child does not wait
+    for (const steps of [2, 10, 20, 30, 34, 40, 46, 75]) {
+      const path = join(dir, `k${steps}.traj.json`);
       const child = spawn(process.execPath, [RECORDER, path], { stdio: ["ignore", "pipe", "inherit"] });
       const done = closed(child);
-      await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
-      await new Promise((r) => setTimeout(r, ms));
+      await saved(child, steps);
       child.kill("SIGKILL");
       expect(await done).toBe("SIGKILL");
       const file = JSON.parse(readFileSync(path, "utf8")) as Trajectory; // throws if it does not parse
@@ -63,7 +74,7 @@ describe("kill -9 while a long trajectory is being written", () => {
       for (let i = 0; i < n; i++) expect(merged.messages[i]).toEqual(expectedMessage(i));
       expect(merged.info.model_stats.api_calls).toBe(n / 2 - 1);
       // no temp file of the atomic rewrite is left behind but the one a kill may interrupt
-      expect(readdirSync(dir).filter((f) => f.startsWith(`.k${ms}.`)).length).toBeLessThanOrEqual(1);
+      expect(readdirSync(dir).filter((f) => f.startsWith(`.k${steps}.`)).length).toBeLessThanOrEqual(1);
     }
     // most kills landed while the journal was in use (past 256 KiB, the 26th step)
     expect(withJournal).toBeGreaterThanOrEqual(4);
@@ -118,7 +129,9 @@ describe("kill -9 of a batch whose trajectories are journaled, then resume", () 
     // three journal lines: far from the next rewrite of the file (when the journal is as large)
     const lines = (id: string) =>
       readFileSync(journalPathOf(join(out, id, `${id}.traj.json`)), "utf8").split("\n").length - 1;
-    await until("an instance has journaled three steps", () => journals(out).some((id) => lines(id) >= 3));
+    await waitUntil("an instance has journaled three steps", () =>
+      journals(out).some((id) => lines(id) >= 3),
+    );
     child.kill("SIGKILL");
     expect(await done).toBe("SIGKILL");
     const statuses = parseRunFolder(out); // every file parses

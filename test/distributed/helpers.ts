@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
 import { VERSION } from "../../src/version.js";
+import { waitUntil } from "../support/wait-for.js";
 
 /** Debian's redis-server (`.ci/run` installs it), or null when this machine has none. */
 export const REDIS_SERVER =
@@ -57,15 +58,14 @@ export class TestRedis {
       "warning",
     ];
     this.proc = spawn(REDIS_SERVER as string, args, { stdio: "ignore" });
-    for (let i = 0; i < 200; i++) {
+    const answers = () => {
       try {
-        if (this.cli("PING").trim() === "PONG") return;
+        return this.cli("PING").trim() === "PONG";
       } catch {
-        // not up yet
+        return false; // not up yet
       }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`redis-server on port ${this.port} did not start`);
+    };
+    await waitUntil(`redis-server on port ${this.port} answers PING`, answers, { ms: 10_000 });
   }
 
   /** Runs redis-cli against it (REDIS_SERVER's folder has redis-cli). */
@@ -136,17 +136,9 @@ export function alive(pid: number | undefined): boolean {
   }
 }
 
-/** Polls until `check` holds or `ms` pass; throws naming `what`. */
-export async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  ms = 90_000,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls until `check` holds or `ms` pass; throws naming `what` (waitUntil, with the queue tests' 90 s). */
+export function until(what: string, check: () => boolean | Promise<boolean>, ms = 90_000): Promise<void> {
+  return waitUntil(what, check, { ms });
 }
 
 /**

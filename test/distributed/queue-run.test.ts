@@ -154,8 +154,10 @@ describe.skipIf(!REDIS_SERVER)(
       await until("the workers finished twelve instances", () => ends() >= 12, 120_000);
       // The restarted coordinator is connected (a node start takes seconds on a busy machine): it sees the restart.
       await runIdOf(boss);
+      const silences = () => boss.err().split("does not answer").length - 1;
+      const before = silences();
       await redis.stop();
-      await new Promise((r) => setTimeout(r, 1500));
+      await until("the coordinator saw the queue stop answering", () => silences() > before);
       await redis.start();
 
       // One replica of the model goes away: the rest of the run goes to the other.

@@ -6,17 +6,10 @@ import { describe, expect, it } from "vitest";
 import { LOCAL_NOT_ISOLATED_WARNING } from "../../src/environments/local.js";
 import { makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
+import { waitUntil } from "../support/wait-for.js";
 import { bashReply, fakeServer, readTrajectory, SUBMIT } from "./harness.js";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
-
-async function waitFor(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("patchloop run killed with SIGKILL in the middle of a step", () => {
   it("leaves a trajectory file that parses as JSON and holds the first step", async () => {
@@ -55,7 +48,7 @@ describe("patchloop run killed with SIGKILL in the middle of a step", () => {
       child.on("close", (code, signal) => resolve({ code, signal })),
     );
     try {
-      await waitFor("the second model request", () => server.requests.length === 2, 30_000);
+      await waitUntil("the second model request came", () => server.requests.length === 2, { ms: 30_000 });
     } finally {
       child.kill("SIGKILL");
     }

@@ -173,9 +173,9 @@ export function environmentBehaviourSuite(target: SuiteTarget): void {
     proc.write('echo "x=$X pwd=$(pwd)"\n');
     expect(await out.until("x=kept pwd=/tmp\n")).toBe(true);
     proc.write("trap 'echo got-int' INT\n");
-    proc.write('echo sleeping; sleep 30; echo "after=$?"\n');
+    // "sleeping" comes from the process that becomes `sleep`, so once it shows the command runs
+    proc.write("sh -c 'echo sleeping; exec sleep 30'; echo \"after=$?\"\n");
     expect(await out.until("sleeping\n")).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
     proc.interrupt();
     expect(await out.until("after=130\n")).toBe(true);
     expect(out.text).toContain("got-int");

@@ -6,6 +6,7 @@ import { runEnvGc } from "../../src/cli/env-gc.js";
 import { gcContainers } from "../../src/environments/gc.js";
 import { ownerLabel } from "../../src/util/process-alive.js";
 import { describeWithEngine, testImage } from "../support/engines.js";
+import { waitFor } from "../support/wait-for.js";
 
 const HOLDER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "hold-container.mjs");
 
@@ -29,7 +30,7 @@ async function holdThenSignal(engine: string, runId: string, signal: NodeJS.Sign
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, sig) => resolve({ code, signal: sig })),
   );
-  for (let i = 0; i < 600 && !out.includes("ready "); i++) await new Promise((r) => setTimeout(r, 100));
+  await waitFor(() => out.includes("ready "), 60_000);
   const name = /ready (\S+)/.exec(out)?.[1] ?? "";
   expect(name, out).toMatch(new RegExp(`^patchloop-${runId}-[0-9a-f]{8}$`));
   expect(cli(engine, ["ps", "-q", "--filter", `name=${name}`]).out).not.toBe("");

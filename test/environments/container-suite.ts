@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { createContainerEnvironment } from "../../src/environments/container.js";
 import { liveContainers } from "../../src/environments/container-registry.js";
 import { testImage } from "../support/engines.js";
+import { waitFor } from "../support/wait-for.js";
 import { environmentBehaviourSuite, SUITE_CAPTURE_LIMIT } from "./behaviour-suite.js";
 
 function cli(engine: string, args: string[]): string {
@@ -84,8 +85,7 @@ export function containerTests(engine: "docker" | "podman"): void {
       text += c;
     });
     shell.write("python\n");
-    for (let i = 0; i < 100 && !text.includes("testbed-python"); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => text.includes("testbed-python"), 10_000);
     expect(text).toBe("testbed-python\n");
     shell.kill();
     await env.close();

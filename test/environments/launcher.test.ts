@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Launcher } from "../../src/environments/launcher.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
+import { waitFor } from "../support/wait-for.js";
 
 const dir = mkdtempSync(join(tmpdir(), "patchloop-launcher-"));
 afterAll(() => {
@@ -18,10 +19,6 @@ const alive = (pid: number) => {
   } catch {
     return false;
   }
-};
-const waitUntil = async (ok: () => boolean) => {
-  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
-  return ok();
 };
 
 describe("launcher (local commands started by a helper shell)", () => {
@@ -130,7 +127,7 @@ describe("launcher (local commands started by a helper shell)", () => {
     expect(r).toMatchObject({ output: "done\n", returncode: 0 });
     expect(Date.now() - t0).toBeLessThan(10_000);
     const bg = Number(execFileSync("cat", [pidFile]).toString());
-    expect(await waitUntil(() => !alive(bg))).toBe(true);
+    expect(await waitFor(() => !alive(bg), 5000)).toBe(true);
     await env.close();
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLocalEnvironment, LOCAL_NOT_ISOLATED_WARNING } from "../../src/environments/local.js";
+import { waitFor } from "../support/wait-for.js";
 import { environmentBehaviourSuite, SUITE_CAPTURE_LIMIT } from "./behaviour-suite.js";
 
 describe("local environment", () => {
@@ -63,7 +64,7 @@ describe("local environment", () => {
         text += c;
       });
       shell.write("echo shell-ok\n");
-      for (let i = 0; i < 100 && !text.includes("shell-ok"); i++) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => text.includes("shell-ok"), 5000);
       expect(text).toBe("shell-ok\n");
       shell.kill();
       await env.close();

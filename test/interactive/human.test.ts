@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { git } from "../support/git-repo.js";
+import { waitUntil } from "../support/wait-for.js";
 import {
   bash,
   calcTask,
@@ -91,9 +92,8 @@ describe("Ctrl-C in an interactive run", () => {
     );
     const before = treeState(t.repo);
     pty = cliInPty(runArgs(t, server), { cwd: t.dir });
-    // Ctrl-C while the model is thinking
-    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    // Ctrl-C while the model is thinking: the request reached the server, whose reply takes a minute
+    await waitUntil("the model got the first request", () => (server?.requests.length ?? 0) >= 1);
     pty.send(KEY.ctrlC);
     await pty.waitFor("Ctrl-C: stopping this call; you get a prompt next (Ctrl-C again ends the run).");
     await pty.waitFor("? The model call was stopped. What now?");
@@ -106,8 +106,9 @@ describe("Ctrl-C in an interactive run", () => {
     // Ctrl-C while a command runs
     await pty.waitFor("? Run this action?");
     pty.send(KEY.enter);
-    while (!existsSync(join(t.dir, "running"))) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil("the command runs (it made the file `running`)", () =>
+      existsSync(join(t.dir, "running")),
+    );
     pty.send(KEY.ctrlC);
     await pty.waitFor("? The command was stopped. What now?");
     pty.send(KEY.down + KEY.enter);

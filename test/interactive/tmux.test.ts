@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { git } from "../support/git-repo.js";
+import { waitUntil } from "../support/wait-for.js";
 import { bash, calcTask, replace, runArgs, SUBMIT_COMMAND } from "./fixture.js";
 import { BIN } from "./pty.js";
 
@@ -16,15 +17,15 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** The screen as the person sees it now. */
 const screen = () => tmux("capture-pane", "-p", "-t", "person");
 
-async function untilScreen(what: string, timeoutMs = 20_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const now = screen();
-    if (now.includes(what)) return now;
-    if (Date.now() > until)
-      throw new Error(`the screen never showed ${JSON.stringify(what)}; it shows:\n${now}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Waits until the screen shows `what`; returns the screen then. */
+async function untilScreen(what: string, ms = 20_000): Promise<string> {
+  let now = "";
+  const look = () => {
+    now = screen();
+    return now.includes(what);
+  };
+  await waitUntil(`the screen shows ${JSON.stringify(what)}`, look, { ms, everyMs: 100, shows: () => now });
+  return now;
 }
 
 let server: FakeLlmServer | undefined;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { waitUntil } from "../support/wait-for.js";
 
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
@@ -86,7 +87,7 @@ describe("fake LLM server", () => {
       () => "answered",
       () => "connection dropped",
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil("the request reached the server (and hangs)", () => server?.pending() === 0);
     await server.close();
     server = undefined;
     expect(await pending).toBe("connection dropped");

@@ -96,6 +96,7 @@ describe("a model client over two real replicas", () => {
     servers.push(a, b);
     const heard: string[] = [];
     const { sleep } = recordingSleep();
+    let now = 1_000_000;
     const model = createModel(
       modelConfig({
         model_name: "openai/fake",
@@ -104,6 +105,7 @@ describe("a model client over two real replicas", () => {
       }),
       {
         sleep,
+        now: () => now,
         env: {},
         onReplica: (url, outcome) => heard.push(`${url === `${a.url}/v1` ? "a" : "b"} ${outcome}`),
       },
@@ -121,8 +123,8 @@ describe("a model client over two real replicas", () => {
     expect(heard.filter((h) => h === "a failed").length).toBe(1);
     expect(heard.filter((h) => h === "b ok").length).toBe(3);
     expect(b.requests.length).toBe(5);
-    // After the cooldown a is tried again (and fails again: it is still gone).
-    await new Promise((r) => setTimeout(r, 350));
+    // After the cooldown (0.3 s on the client's clock) a is tried again (and fails again: it is still gone).
+    now += 300;
     heard.length = 0;
     expect((await ask()).ok).toBe(true);
     expect(heard).toEqual(["a failed", "b ok"]);

@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Environment } from "../../src/environments/types.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import type { Tool } from "../../src/tools/types.js";
+import { waitUntil } from "../support/wait-for.js";
 import { makeSandbox, type Sandbox } from "./helpers.js";
 
 let box: Sandbox;
@@ -150,8 +151,14 @@ describe("bash, persistent mode", () => {
   });
 
   test("a shell that died between commands is replaced, with a note", async () => {
-    await run("export KEEP=yes; (sleep 0.2; kill $$) >/dev/null 2>&1 &");
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    const shell = Number.parseInt(
+      (await run("export KEEP=yes; (sleep 0.2; kill $$) >/dev/null 2>&1 & echo $$")).output,
+      10,
+    );
+    // gone from /proc: reaped by this process, which has then heard of its exit (the same event)
+    await waitUntil(`the shell (pid ${shell}) has ended`, () => !existsSync(`/proc/${shell}`), {
+      ms: 10_000,
+    });
     // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
     expect(await run('echo "${KEEP:-unset}"')).toEqual(
       done(
@@ -164,8 +171,9 @@ describe("bash, persistent mode", () => {
     const pid = Number.parseInt((await run("sleep 300 >/dev/null 2>&1 & echo $!")).output, 10);
     expect(isRunning(pid)).toBe(true);
     await tool.close?.();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(isRunning(pid)).toBe(false);
+    await waitUntil(`the shell's background sleep (pid ${pid}) has ended`, () => !isRunning(pid), {
+      ms: 10_000,
+    });
     expect(await run("echo again")).toEqual(done("again\n"));
     await tool.close?.();
     await tool.close?.();

@@ -1,4 +1,3 @@
-import type { CodeImport, ImportKind } from "../code-outline.js";
 import type { GrammarFile } from "../grammars.js";
 
 /**
@@ -19,6 +18,15 @@ export type LanguageId =
   | "rust"
   | "c"
   | "cpp";
+
+/** Which `@import.*` capture an import came from (code-outline.ts says what each one means). */
+export type ImportKind = "path" | "module" | "mod";
+
+/** One import as written (`./util`, `example.com/app/store`, `util/strbuf.h`, `crate::lexer::Token`). */
+export interface CodeImport {
+  kind: ImportKind;
+  spec: string;
+}
 
 /** Lookups over a snapshot's paths that import resolution needs (repo-index.ts). */
 export interface RepoPaths {

@@ -7,9 +7,10 @@ import type { EnvironmentProvider } from "./eval-environment.js";
 import { getResolutionStatus } from "./grading.js";
 import { classifyInfraFailure } from "./infra-failure.js";
 import type { HarnessReportEntry } from "./instance-report.js";
+import type { InstanceResult } from "./instance-result.js";
 import type { HarnessVersion } from "./parsers/index.js";
 import { checkPredictionIds, type Prediction } from "./predictions.js";
-import { evaluateInstance, type InstanceResult } from "./run-instance.js";
+import { evaluateInstance } from "./run-instance.js";
 import { makeRunSummary, type RunSummary, type SummaryOptions, type SummaryScope } from "./summary.js";
 import type { SpecOverrides } from "./test-spec.js";
 

@@ -6,6 +6,7 @@ import type { SwebenchInstance } from "../types.js";
 import type { EvalEnvironment } from "./eval-environment.js";
 import { getResolutionStatus, type TestsStatus } from "./grading.js";
 import type { HarnessReportEntry } from "./instance-report.js";
+import type { InstanceContext, InstanceResult } from "./instance-result.js";
 import {
   gradeLive,
   type LiveStatus,
@@ -15,7 +16,6 @@ import {
   readLiveParserOutput,
 } from "./live.js";
 import { gradeProOutput, loadProScripts, PRO_WORKSPACE, proEntryScript } from "./pro.js";
-import type { InstanceContext, InstanceResult } from "./run-instance.js";
 import { InstanceSpecError } from "./test-spec.js";
 
 /**

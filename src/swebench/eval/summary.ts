@@ -1,8 +1,8 @@
 import type { SwebenchInstance } from "../types.js";
 import type { ResolvedStatus } from "./grading.js";
+import type { InstanceResult } from "./instance-result.js";
 import type { HarnessVersion } from "./parsers/index.js";
 import type { Prediction } from "./predictions.js";
-import type { InstanceResult } from "./run-instance.js";
 
 /** Resolved and evaluated counts of one repository. */
 export interface RepoTally {

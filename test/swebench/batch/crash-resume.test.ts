@@ -11,6 +11,7 @@ import {
   STEPWISE_COMMAND,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
+import { waitUntil } from "../../support/wait-for.js";
 import {
   expectAllSubmitted,
   localBatchArgs,
@@ -24,6 +25,8 @@ const CHILD = join(import.meta.dirname, "fixtures", "swebench-child.mjs");
 
 interface Child {
   proc: ChildProcess;
+  /** Resolves as soon as its stderr holds `text` (on the chunk that brings it); rejects if it ends first. */
+  printed: (text: string) => Promise<void>;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
@@ -31,27 +34,34 @@ function start(args: string[]): Child {
   const proc = spawn(process.execPath, [CHILD, "swebench", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
+  let closed = false;
+  const watchers: Array<{ text: string; seen: () => void; ended: (e: Error) => void }> = [];
+  const missing = (text: string) =>
+    new Error(`the child ended without printing ${JSON.stringify(text)}; its stderr:\n${stderr}`);
   proc.stdout?.on("data", (d) => {
     stdout += d;
   });
   proc.stderr?.on("data", (d) => {
     stderr += d;
+    for (const w of watchers) if (stderr.includes(w.text)) w.seen();
   });
+  proc.on("close", () => {
+    closed = true;
+    for (const w of watchers) if (!stderr.includes(w.text)) w.ended(missing(w.text));
+  });
+  const printed = (text: string) =>
+    new Promise<void>((seen, ended) => {
+      if (stderr.includes(text)) seen();
+      else if (closed) ended(missing(text));
+      else watchers.push({ text, seen, ended });
+    });
   const done = new Promise<{
     code: number | null;
     signal: NodeJS.Signals | null;
     stdout: string;
     stderr: string;
   }>((resolve) => proc.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { proc, done };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return { proc, printed, done };
 }
 
 /** Ids whose trajectory has a final (not re-run) exit status. */
@@ -134,7 +144,7 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
       const before = finalIds(out);
       const mark = server.requests.length;
       const child = start(args(out));
-      await until("the moment to kill", () => when(out));
+      await waitUntil("the moment to kill", () => when(out));
       child.proc.kill("SIGKILL");
       const ended = await child.done;
       expect(ended.signal).toBe("SIGKILL");
@@ -161,7 +171,7 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
   it("Ctrl-C: running instances stop and save as Interrupted, nothing new starts; they run again on resume", async () => {
     const out = join(tempDir(), "run");
     const child = start(args(out));
-    await until(
+    await waitUntil(
       "an instance finished and one is mid-task",
       () => predCount(out) >= 1 && midTask(out).length > 0,
     );
@@ -198,9 +208,10 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
   it("a second Ctrl-C exits at once with status 130, every file still valid", async () => {
     const out = join(tempDir(), "run");
     const child = start(args(out, 3));
-    await until("an instance is mid-task", () => midTask(out).length > 0);
+    await waitUntil("an instance is mid-task", () => midTask(out).length > 0);
     child.proc.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 30));
+    // the first was handled (two signals sent at once may arrive as one)
+    await child.printed("interrupted: no new instances start");
     child.proc.kill("SIGINT");
     const ended = await child.done;
     expect(ended.code).toBe(130);
