@@ -9,8 +9,8 @@ import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import { createCoordinatorDispatcher } from "../src/distributed/coordinator-dispatch.js";
 import { parseQueueUrl } from "../src/distributed/queue-url.js";
+import type { BatchOptions } from "../src/swebench/batch/run-batch.js";
 import { runBatch } from "../src/swebench/batch/run-batch.js";
-import type { BatchOptions } from "../src/swebench/batch/types.js";
 import type { SwebenchInstance } from "../src/swebench/types.js";
 import {
   CALLS_PER_INSTANCE,

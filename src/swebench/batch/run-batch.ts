@@ -1,14 +1,17 @@
 import type { AgentEvent } from "../../agent/agent.js";
 import { sumStats } from "../../agent/model-stats.js";
+import type { Config } from "../../config/schema.js";
+import type { Model } from "../../models/types.js";
+import type { SwebenchInstance } from "../types.js";
 import { BatchBudget } from "./budget.js";
 import { createLocalDispatcher } from "./local-dispatch.js";
 import { RunFolder } from "./run-folder.js";
 import {
   type BatchEvent,
-  type BatchOptions,
   type BatchResult,
   type Dispatcher,
   type DispatchHooks,
+  type EnvironmentOpener,
   type InstanceResult,
   type StopReason,
   type TaskOutcome,
@@ -18,6 +21,53 @@ import {
 import { usageOf } from "./usage.js";
 
 export { OUTAGE_LIMIT } from "./run-folder.js";
+
+/** What a batch run needs. Only `config`, `instances` and `outputDir` are required. */
+export interface BatchOptions {
+  /** The resolved config every instance runs with (recorded, secrets redacted, in run.json). */
+  config: Config;
+  /** The selected rows, in the order they are started. */
+  instances: SwebenchInstance[];
+  /** The run folder (README.md "Outputs", src/swebench/batch/README.md). */
+  outputDir: string;
+  /** Instances run at once (default 1). */
+  workers?: number;
+  /** The model of one instance, or of one attempt of it (default: `createModel` of the attempt's `model` config). */
+  modelFor?: (row: SwebenchInstance, attempt?: number) => Model;
+  /** Opens the environment of one instance (default: `openInstanceEnvironment` with `reposDir`). */
+  openEnvironment?: EnvironmentOpener;
+  /** Folder of `owner__repo` clones for the local and bwrap environments. */
+  reposDir?: string;
+  /** Run every selected instance again, even those with a final exit status. */
+  redoExisting?: boolean;
+  /**
+   * Resume a folder whose results came from another config (see config-drift.ts); without it that
+   * is a BatchInputError listing the changes.
+   */
+  allowConfigChange?: boolean;
+  /** USD over all instances (this and earlier runs of the folder) after which nothing new starts; 0/undefined: none. */
+  costLimit?: number;
+  /** Model calls over all instances after which nothing new starts; 0/undefined: none. */
+  callLimit?: number;
+  /** Aborting stops launching instances and interrupts the running ones (saved as `Interrupted`). */
+  signal?: AbortSignal;
+  /** Receives progress: every agent event of every instance, and instance starts and ends. */
+  onEvent?: (event: BatchEvent) => void;
+  /** Receives warnings meant for the user (also written to run.log). */
+  warn?: (message: string) => void;
+  /** Extra facts for run.json (e.g. the command line, the dataset and selection). */
+  runInfo?: Record<string, unknown>;
+  /** Label of this run's containers (`patchloop.run`); default `swebench-<pid>-<time>`. Recorded in run.json. */
+  runId?: string;
+  /** Name of the model for preds.json (default `config.model.model_name`). */
+  modelName?: string;
+  /**
+   * Where the instances run (default: in this process, `workers` at a time, see local-dispatch.ts);
+   * the queue dispatcher (src/distributed/) hands them to `patchloop worker` processes. Called once
+   * the folder is open and locked, with its run id.
+   */
+  dispatch?: (folder: RunFolder) => Promise<Dispatcher>;
+}
 
 /**
  * Runs the agent on every selected instance that has no final exit status yet (all of them with

@@ -3,11 +3,9 @@ import type { ModelStats } from "../../agent/model-stats.js";
 import type { ExitStatus } from "../../agent/trajectory-types.js";
 import type { Config } from "../../config/schema.js";
 import type { ReplicaCounts } from "../../models/replica-pool.js";
-import type { Model } from "../../models/types.js";
 import type { TaskOutcome } from "../../task/outcome.js";
 import type { TaskEnvironment } from "../../task/run-task.js";
 import type { SwebenchInstance } from "../types.js";
-import type { RunFolder } from "./run-folder.js";
 
 /** The environment of one instance and how to release it (container, sandbox, work tree). */
 export type InstanceEnvironment = TaskEnvironment;
@@ -35,53 +33,6 @@ export interface WorkUnit {
 /** A unit's name: `<id>`, or `<id>/attempt-<k>` (also its folder under the run folder). */
 export function unitKey(id: string, attempt?: number): string {
   return attempt === undefined ? id : `${id}/attempt-${attempt}`;
-}
-
-/** What a batch run needs. Only `config`, `instances` and `outputDir` are required. */
-export interface BatchOptions {
-  /** The resolved config every instance runs with (recorded, secrets redacted, in run.json). */
-  config: Config;
-  /** The selected rows, in the order they are started. */
-  instances: SwebenchInstance[];
-  /** The run folder (README.md "Outputs", src/swebench/batch/README.md). */
-  outputDir: string;
-  /** Instances run at once (default 1). */
-  workers?: number;
-  /** The model of one instance, or of one attempt of it (default: `createModel` of the attempt's `model` config). */
-  modelFor?: (row: SwebenchInstance, attempt?: number) => Model;
-  /** Opens the environment of one instance (default: `openInstanceEnvironment` with `reposDir`). */
-  openEnvironment?: EnvironmentOpener;
-  /** Folder of `owner__repo` clones for the local and bwrap environments. */
-  reposDir?: string;
-  /** Run every selected instance again, even those with a final exit status. */
-  redoExisting?: boolean;
-  /**
-   * Resume a folder whose results came from another config (see config-drift.ts); without it that
-   * is a BatchInputError listing the changes.
-   */
-  allowConfigChange?: boolean;
-  /** USD over all instances (this and earlier runs of the folder) after which nothing new starts; 0/undefined: none. */
-  costLimit?: number;
-  /** Model calls over all instances after which nothing new starts; 0/undefined: none. */
-  callLimit?: number;
-  /** Aborting stops launching instances and interrupts the running ones (saved as `Interrupted`). */
-  signal?: AbortSignal;
-  /** Receives progress: every agent event of every instance, and instance starts and ends. */
-  onEvent?: (event: BatchEvent) => void;
-  /** Receives warnings meant for the user (also written to run.log). */
-  warn?: (message: string) => void;
-  /** Extra facts for run.json (e.g. the command line, the dataset and selection). */
-  runInfo?: Record<string, unknown>;
-  /** Label of this run's containers (`patchloop.run`); default `swebench-<pid>-<time>`. Recorded in run.json. */
-  runId?: string;
-  /** Name of the model for preds.json (default `config.model.model_name`). */
-  modelName?: string;
-  /**
-   * Where the instances run (default: in this process, `workers` at a time, see local-dispatch.ts);
-   * the queue dispatcher (src/distributed/) hands them to `patchloop worker` processes. Called once
-   * the folder is open and locked, with its run id.
-   */
-  dispatch?: (folder: RunFolder) => Promise<Dispatcher>;
 }
 
 /** Which `patchloop worker` ran an instance. */

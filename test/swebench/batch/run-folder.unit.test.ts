@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedModel } from "../../../src/models/scripted.js";
+import type { BatchOptions } from "../../../src/swebench/batch/run-batch.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { LOCK_NAME } from "../../../src/swebench/batch/run-folder-lock.js";
-import type { BatchOptions } from "../../../src/swebench/batch/types.js";
 import { ownerLabel } from "../../../src/util/process-alive.js";
 import {
   buildFixtureInstances,
