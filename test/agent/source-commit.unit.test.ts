@@ -10,7 +10,7 @@ import { tempDir } from "../support/tmp.js";
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 describe("the commit patchloop runs from", () => {
-  it("reads HEAD through a branch, through packed refs and detached; null outside a checkout", () => {
+  it("reads HEAD through a branch, through packed refs, detached and in a linked worktree; null outside a checkout", () => {
     const repo = tempDir();
     git(repo, "init", "-q", "-b", "main");
     writeFileSync(join(repo, "a"), "a\n");
@@ -22,6 +22,16 @@ describe("the commit patchloop runs from", () => {
     expect(sourceCommit(repo)).toBe(head);
     git(repo, "checkout", "-q", "--detach");
     expect(sourceCommit(repo)).toBe(head);
+    // A linked worktree: .git is a file naming the worktree's folder; refs live in the main one.
+    const linked = join(tempDir(), "linked");
+    git(repo, "worktree", "add", "-q", "-b", "side", linked, "main");
+    expect(sourceCommit(linked)).toBe(head);
+    writeFileSync(join(linked, "b"), "b\n");
+    git(linked, "add", "b");
+    git(linked, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "b");
+    expect(sourceCommit(linked)).toBe(git(linked, "rev-parse", "HEAD"));
+    git(repo, "pack-refs", "--all");
+    expect(sourceCommit(linked)).toBe(git(linked, "rev-parse", "HEAD"));
     const plain = tempDir();
     mkdirSync(join(plain, "x"));
     expect(sourceCommit(plain)).toBeNull();
