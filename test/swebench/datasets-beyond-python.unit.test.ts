@@ -281,6 +281,33 @@ describe("SWE-rebench, SWE-Gym and Multilingual rows", () => {
     );
   });
 
+  it("a --specs test command for another language's repository gets that layout: no directives, git apply --reject", () => {
+    const row = {
+      repo: "acme/widgets",
+      instance_id: "acme__widgets-7",
+      base_commit: "e".repeat(40),
+      version: "7",
+      test_patch:
+        "diff --git a/test/a.test.js b/test/a.test.js\n--- a/test/a.test.js\n+++ b/test/a.test.js\n@@ -1 +1 @@\n-a\n+b\n",
+      FAIL_TO_PASS: "[]",
+      PASS_TO_PASS: "[]",
+    };
+    const js = resolveTestSpec(row as never, {
+      "acme/widgets": { log_parser: "jest", versions: { "*": { test_cmd: "npx jest test/a.test.js" } } },
+    });
+    expect([js.layout, js.directives, js.testCommand, js.source]).toEqual([
+      "common",
+      [],
+      "npx jest test/a.test.js",
+      "specs file",
+    ]);
+    // The same repository under a Python runner keeps the Python layout and its directives.
+    const py = resolveTestSpec(row as never, {
+      "acme/widgets": { log_parser: "pytest", versions: { "*": { test_cmd: "pytest -rA" } } },
+    });
+    expect([py.layout, py.directives]).toEqual(["python", ["test/a.test.js"]]);
+  });
+
   it("marked is graded fail-only under both releases; eslint only under v5", () => {
     const row = (repo: string) => ({
       repo,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { parseTestList } from "../dataset/errors.js";
 import type { SwebenchInstance } from "../types.js";
 import type { EvalType } from "./grading.js";
-import { getLogParser, type HarnessVersion, type ParserContext } from "./parsers/index.js";
+import { getLogParser, type HarnessVersion, isPythonParser, type ParserContext } from "./parsers/index.js";
 import { getModifiedFiles, getNewFiles, getTestDirectives } from "./patch-files.js";
 import { type PythonEnvSpec, pythonSpecFor } from "./python-env.js";
 import { type EvalSpec, lookupSpec } from "./spec-table.js";
@@ -266,7 +266,10 @@ export function resolveTestSpec(
   } catch (err) {
     throw new InstanceSpecError(`instance ${instance.instance_id}: ${(err as Error).message}`);
   }
-  const directives = testPatch && !common ? getTestDirectives(instance.repo, testPatch) : [];
+  // Another language's test command (from the harness's table, the row or --specs): eval.sh has
+  // that layout (no test directives appended), whoever named the command.
+  const otherLanguage = common !== undefined || !isPythonParser(logParser);
+  const directives = testPatch && !otherLanguage ? getTestDirectives(instance.repo, testPatch) : [];
   const source = evalScript
     ? "row (v5 eval_script)"
     : instance.test_cmd
@@ -290,7 +293,7 @@ export function resolveTestSpec(
     // A test command that names its interpreter runs with that one, whatever --python says.
     python: pythonSpecFor(instance, found?.local, namedInterpreter(testCmd) ?? pythonFlag),
     source,
-    layout: common ? "common" : "python",
+    layout: otherLanguage ? "common" : "python",
     build: common?.build ?? [],
     parserContext: { instanceId: instance.instance_id, version: instance.version },
   };

@@ -80,6 +80,22 @@ export const LOG_PARSERS: Readonly<Record<string, LogParser>> = {
   grommet: parseGrommet,
 };
 
+/** The parsers of Python repositories' logs: an instance graded by any other has the other languages' eval.sh layout. */
+const PYTHON_PARSERS: ReadonlySet<string> = new Set([
+  "pytest",
+  "pytest_options",
+  "pytest_v2",
+  "matplotlib",
+  "seaborn",
+  "sympy",
+  "django",
+]);
+
+/** Whether `name` (with or without the `parse_log_` prefix) reads a Python test runner's log. */
+export function isPythonParser(name: string): boolean {
+  return PYTHON_PARSERS.has(parserKey(name));
+}
+
 /** The names accepted by `getLogParser`. */
 export const LOG_PARSER_NAMES = Object.keys(LOG_PARSERS);
 
