@@ -21,6 +21,9 @@ export interface SelectFixture {
   /** Keeps the tests passing but does not fix the issue (`return value`), written two ways. */
   noClamp: string;
   noClampSpaced: string;
+  /** Changes `add` without changing what it does (`b + a`), written two ways: the clamp bug stays. */
+  noop: string;
+  noopSpaced: string;
   /** Drops the low bound: `test_clamp_low`, which passes at the base commit, fails. */
   breaksLow: string;
   breaksLowSpaced: string;
@@ -103,6 +106,8 @@ export function buildSelectFixture(root: string): SelectFixture {
     goodOther: diffOf(clone, ops, fixBranch("        return min(value, high)")),
     noClamp: diffOf(clone, ops, fixBranch("        return value")),
     noClampSpaced: diffOf(clone, ops, fixBranch("        return value  # as given")),
+    noop: diffOf(clone, ops, OPS.replace("    return a + b", "    return b + a")),
+    noopSpaced: diffOf(clone, ops, OPS.replace("    return a + b", "    return b  +  a  # same sum")),
     breaksLow: diffOf(
       clone,
       ops,

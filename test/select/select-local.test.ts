@@ -29,6 +29,7 @@ function config(...layers: string[]) {
       "swebench",
       "environment.environment_class=local",
       "run.select.regression.timeout=5",
+      "run.select.wall_timeout=5",
       ...layers,
     ],
     defaultConfig: "swebench",
@@ -53,8 +54,8 @@ function runFolder(root: string, patches: string[], dataset?: string): string {
 }
 
 /** A row whose hidden fields throw when read: selection must never read them. */
-function guardedRow(f: SelectFixture): SwebenchInstance {
-  const row = selectRow(f);
+function guardedRow(f: SelectFixture, shown: Partial<SwebenchInstance> = {}): SwebenchInstance {
+  const row = selectRow(f, shown);
   for (const key of ["FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "patch"]) {
     Object.defineProperty(row, key, {
       enumerable: true,
@@ -117,7 +118,7 @@ describe.skipIf(!havePytest())(
       expect(c[5].regression).toMatchObject({
         tested: true,
         timed_out: true,
-        error: "the tests ran past 5 s and were stopped",
+        error: "the tests ran past 5 s of wall-clock time and were stopped",
       });
       expect(rec.steps).toEqual([
         "2 of 6 dropped (empty, tests only, or does not apply)",
@@ -154,9 +155,11 @@ describe.skipIf(!havePytest())(
       });
       const [rec] = run.records;
       expect(rec.regression).toEqual({
-        files: ["tests/test_ops.py"],
+        files: [],
         passing_at_base: 0,
-        skipped: "not tested: the instance's test budget (0.5 s) was spent",
+        left_out: ["tests/test_ops.py: no share of the test budget left"],
+        skipped:
+          "no chosen test module runs at the base commit within its share of the budget (tests/test_ops.py: no share of the test budget left)",
       });
       expect(rec.selected).toBe(0);
       expect(rec.reason).toBe("largest group: 2 of 3 surviving candidates (group 1); its smallest patch");
@@ -207,11 +210,52 @@ describe.skipIf(!havePytest())(
         problem: "expected one line `CHOICE: <number>`, got 2 lines",
       });
       expect(garbage.reason).toBe(
-        "tie between groups 1, 2 (1 each): the judge's answer was not used (expected one line `CHOICE: <number>`, got 2 lines); rule: the fewest changed lines, then the earliest candidate: group 1",
+        "tie between groups 1, 2 (1 each): the judge's answer was not used (expected one line `CHOICE: <number>`, got 2 lines); rule: the most candidates changing its files (2), then the fewest changed lines, then the earliest candidate: group 1",
       );
       const valid = await ask("CHOICE: 2");
       expect(valid.selected).toBe(1);
       expect(valid.reason).toBe("tie between groups 1, 2 (1 each): the judge chose group 2");
+    });
+
+    it("the issue's own example: a candidate that changes what it prints outvotes a larger group that does not", async () => {
+      const issue = [
+        "clamp above the range gives the low bound:",
+        "```python",
+        "from calc.ops import clamp",
+        "clamp(15, 0, 10)",
+        "```",
+        "prints 0; it should print 10.",
+      ].join("\n");
+      const select = async (...layers: string[]) => {
+        const dir = runFolder(root, [f.noop, f.noopSpaced, f.good]);
+        const run = await selectRunFolder(dir, {
+          config: config(...layers),
+          rows: [guardedRow(f, { problem_statement: issue })],
+          reposDir: f.reposDir,
+          python: "/usr/bin/python3",
+        });
+        return run.records[0];
+      };
+      const rec = await select();
+      expect(rec.problems).toEqual([]);
+      expect(rec.examples).toEqual({
+        count: 1,
+        ran: true,
+        reason: "1 of 1 example(s) run at the base commit",
+      });
+      expect(rec.candidates.map((c) => c.examples)).toEqual([
+        { changed: [], cached: false },
+        { changed: [], cached: false },
+        { changed: [0], cached: false },
+      ]);
+      // no test breaks: the examples decide
+      expect(rec.candidates.map((c) => c.regression?.broke)).toEqual([[], [], []]);
+      expect(rec.steps).toEqual(["issue examples: 1 of 3 left (they change what an example prints)"]);
+      expect(rec.selected).toBe(2);
+      // without them, the larger group of no-op patches wins the vote
+      const off = await select("run.select.examples.enabled=false");
+      expect(off.examples).toBeUndefined();
+      expect(off.selected).toBe(0);
     });
 
     it("a reproduction test from the issue text alone, kept because it fails at the base commit, outvotes a larger group; a useless answer is left out", async () => {
