@@ -5,6 +5,7 @@ import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
 import type { SelectConfig } from "./config.js";
 import { changedExamples, issueExamples } from "./examples.js";
+import { changedFunctionNames, expectedToChange } from "./issue-functions.js";
 import { withoutFiles } from "./patch-parse.js";
 import type { PublicRow } from "./public-row.js";
 import { pythonAstKey } from "./python-ast.js";
@@ -340,9 +341,15 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
     }
     const statuses = r.run.statuses;
     const broke = pass.filter((t) => !passing(statuses[t] ?? "missing"));
+    const excused = expectedToChange(
+      broke,
+      changedFunctionNames(u.patch),
+      String(ctx.row.problem_statement ?? ""),
+    );
     out.regressionOf.set(u.textKey, {
       tested: true,
       broke,
+      ...(excused.length ? { expected_to_change: excused } : {}),
       kept: pass.length - broke.length,
       cached: r.cached,
     });

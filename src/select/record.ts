@@ -6,6 +6,11 @@ export interface CandidateTests {
   tested: boolean;
   /** Tests that passed at the base commit and do not pass with the candidate. */
   broke: string[];
+  /**
+   * Of `broke`, the tests named after a function the patch changes and the issue names: the fix is
+   * expected to change them, so the vote does not count them (issue-functions.ts).
+   */
+  expected_to_change?: string[];
   /** Tests run that passed at the base commit and still pass. */
   kept: number;
   /** Why there is no result (the run hung, no results in the log, the budget was spent). */

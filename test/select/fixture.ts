@@ -29,6 +29,8 @@ export interface SelectFixture {
   breaksLowSpaced: string;
   /** Makes importing calc.ops sleep for 10 minutes. */
   hangs: string;
+  /** Makes importing calc.ops spin on the CPU for 10 minutes. */
+  spins: string;
   /** Context that is not in the file. */
   stale: string;
   testsOnly: string;
@@ -125,6 +127,11 @@ export function buildSelectFixture(root: string): SelectFixture {
       ),
     ),
     hangs: diffOf(clone, ops, `import time\n\ntime.sleep(600)\n\n\n${fixBranch("        return high")}`),
+    spins: diffOf(
+      clone,
+      ops,
+      `import time\n\n_end = time.time() + 600\nwhile time.time() < _end:\n    pass\n\n\n${fixBranch("        return high")}`,
+    ),
     stale: [
       `diff --git a/${ops} b/${ops}`,
       `--- a/${ops}`,

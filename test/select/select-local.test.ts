@@ -145,6 +145,34 @@ describe.skipIf(!havePytest())(
       expect(r2.seconds).toBeLessThan(rec.seconds);
     });
 
+    it("a candidate under which the tests spin is stopped at its CPU limit and breaks every test; the budget counts CPU seconds", async () => {
+      const dir = runFolder(root, [f.spins, f.good]);
+      const run = await selectRunFolder(dir, {
+        config: config("run.select.regression.timeout=2", "run.select.wall_timeout=60"),
+        rows: [guardedRow(f)],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const [rec] = run.records;
+      const spun = rec.candidates[0].regression;
+      expect([...(spun?.broke ?? [])].sort()).toEqual([
+        "tests/test_ops.py::test_add",
+        "tests/test_ops.py::test_clamp_inside",
+        BROKEN,
+      ]);
+      expect(spun).toEqual({
+        tested: true,
+        broke: spun?.broke,
+        kept: 0,
+        error: "the tests used more than 2 CPU seconds and were stopped",
+        timed_out: true,
+        cached: false,
+      });
+      expect(rec.selected).toBe(1);
+      // stopped by the CPU limit long before the 60 s wall-clock one
+      expect(rec.seconds).toBeLessThan(50);
+    });
+
     it("no test run goes past the instance's budget: with none left, the vote decides alone", async () => {
       const dir = runFolder(root, [f.breaksLow, f.breaksLowSpaced, f.good]);
       const run = await selectRunFolder(dir, {
