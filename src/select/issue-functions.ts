@@ -1,8 +1,9 @@
 /**
  * The tests a fix is expected to change (docs/selection.md, step 2): when an issue asks for a
  * function to behave differently, that function's own existing test (`test_<name>`) pins the old
- * behaviour, and a correct patch breaks it. A broken test named after a function that the
- * candidate's patch changes and the issue text names is therefore not counted against it.
+ * behaviour, and a correct patch breaks it. Among candidates breaking equally many tests, the one
+ * whose broken tests are more of those (named after a function that its patch changes and the
+ * issue text names) is preferred; it never beats one breaking fewer tests.
  */
 
 /** Functions and classes a diff changes: those its hunk headers name and those defined in its hunks. */

@@ -8,7 +8,7 @@ export interface CandidateTests {
   broke: string[];
   /**
    * Of `broke`, the tests named after a function the patch changes and the issue names: the fix is
-   * expected to change them, so the vote does not count them (issue-functions.ts).
+   * expected to change them, so among candidates breaking equally many, fewer others wins (issue-functions.ts).
    */
   expected_to_change?: string[];
   /** Tests run that passed at the base commit and still pass. */

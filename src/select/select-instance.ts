@@ -76,10 +76,8 @@ function voteInput(rec: CandidateRecord, ex: Execution | undefined): VoteInput {
     applies: rec.status === "does_not_apply" ? false : ex?.applies.has(rec.patch_sha256 ?? "") ? true : null,
     textKey: rec.text_key,
     astKey: rec.ast_key,
-    broke:
-      reg?.tested && !ex?.regression?.skipped
-        ? reg.broke.length - (reg.expected_to_change?.length ?? 0)
-        : null,
+    broke: reg?.tested && !ex?.regression?.skipped ? reg.broke.length : null,
+    ...(reg?.expected_to_change ? { expectedBroke: reg.expected_to_change.length } : {}),
     reproPassed: kept && rep ? rep.passed : null,
     examplesChanged: rec.examples?.changed ? rec.examples.changed.length > 0 : null,
     behaviour: kept && rep && !rep.error ? JSON.stringify([reg?.broke ?? [], rep.passed]) : undefined,
@@ -117,11 +115,6 @@ export async function selectInstance(
     steps.push("every usable candidate normalizes to the same patch: no tests needed");
   }
   const records = cands.map((c, i) => candidateRecord(c, i, norms[i], ex));
-  const excused = [...new Set(records.flatMap((r) => r.regression?.expected_to_change ?? []))];
-  if (excused.length && !ex?.regression?.skipped)
-    steps.push(
-      `regression tests not counted where the patch changes the function the issue names: ${excused.join(", ")}`,
-    );
   const result = vote(records.map((r) => voteInput(r, ex)));
   steps.push(...result.steps);
   for (const g of result.groups) for (const m of g.members) records[m].group = g.id;

@@ -17,6 +17,8 @@ export interface VoteInput {
   astKey?: string;
   /** Tests that passed at the base commit and fail with it (Infinity: the run hung); null: not tested. */
   broke: number | null;
+  /** Of those, the ones named after a function it changes and the issue names (issue-functions.ts); they order equals only. */
+  expectedBroke?: number;
   /** Reproduction tests it passes; null: none kept. */
   reproPassed: number | null;
   /** Whether it changes what one of the issue's examples prints at the base commit; null: not compared. */
@@ -142,6 +144,13 @@ export function vote(inputs: VoteInput[]): VoteResult {
       `regression tests: ${tier.length} of ${grouped.length} left (${best === 0 ? "none broken" : `${best} broken, the fewest`})`,
     );
   }
+  // Among those breaking equally many, the ones whose broken tests are more of the kind the fix is expected to change.
+  const beforeExpected = tier.length;
+  tier = bestTier(tier, (c) => (c.broke === null ? null : c.broke - (c.expectedBroke ?? 0)));
+  if (tier.length < beforeExpected)
+    steps.push(
+      `regression tests: ${tier.length} of ${beforeExpected} left (the same number broken, fewest not expected to change)`,
+    );
   const before = tier.length;
   tier = bestTier(tier, (c) => (c.reproPassed === null ? null : -c.reproPassed));
   if (tier.length < before)

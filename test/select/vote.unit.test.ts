@@ -92,6 +92,20 @@ describe("vote", () => {
     expect(same.steps).toEqual([]);
   });
 
+  it("tests expected to change order only candidates breaking equally many; they never beat one breaking fewer", () => {
+    const r = vote([
+      cand(0, { broke: 1 }),
+      cand(1, { broke: 1, expectedBroke: 1 }),
+      cand(2, { textKey: "t0", broke: 1 }),
+    ]);
+    expect(r.survivors).toEqual([1]);
+    expect(r.steps).toEqual([
+      "regression tests: 1 of 3 left (the same number broken, fewest not expected to change)",
+    ]);
+    const fewer = vote([cand(0, { broke: 1, expectedBroke: 1 }), cand(1, { broke: 0 })]);
+    expect(fewer.survivors).toEqual([1]);
+  });
+
   it("the examples come after the regression tests: a candidate that breaks a test loses even if it changes the example", () => {
     const r = vote([
       cand(0, { broke: 1, examplesChanged: true }),
