@@ -39,7 +39,8 @@ import {
  * resolved count and the best of them (chosen knowing the grades, which a user does not), a random
  * pick (expected value, over every system's answer and over the non-empty ones), the oracle (some
  * candidate resolves), a naive vote over whitespace-normalized patches, and `patchloop select`
- * (the model-free selector: normalize, regression tests, vote) with its CPU time per instance.
+ * (the model-free selector: normalize, the issue's examples, regression tests, vote) with its CPU
+ * time per instance.
  * The selector runs on the set named by --selection-set (default all; tune on `tuning` only), only
  * where the pick matters, into `select/<set>/` of the data folder, whose cached test results a
  * later run reuses (`--fresh` starts over: do that for the CPU figure). `--official-grades` takes

@@ -13,14 +13,17 @@ export function makeSelectSchema<Layer extends z.ZodType>(modelLayer: Layer) {
       /** Select at the end of a batch with attempts (`patchloop select DIR` runs whatever this says). */
       enabled: z.boolean(),
       /**
-       * Seconds of test runs (regression and reproduction) one instance may use in all: no run
-       * goes past it, and candidates left when it is spent are not tested (docs/selection.md "Cost").
+       * CPU seconds of test runs (regression, reproduction, the issue's examples) one instance may
+       * use in all: no run goes past it, and candidates left when it is spent are not tested
+       * (docs/selection.md "Cost").
        */
       budget: z.number().positive(),
+      /** Wall-clock seconds any one test run may take (a run that sleeps or waits uses no CPU). */
+      wall_timeout: z.number().positive(),
       regression: z
         .object({
           enabled: z.boolean(),
-          /** Seconds one run of the chosen tests may take (at the base commit or with one candidate). */
+          /** CPU seconds one run of the chosen tests may use (at the base commit or with one candidate). */
           timeout: z.number().positive(),
           /** Test files run at most (the most relevant to the changed modules first). */
           max_test_files: z.number().int().min(1).max(100),
@@ -31,10 +34,18 @@ export function makeSelectSchema<Layer extends z.ZodType>(modelLayer: Layer) {
           enabled: z.boolean(),
           /** Keys laid over the run's `model` section for the model that writes the test. */
           model: modelLayer,
-          /** Seconds one run of the reproduction test may take. */
+          /** CPU seconds one run of the reproduction test may use. */
           timeout: z.number().positive(),
           /** Jinja template of the request; variables: problem_statement, test_path. */
           template: z.string().min(1),
+        })
+        .strict(),
+      examples: z
+        .object({
+          /** Run the issue's own Python examples at the base commit and with each candidate. */
+          enabled: z.boolean(),
+          /** CPU seconds one run of the examples may use. */
+          timeout: z.number().positive(),
         })
         .strict(),
       judge: z

@@ -4,6 +4,8 @@ import type { SelectConfig } from "../config/schema.js";
 import type { Model } from "../models/types.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
+import { changedExamples, issueExamples } from "./examples.js";
+import { changedFunctionNames, expectedToChange } from "./issue-functions.js";
 import { withoutFiles } from "./patch-parse.js";
 import type { PublicRow } from "./public-row.js";
 import { pythonAstKey } from "./python-ast.js";
@@ -25,10 +27,15 @@ export interface Unit {
 export interface Execution {
   /** Per patch sha: whether it applies, and its syntax-tree key. */
   applies: Map<string, { applies: boolean; reasons: string[]; astKey?: string }>;
-  regression?: { files: string[]; passingAtBase: number; skipped?: string };
+  /** `files`: the modules run with the candidates; `left`: the chosen modules left out, and why. */
+  regression?: { files: string[]; passingAtBase: number; left?: string[]; skipped?: string };
   /** Per text key. */
   regressionOf: Map<string, CandidateTests>;
   reproduction?: { kept: boolean; reason: string; tests?: string[] };
+  /** The issue's examples: how many, and whether they ran at the base commit. */
+  examples?: { count: number; ran: boolean; reason: string };
+  /** Per text key: the examples whose output the candidate changes (null: none comparable). */
+  examplesOf: Map<string, ExamplesResult>;
   reproductionOf: Map<string, { passed: number; of: number; error?: string; cached: boolean }>;
 }
 
@@ -58,14 +65,39 @@ const ApplyEntry = z.object({
   astKey: z.string().optional(),
 });
 const TestRunEntry: z.ZodType<TestRun> = z.union([
-  z.object({ ok: z.literal(true), statuses: z.record(z.string(), z.string()), seconds: z.number() }),
-  z.object({ ok: z.literal(false), timedOut: z.boolean(), error: z.string(), seconds: z.number() }),
+  z.object({
+    ok: z.literal(true),
+    statuses: z.record(z.string(), z.string()),
+    seconds: z.number(),
+    cpuSeconds: z.number(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    timedOut: z.boolean(),
+    error: z.string(),
+    seconds: z.number(),
+    cpuSeconds: z.number(),
+  }),
 ]);
 const FilesEntry = z.object({ files: z.array(z.string()) });
 const ReproEntry = z.union([
   z.object({ ok: z.literal(true), test: z.string() }),
   z.object({ ok: z.literal(false), problem: z.string() }),
 ]);
+
+/** What the issue's examples printed with one candidate, compared with the base commit. */
+export interface ExamplesResult {
+  /** Indexes of the examples whose output changed; null when none could be compared. */
+  changed: number[] | null;
+  error?: string;
+  cached: boolean;
+}
+
+const ExamplesEntry = z.union([
+  z.object({ ok: z.literal(true), outputs: z.array(z.string().nullable()), cpuSeconds: z.number() }),
+  z.object({ ok: z.literal(false), error: z.string(), cpuSeconds: z.number() }),
+]);
+type ExamplesRun = z.infer<typeof ExamplesEntry>;
 
 const passing = (s: string) => s === "PASSED" || s === "XFAIL";
 
@@ -120,12 +152,12 @@ async function relevantTests(units: Unit[], ctx: ExecutionContext): Promise<stri
   return files;
 }
 
-/** Runs `files` with the unit's code changes (its test files left out), or at the base commit. */
+/** Runs `files` with the unit's code changes (its test files left out), or at the base commit, under `cpu` CPU seconds. */
 async function runWith(
   ctx: ExecutionContext,
   unit: Unit | undefined,
   files: string[],
-  timeout: number,
+  cpu: number,
   extra?: { path: string; text: string },
 ): Promise<TestRun> {
   const bench = await ctx.bench();
@@ -138,14 +170,15 @@ async function runWith(
         timedOut: false,
         error: `its code changes do not apply alone (${applied.reasons.join("; ")})`,
         seconds: 0,
+        cpuSeconds: 0,
       };
     }
   }
   if (extra) await bench.writeRepoFile(extra.path, extra.text);
-  return bench.runTests(files, timeout);
+  return bench.runTests(files, { cpu, wall: ctx.config.wall_timeout });
 }
 
-/** Seconds of test runs one instance may use (run.select.budget), and how many it used. */
+/** CPU seconds of test runs one instance may use (run.select.budget), and how many it used. */
 interface Budget {
   limit: number;
   spent: number;
@@ -155,7 +188,7 @@ interface Budget {
 type Budgeted = { run: TestRun; cached: boolean } | { budget: string };
 
 /**
- * A cached test run, or a fresh one with at most `wanted` seconds and no more than the budget
+ * A cached test run, or a fresh one with at most `wanted` CPU seconds and no more than the budget
  * has left (then cached and counted). A run the budget cut short is not a result: it is neither
  * cached nor held against the candidate.
  */
@@ -170,62 +203,124 @@ async function budgetedRun(
   const hit = await ctx.cache.get(kind, key, TestRunEntry);
   if (hit) return { run: hit, cached: true };
   const left = Math.floor(budget.limit - budget.spent);
-  if (left < 1) return { budget: `not tested: the instance's test budget (${budget.limit} s) was spent` };
+  if (left < 1) return { budget: `not tested: the instance's test budget (${budget.limit} CPU s) was spent` };
   const timeout = Math.min(wanted, left);
   const fresh = await run(timeout);
-  budget.spent += fresh.seconds;
+  budget.spent += fresh.cpuSeconds;
   if (!fresh.ok && fresh.timedOut && timeout < wanted) {
     return {
-      budget: `not tested: stopped after ${timeout} s, when the instance's test budget (${budget.limit} s) ran out`,
+      budget: `not tested: stopped after ${timeout} CPU s, when the instance's test budget (${budget.limit} CPU s) ran out`,
     };
   }
   await ctx.cache.put(kind, key, fresh);
   return { run: fresh, cached: false };
 }
 
-/** Step 2: the relevant tests at the base commit, then with each text group's first unit. */
+/** What the base commit's runs of the chosen test modules left to run with each candidate. */
+interface BaseTests {
+  /** The modules kept: they ran within their share of the budget and some of their tests pass. */
+  files: string[];
+  /** Tests that pass at the base commit in those modules. */
+  pass: string[];
+  /** CPU seconds the kept modules took at the base commit (what one candidate's run is expected to take). */
+  cpuSeconds: number;
+  /** Why each other module was left out. */
+  left: string[];
+}
+
+/** A cached base run of one module: reused unless it was stopped under a smaller CPU limit than `cpu`. */
+async function baseRunOf(
+  ctx: ExecutionContext,
+  file: string,
+  cpu: number,
+  budget: Budget,
+): Promise<{ run: TestRun; cpu: number }> {
+  const key = [ctx.row.base_commit, ctx.kind, ctx.runner, file];
+  const Entry = z.object({ run: TestRunEntry, cpu: z.number() });
+  const hit = await ctx.cache.get("base-module", key, Entry);
+  if (hit && (hit.run.ok || !hit.run.timedOut || hit.cpu >= cpu)) return hit;
+  const run = await runWith(ctx, undefined, [file], cpu);
+  budget.spent += run.cpuSeconds;
+  const entry = { run, cpu };
+  await ctx.cache.put("base-module", key, entry);
+  return entry;
+}
+
+/**
+ * The chosen modules at the base commit, one run each in order of relevance. A module runs once
+ * here and once with each of the `groups` candidates, so it may take at most its share of what the
+ * budget has left after the kept modules' expected runs: (left - kept * groups) / (groups + 1)
+ * CPU seconds (and `regression.timeout`). One that takes longer, fails to run or has no passing
+ * test is left out, and the next is tried.
+ */
+async function baseTests(
+  files: string[],
+  groups: number,
+  ctx: ExecutionContext,
+  budget: Budget,
+): Promise<BaseTests> {
+  const out: BaseTests = { files: [], pass: [], cpuSeconds: 0, left: [] };
+  for (const file of files) {
+    const share = Math.floor((budget.limit - budget.spent - out.cpuSeconds * groups) / (groups + 1));
+    const cpu = Math.min(ctx.config.regression.timeout, share);
+    if (cpu < 1) {
+      out.left.push(`${file}: no share of the test budget left`);
+      continue;
+    }
+    const { run } = await baseRunOf(ctx, file, cpu, budget);
+    if (!run.ok) {
+      out.left.push(`${file}: ${run.error}`);
+      continue;
+    }
+    const pass = Object.entries(run.statuses)
+      .filter(([, s]) => passing(s))
+      .map(([t]) => t);
+    if (pass.length === 0) {
+      out.left.push(`${file}: none of its tests passes at the base commit`);
+      continue;
+    }
+    out.files.push(file);
+    out.pass.push(...pass.filter((t) => !out.pass.includes(t)));
+    out.cpuSeconds += run.cpuSeconds;
+  }
+  return out;
+}
+
+/**
+ * Step 2: the relevant test modules at the base commit (baseTests), then the kept ones together
+ * with each text group's first unit, under twice their base CPU time and 10 s more.
+ */
 async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution, budget: Budget) {
   const cfg = ctx.config.regression;
   if (!ctx.runner) {
     out.regression = { files: [], passingAtBase: 0, skipped: ctx.runnerProblem ?? "no test command" };
     return;
   }
-  const files = await relevantTests(groups, ctx);
-  if (files.length === 0) {
+  const chosen = await relevantTests(groups, ctx);
+  if (chosen.length === 0) {
     out.regression = {
-      files,
+      files: chosen,
       passingAtBase: 0,
       skipped: "no test module is named after or imports the changed modules",
     };
     return;
   }
-  const base = [ctx.row.base_commit, ctx.kind, ctx.runner, files];
-  const atBase = await budgetedRun(ctx, "base", base, budget, cfg.timeout, (t) =>
-    runWith(ctx, undefined, files, t),
-  );
-  if ("budget" in atBase) {
-    out.regression = { files, passingAtBase: 0, skipped: atBase.budget };
+  const base = await baseTests(chosen, groups.length, ctx, budget);
+  const files = base.files;
+  const pass = base.pass;
+  out.regression = {
+    files,
+    passingAtBase: pass.length,
+    ...(base.left.length ? { left: base.left } : {}),
+  };
+  if (files.length === 0) {
+    out.regression.skipped = `no chosen test module runs at the base commit within its share of the budget (${base.left.join("; ")})`;
     return;
   }
-  if (!atBase.run.ok) {
-    out.regression = {
-      files,
-      passingAtBase: 0,
-      skipped: `the chosen tests do not run at the base commit: ${atBase.run.error}`,
-    };
-    return;
-  }
-  const pass = Object.entries(atBase.run.statuses)
-    .filter(([, s]) => passing(s))
-    .map(([t]) => t);
-  out.regression = { files, passingAtBase: pass.length };
-  if (pass.length === 0) {
-    out.regression.skipped = "none of the chosen tests passes at the base commit";
-    return;
-  }
+  const wanted = Math.min(cfg.timeout, Math.ceil(2 * base.cpuSeconds + 10));
+  const key0 = [ctx.row.base_commit, ctx.kind, ctx.runner, files];
   for (const u of groups) {
-    const key = [...base, u.textKey];
-    const r = await budgetedRun(ctx, "regression", key, budget, cfg.timeout, (t) =>
+    const r = await budgetedRun(ctx, "regression-cpu", [...key0, u.textKey], budget, wanted, (t) =>
       runWith(ctx, u, files, t),
     );
     if ("budget" in r) {
@@ -246,12 +341,103 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
     }
     const statuses = r.run.statuses;
     const broke = pass.filter((t) => !passing(statuses[t] ?? "missing"));
+    const excused = expectedToChange(
+      broke,
+      changedFunctionNames(u.patch),
+      String(ctx.row.problem_statement ?? ""),
+    );
     out.regressionOf.set(u.textKey, {
       tested: true,
       broke,
+      ...(excused.length ? { expected_to_change: excused } : {}),
       kept: pass.length - broke.length,
       cached: r.cached,
     });
+  }
+}
+
+/** A cached run of the examples, or a fresh one under `examples.timeout` and the budget left (cached and counted). */
+async function examplesRun(
+  ctx: ExecutionContext,
+  examples: string[],
+  unit: Unit | undefined,
+  budget: Budget,
+): Promise<{ run: ExamplesRun; cached: boolean } | { budget: string }> {
+  const key = [ctx.row.base_commit, ctx.kind, ctx.runner, examples, unit?.textKey ?? null];
+  const hit = await ctx.cache.get("examples", key, ExamplesEntry);
+  if (hit) return { run: hit, cached: true };
+  const left = Math.floor(budget.limit - budget.spent);
+  if (left < 1) return { budget: `not run: the instance's test budget (${budget.limit} CPU s) was spent` };
+  const cpu = Math.min(ctx.config.examples.timeout, left);
+  const bench = await ctx.bench();
+  await bench.reset();
+  if (unit) {
+    const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
+    if (!applied.applied) {
+      return {
+        run: { ok: false, error: "its code changes do not apply alone", cpuSeconds: 0 },
+        cached: false,
+      };
+    }
+  }
+  const run = await bench.runExamples(examples, { cpu, wall: ctx.config.wall_timeout });
+  budget.spent += run.cpuSeconds;
+  const entry: ExamplesRun = run.ok
+    ? { ok: true, outputs: run.outputs, cpuSeconds: run.cpuSeconds }
+    : { ok: false, error: run.error, cpuSeconds: run.cpuSeconds };
+  if (!run.ok && cpu < ctx.config.examples.timeout)
+    return { budget: `not run: stopped when the instance's test budget (${budget.limit} CPU s) ran out` };
+  await ctx.cache.put("examples", key, entry);
+  return { run: entry, cached: false };
+}
+
+/**
+ * Step 3b: the issue's own Python examples (examples.ts) at the base commit, then with each text
+ * group's first unit; a candidate's result is which examples print something else than at the
+ * base commit.
+ */
+async function issueExampleRuns(groups: Unit[], ctx: ExecutionContext, out: Execution, budget: Budget) {
+  const examples = issueExamples(String(ctx.row.problem_statement ?? ""));
+  if (examples.length === 0) {
+    out.examples = { count: 0, ran: false, reason: "the issue shows no Python example" };
+    return;
+  }
+  const atBase = await examplesRun(ctx, examples, undefined, budget);
+  if ("budget" in atBase) {
+    out.examples = { count: examples.length, ran: false, reason: atBase.budget };
+    return;
+  }
+  if (!atBase.run.ok) {
+    out.examples = {
+      count: examples.length,
+      ran: false,
+      reason: `the examples do not run at the base commit: ${atBase.run.error}`,
+    };
+    return;
+  }
+  const base = atBase.run.outputs;
+  const usable = base.filter((o) => o !== null).length;
+  if (usable === 0) {
+    out.examples = {
+      count: examples.length,
+      ran: false,
+      reason: "no example parses as Python and prints the same twice at the base commit",
+    };
+    return;
+  }
+  out.examples = {
+    count: examples.length,
+    ran: true,
+    reason: `${usable} of ${examples.length} example(s) run at the base commit`,
+  };
+  for (const u of groups) {
+    const r = await examplesRun(ctx, examples, u, budget);
+    if ("budget" in r) continue;
+    if (!r.run.ok) {
+      out.examplesOf.set(u.textKey, { changed: null, error: r.run.error, cached: r.cached });
+      continue;
+    }
+    out.examplesOf.set(u.textKey, { changed: changedExamples(base, r.run.outputs), cached: r.cached });
   }
 }
 
@@ -332,10 +518,17 @@ async function reproduction(groups: Unit[], ctx: ExecutionContext, out: Executio
  * budget is spent in).
  */
 export async function execute(units: Unit[], groups: Unit[], ctx: ExecutionContext): Promise<Execution> {
-  const out: Execution = { applies: new Map(), regressionOf: new Map(), reproductionOf: new Map() };
+  const out: Execution = {
+    applies: new Map(),
+    regressionOf: new Map(),
+    examplesOf: new Map(),
+    reproductionOf: new Map(),
+  };
   await checkApplies(units, ctx, out);
   const live = groups.filter((g) => out.applies.get(g.sha)?.applies);
   const budget: Budget = { limit: ctx.config.budget, spent: 0 };
+  // the examples first: they are short, and they speak to the issue itself
+  if (ctx.config.examples.enabled && live.length > 1) await issueExampleRuns(live, ctx, out, budget);
   if (ctx.config.regression.enabled && live.length > 1) await regression(live, ctx, out, budget);
   if (ctx.config.reproduce.enabled && live.length > 1) await reproduction(live, ctx, out, budget);
   return out;

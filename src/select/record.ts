@@ -6,6 +6,11 @@ export interface CandidateTests {
   tested: boolean;
   /** Tests that passed at the base commit and do not pass with the candidate. */
   broke: string[];
+  /**
+   * Of `broke`, the tests named after a function the patch changes and the issue names: the fix is
+   * expected to change them, so among candidates breaking equally many, fewer others wins (issue-functions.ts).
+   */
+  expected_to_change?: string[];
   /** Tests run that passed at the base commit and still pass. */
   kept: number;
   /** Why there is no result (the run hung, no results in the log, the budget was spent). */
@@ -30,6 +35,8 @@ export interface CandidateRecord {
   dropped?: string;
   /** Lines changed outside the tests. */
   size?: number;
+  /** The files it changes outside the tests. */
+  files?: string[];
   /** The group of equivalent candidates it belongs to (1-based), when it was grouped. */
   group?: number;
   /** The normalized text key and the syntax-tree key (the latter where every changed Python file parses). */
@@ -38,6 +45,8 @@ export interface CandidateRecord {
   regression?: CandidateTests;
   /** Reproduction tests passed of those kept; absent when none was kept. */
   reproduction?: { passed: number; of: number; error?: string; cached: boolean };
+  /** The issue's examples whose output it changes (indexes; null: none comparable); absent when they did not run. */
+  examples?: { changed: number[] | null; error?: string; cached: boolean };
 }
 
 /** One line of selection.jsonl: an instance, its candidates and why one was picked. */
@@ -47,12 +56,17 @@ export interface SelectionRecord {
   groups: Array<{ group: number; members: number[]; representative: number }>;
   /** The tests chosen and how they ran at the base commit; absent when regression tests were off or not needed. */
   regression?: {
+    /** The modules run with the candidates. */
     files: string[];
     passing_at_base: number;
+    /** The chosen modules left out at the base commit, each with why (too slow for its share of the budget, no passing test). */
+    left_out?: string[];
     /** Why regression tests did not count (no test command, no relevant tests, the base run failed). */
     skipped?: string;
   };
   reproduction?: { kept: boolean; reason: string; tests?: string[] };
+  /** The issue's own examples: how many were found, whether they ran at the base commit, why not. */
+  examples?: { count: number; ran: boolean; reason: string };
   judge?: JudgeRecord;
   /** The chosen candidate's index; null when none could be chosen (preds.json gets an empty patch). */
   selected: number | null;

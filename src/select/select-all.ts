@@ -97,7 +97,7 @@ export async function selectAll(
         reposDir: o.reposDir,
         runId: "patchloop-select",
         runner,
-        timeout: Math.max(cfg.regression.timeout, cfg.reproduce.timeout),
+        timeout: cfg.wall_timeout,
       });
       return bench;
     };

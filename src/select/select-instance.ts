@@ -49,6 +49,7 @@ function candidateRecord(c: Candidate, i: number, n: Normalized, ex: Execution |
     return rec;
   }
   rec.size = n.size;
+  rec.files = n.files;
   rec.text_key = n.textKey;
   const applied = ex?.applies.get(sha(c.patch as string));
   if (applied && !applied.applies) {
@@ -60,6 +61,8 @@ function candidateRecord(c: Candidate, i: number, n: Normalized, ex: Execution |
   if (reg) rec.regression = reg;
   const rep = ex?.reproductionOf.get(n.textKey);
   if (rep) rec.reproduction = rep;
+  const exm = ex?.examplesOf.get(n.textKey);
+  if (exm) rec.examples = exm;
   return rec;
 }
 
@@ -74,9 +77,12 @@ function voteInput(rec: CandidateRecord, ex: Execution | undefined): VoteInput {
     textKey: rec.text_key,
     astKey: rec.ast_key,
     broke: reg?.tested && !ex?.regression?.skipped ? reg.broke.length : null,
+    ...(reg?.expected_to_change ? { expectedBroke: reg.expected_to_change.length } : {}),
     reproPassed: kept && rep ? rep.passed : null,
+    examplesChanged: rec.examples?.changed ? rec.examples.changed.length > 0 : null,
     behaviour: kept && rep && !rep.error ? JSON.stringify([reg?.broke ?? [], rep.passed]) : undefined,
     size: rec.size ?? 0,
+    ...(rec.files ? { files: rec.files } : {}),
   };
 }
 
@@ -121,11 +127,13 @@ export async function selectInstance(
           regression: {
             files: ex.regression.files,
             passing_at_base: ex.regression.passingAtBase,
+            ...(ex.regression.left ? { left_out: ex.regression.left } : {}),
             ...(ex.regression.skipped ? { skipped: ex.regression.skipped } : {}),
           },
         }
       : {}),
     ...(ex?.reproduction ? { reproduction: ex.reproduction } : {}),
+    ...(ex?.examples ? { examples: ex.examples } : {}),
     steps,
     problems,
   };
@@ -183,7 +191,7 @@ export async function selectInstance(
   const why = judge ? `the judge's answer was not used (${judge.problem}); ` : "";
   return done(
     g.representative,
-    `tie between groups ${tied} (${size} each): ${why}rule: the fewest changed lines, then the earliest candidate: group ${g.id}`,
+    `tie between groups ${tied} (${size} each): ${why}rule: the most candidates changing its files (${g.sharedFiles}), then the fewest changed lines, then the earliest candidate: group ${g.id}`,
     judge,
   );
 }

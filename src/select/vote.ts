@@ -17,12 +17,18 @@ export interface VoteInput {
   astKey?: string;
   /** Tests that passed at the base commit and fail with it (Infinity: the run hung); null: not tested. */
   broke: number | null;
+  /** Of those, the ones named after a function it changes and the issue names (issue-functions.ts); they order equals only. */
+  expectedBroke?: number;
   /** Reproduction tests it passes; null: none kept. */
   reproPassed: number | null;
+  /** Whether it changes what one of the issue's examples prints at the base commit; null: not compared. */
+  examplesChanged: boolean | null;
   /** Same value: same test behaviour (set only when a reproduction test was kept). */
   behaviour?: string;
   /** Lines it changes outside the tests. */
   size: number;
+  /** The files it changes outside the tests (absent: not known). */
+  files?: string[];
 }
 
 /** A group of equivalent candidates. */
@@ -34,6 +40,8 @@ export interface VoteGroup {
   representative: number;
   /** The representative's size. */
   size: number;
+  /** Usable candidates (any, tested or not, surviving or not) that change one of the files the representative changes. */
+  sharedFiles: number;
 }
 
 export interface VoteResult {
@@ -66,7 +74,7 @@ class UnionFind {
 }
 
 /** Groups candidates that share a text key, a syntax-tree key or a test behaviour. */
-function groupsOf(inputs: VoteInput[]): VoteGroup[] {
+function groupsOf(inputs: VoteInput[], usable: VoteInput[]): VoteGroup[] {
   const uf = new UnionFind();
   const first = new Map<string, number>();
   for (const c of inputs) {
@@ -90,7 +98,15 @@ function groupsOf(inputs: VoteInput[]): VoteGroup[] {
     .sort((a, b) => a[0].index - b[0].index)
     .map((members, i) => {
       const rep = [...members].sort((a, b) => a.size - b.size || a.index - b.index)[0];
-      return { id: i + 1, members: members.map((m) => m.index), representative: rep.index, size: rep.size };
+      const mine = new Set(rep.files ?? []);
+      const sharedFiles = usable.filter((c) => (c.files ?? []).some((f) => mine.has(f))).length;
+      return {
+        id: i + 1,
+        members: members.map((m) => m.index),
+        representative: rep.index,
+        size: rep.size,
+        sharedFiles,
+      };
     });
 }
 
@@ -105,12 +121,16 @@ function bestTier(cands: VoteInput[], score: (c: VoteInput) => number | null): V
 /**
  * Runs the filters and the vote: usable candidates that apply are grouped; of those, the ones that
  * break the fewest passing tests survive (untested ones only when none was tested), then those
- * that pass the most reproduction tests; the largest groups of survivors are `top`.
+ * that pass the most reproduction tests, then those that change what one of the issue's examples
+ * prints (when some do and others do not); the largest groups of survivors are `top`.
  */
 export function vote(inputs: VoteInput[]): VoteResult {
   const steps: string[] = [];
   const grouped = inputs.filter((c) => c.usable && c.applies !== false);
-  const groups = groupsOf(grouped);
+  const groups = groupsOf(
+    grouped,
+    inputs.filter((c) => c.usable),
+  );
   const groupOf = new Map<number, number>();
   for (const g of groups) for (const m of g.members) groupOf.set(m, g.id);
   const unusable = inputs.length - grouped.length;
@@ -124,10 +144,23 @@ export function vote(inputs: VoteInput[]): VoteResult {
       `regression tests: ${tier.length} of ${grouped.length} left (${best === 0 ? "none broken" : `${best} broken, the fewest`})`,
     );
   }
+  // Among those breaking equally many, the ones whose broken tests are more of the kind the fix is expected to change.
+  const beforeExpected = tier.length;
+  tier = bestTier(tier, (c) => (c.broke === null ? null : c.broke - (c.expectedBroke ?? 0)));
+  if (tier.length < beforeExpected)
+    steps.push(
+      `regression tests: ${tier.length} of ${beforeExpected} left (the same number broken, fewest not expected to change)`,
+    );
   const before = tier.length;
   tier = bestTier(tier, (c) => (c.reproPassed === null ? null : -c.reproPassed));
   if (tier.length < before)
     steps.push(`reproduction tests: ${tier.length} of ${before} left (passing ${tier[0].reproPassed})`);
+  const beforeExamples = tier.length;
+  tier = bestTier(tier, (c) => (c.examplesChanged === null ? null : c.examplesChanged ? 0 : 1));
+  if (tier.length < beforeExamples)
+    steps.push(
+      `issue examples: ${tier.length} of ${beforeExamples} left (${tier[0].examplesChanged ? "they change what an example prints" : "none changes what the examples print"})`,
+    );
   const survivors = tier.map((c) => c.index).sort((a, b) => a - b);
   const alive = new Set(survivors);
   const counts = groups
@@ -139,9 +172,12 @@ export function vote(inputs: VoteInput[]): VoteResult {
 }
 
 /**
- * The deterministic tie rule: the group whose representative changes the fewest lines, then the
- * group with the earliest candidate.
+ * The deterministic tie rule: the group whose patch changes files that the most usable candidates
+ * also change (where independent attempts agree the fix belongs), then the one whose
+ * representative changes the fewest lines, then the group with the earliest candidate.
  */
 export function breakTie(tied: VoteGroup[]): VoteGroup {
-  return [...tied].sort((a, b) => a.size - b.size || a.members[0] - b.members[0])[0];
+  return [...tied].sort(
+    (a, b) => b.sharedFiles - a.sharedFiles || a.size - b.size || a.members[0] - b.members[0],
+  )[0];
 }

@@ -9,12 +9,33 @@ import { declarePython } from "../swebench/eval/python-env.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { shellQuote } from "../tools/shell-quote.js";
+import { EXAMPLES_DRIVER, type ExampleOutputs, parseExampleOutputs } from "./examples.js";
 import type { PublicRow } from "./public-row.js";
 
-/** How one run of tests went: each test's status word, or why there are none. */
+/**
+ * How one run of tests went: each test's status word, or why there are none; `seconds` of wall
+ * clock and `cpuSeconds` the run's processes used (what the budget counts).
+ */
 export type TestRun =
-  | { ok: true; statuses: Record<string, string>; seconds: number }
-  | { ok: false; timedOut: boolean; error: string; seconds: number };
+  | { ok: true; statuses: Record<string, string>; seconds: number; cpuSeconds: number }
+  | { ok: false; timedOut: boolean; error: string; seconds: number; cpuSeconds: number };
+
+/** The limits of one test run: CPU seconds of each test process (`ulimit -t`) and wall-clock seconds of the whole run. */
+export interface RunLimits {
+  cpu: number;
+  wall: number;
+}
+
+/** Exit statuses of a process the kernel stopped at its CPU limit (SIGXCPU, then SIGKILL at the hard limit). */
+const CPU_LIMIT_EXITS = new Set([128 + 24, 128 + 9]);
+
+/** CPU seconds of the children in the output of bash's `times` (its second line: user, then system). */
+export function childrenCpuSeconds(times: string): number | null {
+  const line = times.trim().split("\n")[1];
+  const parts = [...(line ?? "").matchAll(/(\d+)m([\d.]+)s/g)];
+  if (parts.length !== 2) return null;
+  return Math.round(parts.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0) * 10) / 10;
+}
 
 /** Seconds a git command or a file operation in the environment may take. */
 const GIT_TIMEOUT = 120;
@@ -91,12 +112,8 @@ export class Workbench {
   }
 
   /** A repository file's text, or null when it does not exist. */
-  async readRepoFile(path: string): Promise<string | null> {
-    try {
-      return (await this.instance.env.readFile(`${this.instance.repoDir}/${path}`)).toString("utf8");
-    } catch {
-      return null;
-    }
+  readRepoFile(path: string): Promise<string | null> {
+    return this.readFile(`${this.instance.repoDir}/${path}`);
   }
 
   async writeRepoFile(path: string, text: string): Promise<void> {
@@ -120,57 +137,137 @@ export class Workbench {
 
   /**
    * Runs the repository's test command on `files` (test directives as the harness makes them from
-   * paths), at most `timeout` seconds, and reads the log with the repository's parser.
+   * paths) under `limits` (each test process at most `cpu` CPU seconds, the run at most `wall`
+   * seconds), and reads the log with the repository's parser.
    */
-  async runTests(files: string[], timeout: number): Promise<TestRun> {
+  async runTests(files: string[], limits: RunLimits): Promise<TestRun> {
     const runner = this.runner;
     if (!runner) throw new Error("no test command for this instance: tests cannot run");
-    const started = Date.now();
-    const seconds = () => Math.round((Date.now() - started) / 100) / 10;
     const header = files.map((f) => `diff --git a/${f} b/${f}`).join("\n");
     const directives = getTestDirectives(this.row.repo, header);
-    const script = [
-      "#!/bin/bash",
-      "set -uxo pipefail",
-      ...this.prelude,
-      `cd ${q(this.instance.repoDir)}`,
-      ...runner.evalCommands,
-      ": '>>>>> Start Test Output'",
+    const r = await this.runLimited(
+      [...runner.evalCommands, ": '>>>>> Start Test Output'"],
       [runner.testCmd, ...directives.map(q)].join(" "),
-      ": '>>>>> End Test Output'",
-      "",
-    ].join("\n");
-    const path = `${this.instance.scratchDir}/select-tests.sh`;
-    await this.instance.env.writeFile(path, script);
-    const r = await this.exec(`/bin/bash ${q(path)}`, timeout);
-    if (r.timedOut)
-      return {
-        ok: false,
-        timedOut: true,
-        error: `the tests ran past ${timeout} s and were stopped`,
-        seconds: seconds(),
-      };
+      [": '>>>>> End Test Output'"],
+      limits,
+    );
+    if (!r.ok) return r;
     let found: ReturnType<typeof statusMapFromLog>;
     try {
       found = statusMapFromLog(r.output, (t: string) => parseTestLog(runner.logParser, t), "4.1");
     } catch (err) {
       return {
+        ...r.spent,
         ok: false,
         timedOut: false,
         error: `the test log could not be parsed: ${(err as Error).message}`,
-        seconds: seconds(),
       };
     }
     if (!found.found || found.map.size === 0) {
       const last = r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
       return {
+        ...r.spent,
         ok: false,
         timedOut: false,
         error: `no test results in the log (exit ${r.returncode}${found.reason ? `; ${found.reason}` : ""}): ${last}`,
-        seconds: seconds(),
       };
     }
-    return { ok: true, statuses: Object.fromEntries(found.map), seconds: seconds() };
+    return { ...r.spent, ok: true, statuses: Object.fromEntries(found.map) };
+  }
+
+  /**
+   * Runs the examples driver (examples.ts) on `examples` with the environment's Python, hash
+   * seeds fixed, under `limits`; what they printed, or why there is nothing.
+   */
+  async runExamples(
+    examples: string[],
+    limits: RunLimits,
+  ): Promise<
+    | { ok: true; outputs: ExampleOutputs; cpuSeconds: number }
+    | { ok: false; error: string; cpuSeconds: number }
+  > {
+    const driver = `${this.instance.scratchDir}/select-examples.py`;
+    const input = `${this.instance.scratchDir}/select-examples.json`;
+    await this.instance.env.writeFile(driver, EXAMPLES_DRIVER);
+    await this.instance.env.writeFile(input, JSON.stringify(examples));
+    const before = this.runner ? this.runner.evalCommands : [];
+    const r = await this.runLimited(before, `PYTHONHASHSEED=0 python ${q(driver)} ${q(input)}`, [], limits);
+    if (!r.ok) return { ok: false, error: r.error, cpuSeconds: r.cpuSeconds };
+    const outputs = parseExampleOutputs(r.output, examples.length);
+    if (!outputs) {
+      const last = r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
+      return {
+        ok: false,
+        error: `the examples gave no result (exit ${r.returncode}): ${last}`,
+        cpuSeconds: r.spent.cpuSeconds,
+      };
+    }
+    return { ok: true, outputs, cpuSeconds: r.spent.cpuSeconds };
+  }
+
+  /**
+   * Runs `command` in the repository after the prelude and `before`, each process under the CPU
+   * limit and the whole under the wall-clock one, then `after`; says what it printed and the CPU
+   * seconds the run's processes used (bash's `times`, written beside the script).
+   */
+  private async runLimited(
+    before: string[],
+    command: string,
+    after: string[],
+    limits: RunLimits,
+  ): Promise<
+    | { ok: true; output: string; returncode: number; spent: { seconds: number; cpuSeconds: number } }
+    | (TestRun & { ok: false })
+  > {
+    const started = Date.now();
+    const seconds = () => Math.round((Date.now() - started) / 100) / 10;
+    const cpuFile = `${this.instance.scratchDir}/select-cpu.txt`;
+    const cpu = Math.max(1, Math.ceil(limits.cpu));
+    const script = [
+      "#!/bin/bash",
+      "set -uxo pipefail",
+      ...this.prelude,
+      `cd ${q(this.instance.repoDir)}`,
+      ...before,
+      `ulimit -t ${cpu}`,
+      command,
+      "rc=$?",
+      ...after,
+      `times > ${q(cpuFile)}`,
+      'exit "$rc"',
+      "",
+    ].join("\n");
+    const path = `${this.instance.scratchDir}/select-run.sh`;
+    await this.instance.env.writeFile(path, script);
+    await this.instance.env.exec(`rm -f ${q(cpuFile)}`, { timeout: GIT_TIMEOUT });
+    const wall = Math.max(1, Math.ceil(limits.wall));
+    const r = await this.exec(`/bin/bash ${q(path)}`, wall);
+    const used = childrenCpuSeconds((await this.readFile(cpuFile)) ?? "");
+    // a run stopped by the wall clock wrote no times: it is counted as having used its CPU limit or its wall time, the smaller
+    const spent = { seconds: seconds(), cpuSeconds: used ?? Math.min(cpu, seconds()) };
+    if (r.timedOut)
+      return {
+        ...spent,
+        ok: false,
+        timedOut: true,
+        error: `the tests ran past ${wall} s of wall-clock time and were stopped`,
+      };
+    if (CPU_LIMIT_EXITS.has(r.returncode) && spent.cpuSeconds >= cpu - 1)
+      return {
+        ...spent,
+        ok: false,
+        timedOut: true,
+        error: `the tests used more than ${cpu} CPU seconds and were stopped`,
+      };
+    return { ok: true, output: r.output, returncode: r.returncode, spent };
+  }
+
+  private async readFile(path: string): Promise<string | null> {
+    try {
+      return (await this.instance.env.readFile(path)).toString("utf8");
+    } catch {
+      return null;
+    }
   }
 
   close(): Promise<void> {

@@ -21,11 +21,16 @@ export interface SelectFixture {
   /** Keeps the tests passing but does not fix the issue (`return value`), written two ways. */
   noClamp: string;
   noClampSpaced: string;
+  /** Changes `add` without changing what it does (`b + a`), written two ways: the clamp bug stays. */
+  noop: string;
+  noopSpaced: string;
   /** Drops the low bound: `test_clamp_low`, which passes at the base commit, fails. */
   breaksLow: string;
   breaksLowSpaced: string;
   /** Makes importing calc.ops sleep for 10 minutes. */
   hangs: string;
+  /** Makes importing calc.ops spin on the CPU for 10 minutes. */
+  spins: string;
   /** Context that is not in the file. */
   stale: string;
   testsOnly: string;
@@ -103,6 +108,8 @@ export function buildSelectFixture(root: string): SelectFixture {
     goodOther: diffOf(clone, ops, fixBranch("        return min(value, high)")),
     noClamp: diffOf(clone, ops, fixBranch("        return value")),
     noClampSpaced: diffOf(clone, ops, fixBranch("        return value  # as given")),
+    noop: diffOf(clone, ops, OPS.replace("    return a + b", "    return b + a")),
+    noopSpaced: diffOf(clone, ops, OPS.replace("    return a + b", "    return b  +  a  # same sum")),
     breaksLow: diffOf(
       clone,
       ops,
@@ -120,6 +127,11 @@ export function buildSelectFixture(root: string): SelectFixture {
       ),
     ),
     hangs: diffOf(clone, ops, `import time\n\ntime.sleep(600)\n\n\n${fixBranch("        return high")}`),
+    spins: diffOf(
+      clone,
+      ops,
+      `import time\n\n_end = time.time() + 600\nwhile time.time() < _end:\n    pass\n\n\n${fixBranch("        return high")}`,
+    ),
     stale: [
       `diff --git a/${ops} b/${ops}`,
       `--- a/${ops}`,

@@ -29,6 +29,7 @@ function config(...layers: string[]) {
       "swebench",
       "environment.environment_class=local",
       "run.select.regression.timeout=5",
+      "run.select.wall_timeout=5",
       ...layers,
     ],
     defaultConfig: "swebench",
@@ -53,8 +54,8 @@ function runFolder(root: string, patches: string[], dataset?: string): string {
 }
 
 /** A row whose hidden fields throw when read: selection must never read them. */
-function guardedRow(f: SelectFixture): SwebenchInstance {
-  const row = selectRow(f);
+function guardedRow(f: SelectFixture, shown: Partial<SwebenchInstance> = {}): SwebenchInstance {
+  const row = selectRow(f, shown);
   for (const key of ["FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "patch"]) {
     Object.defineProperty(row, key, {
       enumerable: true,
@@ -108,7 +109,15 @@ describe.skipIf(!havePytest())(
         ["attempt-5", "tests_only", undefined],
         ["attempt-6", "patch", 3],
       ]);
-      expect(c[0].regression).toEqual({ tested: true, broke: [BROKEN], kept: 2, cached: false });
+      // the issue names clamp and the patch changes it: test_clamp_low is a test the fix might be
+      // expected to change, yet it still counts, and the candidate breaking none wins
+      expect(c[0].regression).toEqual({
+        tested: true,
+        broke: [BROKEN],
+        expected_to_change: [BROKEN],
+        kept: 2,
+        cached: false,
+      });
       // the same text group is tested once: attempt-2 shares attempt-1's result
       expect(c[1].regression).toEqual(c[0].regression);
       expect(c[2].regression).toEqual({ tested: true, broke: [], kept: 3, cached: false });
@@ -117,7 +126,7 @@ describe.skipIf(!havePytest())(
       expect(c[5].regression).toMatchObject({
         tested: true,
         timed_out: true,
-        error: "the tests ran past 5 s and were stopped",
+        error: "the tests ran past 5 s of wall-clock time and were stopped",
       });
       expect(rec.steps).toEqual([
         "2 of 6 dropped (empty, tests only, or does not apply)",
@@ -144,6 +153,34 @@ describe.skipIf(!havePytest())(
       expect(r2.seconds).toBeLessThan(rec.seconds);
     });
 
+    it("a candidate under which the tests spin is stopped at its CPU limit and breaks every test", async () => {
+      const dir = runFolder(root, [f.spins, f.good]);
+      const run = await selectRunFolder(dir, {
+        config: config("run.select.regression.timeout=2", "run.select.wall_timeout=60"),
+        rows: [guardedRow(f)],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const [rec] = run.records;
+      const spun = rec.candidates[0].regression;
+      expect([...(spun?.broke ?? [])].sort()).toEqual([
+        "tests/test_ops.py::test_add",
+        "tests/test_ops.py::test_clamp_inside",
+        BROKEN,
+      ]);
+      expect(spun).toEqual({
+        tested: true,
+        broke: spun?.broke,
+        kept: 0,
+        error: "the tests used more than 2 CPU seconds and were stopped",
+        timed_out: true,
+        cached: false,
+      });
+      expect(rec.selected).toBe(1);
+      // stopped by the CPU limit long before the 60 s wall-clock one
+      expect(rec.seconds).toBeLessThan(50);
+    });
+
     it("no test run goes past the instance's budget: with none left, the vote decides alone", async () => {
       const dir = runFolder(root, [f.breaksLow, f.breaksLowSpaced, f.good]);
       const run = await selectRunFolder(dir, {
@@ -154,9 +191,11 @@ describe.skipIf(!havePytest())(
       });
       const [rec] = run.records;
       expect(rec.regression).toEqual({
-        files: ["tests/test_ops.py"],
+        files: [],
         passing_at_base: 0,
-        skipped: "not tested: the instance's test budget (0.5 s) was spent",
+        left_out: ["tests/test_ops.py: no share of the test budget left"],
+        skipped:
+          "no chosen test module runs at the base commit within its share of the budget (tests/test_ops.py: no share of the test budget left)",
       });
       expect(rec.selected).toBe(0);
       expect(rec.reason).toBe("largest group: 2 of 3 surviving candidates (group 1); its smallest patch");
@@ -207,11 +246,52 @@ describe.skipIf(!havePytest())(
         problem: "expected one line `CHOICE: <number>`, got 2 lines",
       });
       expect(garbage.reason).toBe(
-        "tie between groups 1, 2 (1 each): the judge's answer was not used (expected one line `CHOICE: <number>`, got 2 lines); rule: the fewest changed lines, then the earliest candidate: group 1",
+        "tie between groups 1, 2 (1 each): the judge's answer was not used (expected one line `CHOICE: <number>`, got 2 lines); rule: the most candidates changing its files (2), then the fewest changed lines, then the earliest candidate: group 1",
       );
       const valid = await ask("CHOICE: 2");
       expect(valid.selected).toBe(1);
       expect(valid.reason).toBe("tie between groups 1, 2 (1 each): the judge chose group 2");
+    });
+
+    it("the issue's own example: a candidate that changes what it prints outvotes a larger group that does not", async () => {
+      const issue = [
+        "clamp above the range gives the low bound:",
+        "```python",
+        "from calc.ops import clamp",
+        "clamp(15, 0, 10)",
+        "```",
+        "prints 0; it should print 10.",
+      ].join("\n");
+      const select = async (...layers: string[]) => {
+        const dir = runFolder(root, [f.noop, f.noopSpaced, f.good]);
+        const run = await selectRunFolder(dir, {
+          config: config(...layers),
+          rows: [guardedRow(f, { problem_statement: issue })],
+          reposDir: f.reposDir,
+          python: "/usr/bin/python3",
+        });
+        return run.records[0];
+      };
+      const rec = await select();
+      expect(rec.problems).toEqual([]);
+      expect(rec.examples).toEqual({
+        count: 1,
+        ran: true,
+        reason: "1 of 1 example(s) run at the base commit",
+      });
+      expect(rec.candidates.map((c) => c.examples)).toEqual([
+        { changed: [], cached: false },
+        { changed: [], cached: false },
+        { changed: [0], cached: false },
+      ]);
+      // no test breaks: the examples decide
+      expect(rec.candidates.map((c) => c.regression?.broke)).toEqual([[], [], []]);
+      expect(rec.steps).toEqual(["issue examples: 1 of 3 left (they change what an example prints)"]);
+      expect(rec.selected).toBe(2);
+      // without them, the larger group of no-op patches wins the vote
+      const off = await select("run.select.examples.enabled=false");
+      expect(off.examples).toBeUndefined();
+      expect(off.selected).toBe(0);
     });
 
     it("a reproduction test from the issue text alone, kept because it fails at the base commit, outvotes a larger group; a useless answer is left out", async () => {

@@ -12,6 +12,7 @@ const cand = (index: number, o: Partial<VoteInput> = {}): VoteInput => ({
   textKey: `t${index}`,
   broke: null,
   reproPassed: null,
+  examplesChanged: null,
   size: 2,
   ...o,
 });
@@ -26,8 +27,8 @@ describe("vote", () => {
       cand(4, { textKey: "C", size: 1 }),
     ]);
     expect(r.groups).toEqual([
-      { id: 1, members: [0, 3], representative: 0, size: 2 },
-      { id: 2, members: [1, 2, 4], representative: 4, size: 1 },
+      { id: 1, members: [0, 3], representative: 0, size: 2, sharedFiles: 0 },
+      { id: 2, members: [1, 2, 4], representative: 4, size: 1, sharedFiles: 0 },
     ]);
     expect(r.top.map((g) => g.id)).toEqual([2]);
     expect(r.survivors).toEqual([0, 1, 2, 3, 4]);
@@ -73,6 +74,63 @@ describe("vote", () => {
     const r = vote([cand(0, { size: 5 }), cand(1, { size: 3 }), cand(2, { size: 3 })]);
     expect(r.top.map((g) => g.id)).toEqual([1, 2, 3]);
     expect(breakTie(r.top).representative).toBe(1);
+  });
+
+  it("the issue's examples: one that changes what an example prints beats one that does not; unknown ones do not count", () => {
+    const r = vote([
+      cand(0, { textKey: "A", examplesChanged: false }),
+      cand(1, { textKey: "A", examplesChanged: false }),
+      cand(2, { textKey: "B", examplesChanged: true }),
+      cand(3, { textKey: "C", examplesChanged: null }),
+    ]);
+    expect(r.survivors).toEqual([2]);
+    expect(r.top.map((g) => g.members)).toEqual([[2]]);
+    expect(r.steps).toEqual(["issue examples: 1 of 4 left (they change what an example prints)"]);
+    // when none changes them (or all do), the examples decide nothing
+    const same = vote([cand(0, { examplesChanged: false }), cand(1, { examplesChanged: false })]);
+    expect(same.survivors).toEqual([0, 1]);
+    expect(same.steps).toEqual([]);
+  });
+
+  it("tests expected to change order only candidates breaking equally many; they never beat one breaking fewer", () => {
+    const r = vote([
+      cand(0, { broke: 1 }),
+      cand(1, { broke: 1, expectedBroke: 1 }),
+      cand(2, { textKey: "t0", broke: 1 }),
+    ]);
+    expect(r.survivors).toEqual([1]);
+    expect(r.steps).toEqual([
+      "regression tests: 1 of 3 left (the same number broken, fewest not expected to change)",
+    ]);
+    const fewer = vote([cand(0, { broke: 1, expectedBroke: 1 }), cand(1, { broke: 0 })]);
+    expect(fewer.survivors).toEqual([1]);
+  });
+
+  it("the examples come after the regression tests: a candidate that breaks a test loses even if it changes the example", () => {
+    const r = vote([
+      cand(0, { broke: 1, examplesChanged: true }),
+      cand(1, { broke: 0, examplesChanged: false }),
+      cand(2, { broke: 0, examplesChanged: false }),
+    ]);
+    expect(r.survivors).toEqual([1, 2]);
+  });
+
+  it("the tie rule prefers the group changing files most candidates change (dropped and broken ones count), then fewest lines", () => {
+    const r = vote([
+      cand(0, { size: 1, files: ["pkg/printer.py"], broke: 0 }),
+      cand(1, { size: 6, files: ["pkg/lambdify.py", ".coveragerc"], broke: 0 }),
+      cand(2, { size: 2, files: ["pkg/lambdify.py"], broke: 0 }),
+      cand(3, { size: 2, files: ["pkg/lambdify.py"], broke: 3 }),
+      cand(4, { size: 2, files: ["pkg/lambdify.py"], applies: false }),
+    ]);
+    expect(r.survivors).toEqual([0, 1, 2]);
+    expect(r.top.map((g) => [g.id, g.sharedFiles])).toEqual([
+      [1, 1],
+      [2, 4],
+      [3, 4],
+    ]);
+    // groups 2 and 3 share lambdify.py with four candidates; group 3's patch is smaller
+    expect(breakTie(r.top).representative).toBe(2);
   });
 });
 

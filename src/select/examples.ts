@@ -1,0 +1,139 @@
+/**
+ * The issue's own examples (docs/selection.md, step 3b): the Python an issue shows, taken from its
+ * text without a model, and what running them prints. A fix is expected to change what the
+ * example the issue complains about prints; a candidate under which every example prints what it
+ * printed at the base commit has not touched the behaviour the issue shows.
+ */
+
+/** Examples taken from one issue, at most. */
+export const MAX_EXAMPLES = 5;
+/** Characters of one example, at most (longer ones are left out: a pasted module, not an example). */
+export const MAX_EXAMPLE_CHARS = 4000;
+
+const PROMPT = /^\s*(>>>|\.\.\.)( |$)/;
+/** Fence languages that may hold Python; an untagged fence counts too (the driver skips what does not parse). */
+const PYTHON_TAGS = new Set(["", "python", "py", "python3", "pycon", "ipython"]);
+
+/** The code of `>>>`/`...` prompt lines, prompts cut off; null when there are none. */
+function promptCode(lines: string[]): string | null {
+  const code = lines.filter((l) => PROMPT.test(l)).map((l) => l.replace(PROMPT, ""));
+  return code.length > 0 ? code.join("\n") : null;
+}
+
+/**
+ * The examples of an issue text, in order: each fenced block tagged as Python or untagged (its
+ * prompt lines only when it is an interactive session), and each run of `>>>` lines outside the
+ * fences. Duplicates, blank ones and ones over MAX_EXAMPLE_CHARS are left out; at most MAX_EXAMPLES.
+ */
+export function issueExamples(text: string): string[] {
+  const found: string[] = [];
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  let outside: string[] = [];
+  const flushOutside = () => {
+    const code = promptCode(outside);
+    if (code) found.push(code);
+    outside = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^\s*(```+|~~~+)\s*([\w+-]*)/.exec(lines[i]);
+    if (!open) {
+      if (PROMPT.test(lines[i])) outside.push(lines[i]);
+      else flushOutside();
+      continue;
+    }
+    flushOutside();
+    const fence = open[1];
+    const tag = open[2].toLowerCase();
+    const body: string[] = [];
+    let j = i + 1;
+    while (j < lines.length && !lines[j].trim().startsWith(fence)) body.push(lines[j++]);
+    i = j;
+    if (!PYTHON_TAGS.has(tag)) continue;
+    found.push(promptCode(body) ?? body.join("\n"));
+  }
+  flushOutside();
+  const seen = new Set<string>();
+  return found
+    .map((e) => e.replace(/^\n+|\s+$/g, ""))
+    .filter((e) => {
+      if (e.trim() === "" || e.length > MAX_EXAMPLE_CHARS || seen.has(e)) return false;
+      seen.add(e);
+      return true;
+    })
+    .slice(0, MAX_EXAMPLES);
+}
+
+/** What one run of the examples printed: per example its output, or null where it does not parse or is not stable. */
+export type ExampleOutputs = Array<string | null>;
+
+/** The line the driver prints its result on (JSON after it). */
+export const EXAMPLES_MARK = "PATCHLOOP_EXAMPLES_RESULT ";
+
+/**
+ * The driver run in the instance's environment: `python DRIVER EXAMPLES.json`. Each example runs
+ * twice, each time in a fresh namespace, statement by statement as the interactive interpreter
+ * does (an expression's value is printed), printed text and exceptions (type and message, no
+ * traceback: its line numbers move with the patch) captured; memory addresses are blanked. An
+ * example that does not parse, or prints differently the second time, gives null.
+ */
+export const EXAMPLES_DRIVER = `
+import ast, contextlib, io, json, re, sys
+
+def run(code):
+    tree = ast.parse(code)
+    out = io.StringIO()
+    scope = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        for stmt in tree.body:
+            try:
+                exec(compile(ast.Interactive(body=[stmt]), "<issue>", "single"), scope)
+            except BaseException as e:
+                print("%s: %s" % (type(e).__name__, e))
+                if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                    break
+    return re.sub(r" at 0x[0-9a-fA-F]+", " at 0x?", out.getvalue())[:4000]
+
+results = []
+for code in json.load(open(sys.argv[1])):
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        results.append(None)
+        continue
+    first = run(code)
+    results.append(first if run(code) == first else None)
+sys.stdout.write("\\n${EXAMPLES_MARK}" + json.dumps(results) + "\\n")
+`;
+
+/** The driver's result in a run's output, or null when it printed none (it crashed or was stopped). */
+export function parseExampleOutputs(output: string, count: number): ExampleOutputs | null {
+  const line = output
+    .split("\n")
+    .reverse()
+    .find((l) => l.startsWith(EXAMPLES_MARK));
+  if (!line) return null;
+  try {
+    const parsed: unknown = JSON.parse(line.slice(EXAMPLES_MARK.length));
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length !== count ||
+      !parsed.every((x) => x === null || typeof x === "string")
+    )
+      return null;
+    return parsed as ExampleOutputs;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Which examples print something else with a candidate than at the base commit (indexes), among
+ * those that ran and were stable both times; null when none of them can be compared.
+ */
+export function changedExamples(base: ExampleOutputs, withCandidate: ExampleOutputs): number[] | null {
+  const comparable = base
+    .map((b, i) => (b !== null && withCandidate[i] !== null ? i : -1))
+    .filter((i) => i >= 0);
+  if (comparable.length === 0) return null;
+  return comparable.filter((i) => base[i] !== withCandidate[i]);
+}
