@@ -5,6 +5,7 @@ import { createTwoFilesPatch } from "diff";
 import { statusMapFromLog } from "../src/swebench/eval/grading.js";
 import { getLogParser, type StatusMap } from "../src/swebench/eval/parsers/index.js";
 import { lookupCommonSpec } from "../src/swebench/eval/spec-table-multilingual.js";
+import type { SwebenchInstance } from "../src/swebench/types.js";
 import { isTestFile, splitByFile, testLists } from "./multilingual-lists.js";
 
 /**
@@ -32,20 +33,22 @@ import { isTestFile, splitByFile, testLists } from "./multilingual-lists.js";
  *   patch changes (it applies, builds and runs the same tests, and should come out unresolved).
  */
 
-interface Row {
-  repo: string;
-  instance_id: string;
-  base_commit: string;
-  patch: string;
-  test_patch: string;
-  problem_statement: string;
-  hints_text: string;
-  created_at: string;
-  version: string;
-  FAIL_TO_PASS: string;
-  PASS_TO_PASS: string;
-  environment_setup_commit: string;
-}
+/** A SWE-bench Multilingual row: the dataset's fields, none of the optional ones. */
+type Row = Pick<
+  SwebenchInstance,
+  | "repo"
+  | "instance_id"
+  | "base_commit"
+  | "patch"
+  | "test_patch"
+  | "problem_statement"
+  | "hints_text"
+  | "created_at"
+  | "version"
+  | "FAIL_TO_PASS"
+  | "PASS_TO_PASS"
+  | "environment_setup_commit"
+>;
 
 function args(name: string): string[] {
   const out: string[] = [];

@@ -152,6 +152,20 @@ async function relevantTests(units: Unit[], ctx: ExecutionContext): Promise<stri
   return files;
 }
 
+/** The work tree at the base commit, with the unit's code changes (its test files left out) when given. */
+async function benchWith(
+  ctx: ExecutionContext,
+  unit: Unit | undefined,
+): Promise<{ bench: Workbench } | { error: string }> {
+  const bench = await ctx.bench();
+  await bench.reset();
+  if (!unit) return { bench };
+  const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
+  return applied.applied
+    ? { bench }
+    : { error: `its code changes do not apply alone (${applied.reasons.join("; ")})` };
+}
+
 /** Runs `files` with the unit's code changes (its test files left out), or at the base commit, under `cpu` CPU seconds. */
 async function runWith(
   ctx: ExecutionContext,
@@ -160,20 +174,9 @@ async function runWith(
   cpu: number,
   extra?: { path: string; text: string },
 ): Promise<TestRun> {
-  const bench = await ctx.bench();
-  await bench.reset();
-  if (unit) {
-    const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
-    if (!applied.applied) {
-      return {
-        ok: false,
-        timedOut: false,
-        error: `its code changes do not apply alone (${applied.reasons.join("; ")})`,
-        seconds: 0,
-        cpuSeconds: 0,
-      };
-    }
-  }
+  const ready = await benchWith(ctx, unit);
+  if ("error" in ready) return { ok: false, timedOut: false, error: ready.error, seconds: 0, cpuSeconds: 0 };
+  const { bench } = ready;
   if (extra) await bench.writeRepoFile(extra.path, extra.text);
   return bench.runTests(files, { cpu, wall: ctx.config.wall_timeout });
 }
@@ -369,17 +372,9 @@ async function examplesRun(
   const left = Math.floor(budget.limit - budget.spent);
   if (left < 1) return { budget: `not run: the instance's test budget (${budget.limit} CPU s) was spent` };
   const cpu = Math.min(ctx.config.examples.timeout, left);
-  const bench = await ctx.bench();
-  await bench.reset();
-  if (unit) {
-    const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
-    if (!applied.applied) {
-      return {
-        run: { ok: false, error: "its code changes do not apply alone", cpuSeconds: 0 },
-        cached: false,
-      };
-    }
-  }
+  const ready = await benchWith(ctx, unit);
+  if ("error" in ready) return { run: { ok: false, error: ready.error, cpuSeconds: 0 }, cached: false };
+  const { bench } = ready;
   const run = await bench.runExamples(examples, { cpu, wall: ctx.config.wall_timeout });
   budget.spent += run.cpuSeconds;
   const entry: ExamplesRun = run.ok
