@@ -5,18 +5,11 @@ import { constraintFields } from "./constraints.js";
 import { parseCompletion, toWireMessage, toWireTool } from "./openai-wire.js";
 import type { ReasoningField } from "./reasoning.js";
 import { reasoningPolicy } from "./reasoning-chain.js";
-import type { ReplicaPool } from "./replica-pool.js";
-import { replicaPost } from "./replica-post.js";
+import { postTo, type Replicas } from "./replica-post.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import { detectServer, type ServerFacts } from "./server-detect.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
 import { WireBody } from "./wire-body.js";
-
-/** The replicas a client sends to, and who hears of each request (per-instance counts). */
-export interface Replicas {
-  pool: ReplicaPool;
-  onRequest?: (url: string, outcome: "ok" | "failed") => void;
-}
 
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (hosted OpenAI, vLLM, llama.cpp,
@@ -38,9 +31,7 @@ export function createOpenAIModel(
 ): Model {
   const name = `openai/${model}`;
   const { endpoint, post, cost } = clientSetup("openai", name, config, deps);
-  const send = replicas
-    ? replicaPost(post, replicas.pool, "/chat/completions", replicas.onRequest)
-    : (body: Uint8Array, signal: AbortSignal) => post(`${endpoint.baseURL}/chat/completions`, body, signal);
+  const send = postTo(post, endpoint.baseURL, "/chat/completions", replicas);
   const kwargs = requestKwargs(config.model_kwargs, name);
   let reasoningField: ReasoningField | null = null;
   let facts: Promise<ServerFacts> | null = null;

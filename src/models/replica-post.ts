@@ -30,3 +30,21 @@ export function replicaPost(
     }
   };
 }
+
+/** The replicas a client sends to, and who hears of each request (per-instance counts). */
+export interface Replicas {
+  pool: ReplicaPool;
+  onRequest?: (url: string, outcome: "ok" | "failed") => void;
+}
+
+/** A POST to `path`: on a replica of `replicas`' pool when given, else under `baseURL`. */
+export function postTo(
+  post: JsonPost,
+  baseURL: string,
+  path: string,
+  replicas?: Replicas,
+): (body: string | Uint8Array, signal: AbortSignal) => Promise<unknown> {
+  return replicas
+    ? replicaPost(post, replicas.pool, path, replicas.onRequest)
+    : (body, signal) => post(`${baseURL}${path}`, body, signal);
+}

@@ -1,9 +1,8 @@
 import type { ModelConfig } from "../config/schema.js";
 import { type ClientDeps, requestKwargs } from "./client-deps.js";
 import { clientSetup } from "./client-setup.js";
-import type { Replicas } from "./openai-model.js";
 import { reasoningPolicy } from "./reasoning-chain.js";
-import { replicaPost } from "./replica-post.js";
+import { postTo, type Replicas } from "./replica-post.js";
 import { parseResponse, toInputItems, toResponsesTool } from "./responses-wire.js";
 import { sendWithRetries } from "./send-with-retries.js";
 import type { Model, ModelRequest, ModelResult } from "./types.js";
@@ -40,9 +39,7 @@ export function createResponsesModel(
 ): Model {
   const name = `openai/${model}`;
   const { endpoint, post, cost } = clientSetup("openai", name, config, deps);
-  const send = replicas
-    ? replicaPost(post, replicas.pool, "/responses", replicas.onRequest)
-    : (body: Uint8Array, signal: AbortSignal) => post(`${endpoint.baseURL}/responses`, body, signal);
+  const send = postTo(post, endpoint.baseURL, "/responses", replicas);
   const kwargs = responsesKwargs(requestKwargs(config.model_kwargs, name));
   const maxValue = typeof kwargs.max_output_tokens === "number" ? kwargs.max_output_tokens : null;
   const sent = reasoningPolicy(config.reasoning_history, config.family);

@@ -125,6 +125,13 @@ export function patchloop(args: string[], env: NodeJS.ProcessEnv = process.env):
   return { proc, out: () => out, err: () => err, done };
 }
 
+/** SIGKILLs the processes of `started` still running (and empties it), once they are gone. */
+export async function killStarted(started: CliProcess[]): Promise<void> {
+  const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
+  for (const p of left) p.proc.kill("SIGKILL");
+  await Promise.all(left.map((p) => p.done));
+}
+
 /** Whether a process is still there. */
 export function alive(pid: number | undefined): boolean {
   if (!pid) return false;

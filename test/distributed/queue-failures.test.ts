@@ -6,16 +6,13 @@ import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { INSTANCE_QUEUE } from "../../src/distributed/keys.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { VERSION } from "../../src/version.js";
-import {
-  buildFixtureInstances,
-  type FixtureInstances,
-  STEPWISE_COMMAND,
-} from "../support/fixture-instances.js";
+import { buildFixtureInstances, type FixtureInstances, stepwiseReply } from "../support/fixture-instances.js";
 import {
   addInstanceJob,
   type CliProcess,
   coordinatorJobConfig,
   freePort,
+  killStarted,
   patchloop,
   queueCommand,
   queueOn,
@@ -50,13 +47,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     f = buildFixtureInstances(root, { count: 8, repos: 2 });
     server = await startFakeLlmServer({
       record: false,
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 400,
-      },
+      defaultBehaviour: stepwiseReply(400),
     });
     mkdirSync(join(root, "redis"));
     redis = new TestRedis(join(root, "redis"), await freePort(), true);
@@ -64,9 +55,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
   });
   // A test that failed half way leaves no worker to take the next test's jobs.
   afterEach(async () => {
-    const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
-    for (const p of left) p.proc.kill("SIGKILL");
-    await Promise.all(left.map((p) => p.done));
+    await killStarted(started);
   });
   afterAll(async () => {
     await redis?.stop();
@@ -442,13 +431,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     // however busy the machine.
     const slow = await startFakeLlmServer({
       record: false,
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 10_000,
-      },
+      defaultBehaviour: stepwiseReply(10_000),
     });
     const first_ = worker(f.reposDir, [], slow.url);
     let boss = coordinator(out);

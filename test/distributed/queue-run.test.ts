@@ -5,16 +5,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { GONE_MS } from "../../src/distributed/workers.js";
-import {
-  type FakeBehaviour,
-  type FakeLlmServer,
-  startFakeLlmServer,
-} from "../../src/testing/fake-llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import {
   buildFixtureInstances,
   type FixtureInstances,
   STEPWISE_CALLS,
-  STEPWISE_COMMAND,
+  stepwiseReply,
 } from "../support/fixture-instances.js";
 import {
   alive,
@@ -26,14 +22,6 @@ import {
   TestRedis,
   until,
 } from "./helpers.js";
-
-const reply = (delayMs: number): FakeBehaviour => ({
-  type: "reply",
-  content: "step",
-  toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-  usage: { prompt_tokens: 100, completion_tokens: 10 },
-  delayMs,
-});
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 
@@ -58,8 +46,8 @@ describe.skipIf(!REDIS_SERVER)(
     beforeAll(async () => {
       root = mkdtempSync(join(tmpdir(), "patchloop-dist-"));
       f = buildFixtureInstances(root, { count: 30, repos: 3 });
-      a = await startFakeLlmServer({ defaultBehaviour: reply(400), record: false });
-      b = await startFakeLlmServer({ defaultBehaviour: reply(400), record: false });
+      a = await startFakeLlmServer({ defaultBehaviour: stepwiseReply(400), record: false });
+      b = await startFakeLlmServer({ defaultBehaviour: stepwiseReply(400), record: false });
       mkdirSync(join(root, "redis"));
       redis = new TestRedis(join(root, "redis"), await freePort(), true);
       await redis.start();

@@ -5,15 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { VERSION } from "../../src/version.js";
-import {
-  buildFixtureInstances,
-  type FixtureInstances,
-  STEPWISE_COMMAND,
-} from "../support/fixture-instances.js";
+import { buildFixtureInstances, type FixtureInstances, stepwiseReply } from "../support/fixture-instances.js";
 import {
   alive,
   type CliProcess,
   freePort,
+  killStarted,
   patchloop,
   queueCommand,
   REDIS_SERVER,
@@ -42,19 +39,11 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: a Redis that is not there, or 
     f = buildFixtureInstances(root, { count: 6, repos: 2 });
     server = await startFakeLlmServer({
       record: false,
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 1500,
-      },
+      defaultBehaviour: stepwiseReply(1500),
     });
   });
   afterEach(async () => {
-    const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
-    for (const p of left) p.proc.kill("SIGKILL");
-    await Promise.all(left.map((p) => p.done));
+    await killStarted(started);
     for (const r of servers.splice(0)) await r.stop();
   });
   afterAll(async () => {

@@ -45,6 +45,34 @@ async function tableRows(page: Page): Promise<string[][]> {
   );
 }
 
+/**
+ * `patchloop inspect DIR` on a free port and a page of Chromium on it; the page's dialogs (each
+ * dismissed) and errors go to `dialogs` and `pageErrors`.
+ */
+async function openViewer(dir: string, dialogs: string[], pageErrors: string[]) {
+  const cli = spawnCli(["inspect", dir, "--port", "0"]);
+  const url = await waitForUrl(cli);
+  const { context, profile } = await launch();
+  const page = await context.newPage();
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  return { cli, url, context, profile, page };
+}
+
+/** Ends what openViewer started (any part may be missing when it failed) and removes `dir`. */
+async function closeViewer(
+  dir: string,
+  v: { cli?: ChildProcess; context?: BrowserContext; profile?: string },
+): Promise<void> {
+  await v.context?.close();
+  v.cli?.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+  if (v.profile) rmSync(v.profile, { recursive: true, force: true });
+}
+
 describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => {
   const dir = makeRunFolder();
   let cli: ChildProcess;
@@ -56,22 +84,9 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    cli = spawnCli(["inspect", dir, "--port", "0"]);
-    url = await waitForUrl(cli);
-    ({ context, profile } = await launch());
-    page = await context.newPage();
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on("pageerror", (e) => pageErrors.push(e.message));
+    ({ cli, url, context, profile, page } = await openViewer(dir, dialogs, pageErrors));
   });
-  afterAll(async () => {
-    await context?.close();
-    cli?.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(() => closeViewer(dir, { cli, context, profile }));
 
   test("the CLI printed a loopback URL", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -266,22 +281,9 @@ describe.skipIf(missing)("web viewer: attempts side by side, the selected one ma
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    cli = spawnCli(["inspect", dir, "--port", "0"]);
-    url = await waitForUrl(cli);
-    ({ context, profile } = await launch());
-    page = await context.newPage();
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on("pageerror", (e) => pageErrors.push(e.message));
+    ({ cli, url, context, profile, page } = await openViewer(dir, dialogs, pageErrors));
   });
-  afterAll(async () => {
-    await context?.close();
-    cli?.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(() => closeViewer(dir, { cli, context, profile }));
 
   /** Each attempt card of an instance's row: [k, classes, head text, the card's lines]. */
   const cards = (id: string) =>

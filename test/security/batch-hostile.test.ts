@@ -12,8 +12,8 @@ import {
   FIX_COMMAND,
   type FixtureInstances,
   STEPWISE_CALLS,
-  STEPWISE_COMMAND,
   SUBMIT_COMMAND,
+  stepwiseReply,
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
 import {
@@ -121,13 +121,7 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
     root = mkdtempSync(join(tmpdir(), "patchloop-sec-kill-"));
     f = buildFixtureInstances(root, { count: 20, repos: 2 });
     server = await startFakeLlmServer({
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 150,
-      },
+      defaultBehaviour: stepwiseReply(150),
     });
   });
   afterAll(async () => {

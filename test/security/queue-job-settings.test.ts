@@ -9,6 +9,7 @@ import {
   coordinatorJobConfig,
   freePort,
   jobEnd,
+  killStarted,
   patchloop,
   REDIS_SERVER,
   resultsText,
@@ -57,9 +58,7 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
     await redis.start();
   });
   afterEach(async () => {
-    const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
-    for (const p of left) p.proc.kill("SIGKILL");
-    await Promise.all(left.map((p) => p.done));
+    await killStarted(started);
   });
   afterAll(async () => {
     await redis?.stop();

@@ -16,17 +16,14 @@ import {
   coordinatorJobConfig,
   freePort,
   jobEnd,
+  killStarted,
   patchloop,
   queueOn,
   REDIS_SERVER,
   TestRedis,
   until,
 } from "../distributed/helpers.js";
-import {
-  buildFixtureInstances,
-  type FixtureInstances,
-  STEPWISE_COMMAND,
-} from "../support/fixture-instances.js";
+import { buildFixtureInstances, type FixtureInstances, stepwiseReply } from "../support/fixture-instances.js";
 
 /**
  * Someone who can write to Redis sends a coordinator results of their own: a well-formed one for an
@@ -93,19 +90,11 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     await redis.start();
     model = await startFakeLlmServer({
       record: false,
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 1500,
-      },
+      defaultBehaviour: stepwiseReply(1500),
     });
   });
   afterEach(async () => {
-    const left = started.splice(0).filter((p) => p.proc.exitCode === null && p.proc.signalCode === null);
-    for (const p of left) p.proc.kill("SIGKILL");
-    await Promise.all(left.map((p) => p.done));
+    await killStarted(started);
   });
   afterAll(async () => {
     await model?.close();

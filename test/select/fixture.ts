@@ -1,7 +1,12 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import {
+  CALC_OPS,
+  CALC_TEST_OPS,
+  diffOf as diffOfEdit,
+  fixtureGit,
+} from "../swebench/support/calc-fixture.js";
 
 /**
  * A small Python repository built with real git (`acme__calc`: `calc/ops.py` with a clamp bug and
@@ -36,52 +41,16 @@ export interface SelectFixture {
   testsOnly: string;
 }
 
-const OPS = `def add(a, b):
-    return a + b
-
-
-def clamp(value, low, high):
-    """Limit value to the range [low, high]."""
-    if value < low:
-        return low
-    if value > high:
-        return low
-    return value
-`;
-
-const TEST_OPS = `from calc.ops import add, clamp
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-def test_clamp_low():
-    assert clamp(-4, 0, 10) == 0
-
+/** The calc fixture's tests and one more passing test of clamp. */
+const TEST_OPS = `${CALC_TEST_OPS}
 
 def test_clamp_inside():
     assert clamp(4, 0, 10) == 4
 `;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "user.name=Fixture", "-c", "user.email=fixture@example.invalid", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-    },
-  );
-}
-
+/** The diff of `path` rewritten to `text` in the clone (then put back to the base commit). */
 function diffOf(clone: string, path: string, text: string): string {
-  writeFileSync(join(clone, path), text);
-  git(clone, "add", "-A");
-  const diff = git(clone, "diff", "--cached");
-  git(clone, "reset", "-q", "--hard");
-  git(clone, "clean", "-qfd");
-  return diff;
+  return diffOfEdit(clone, () => writeFileSync(join(clone, path), text));
 }
 
 export function buildSelectFixture(root: string): SelectFixture {
@@ -90,16 +59,16 @@ export function buildSelectFixture(root: string): SelectFixture {
   mkdirSync(join(clone, "calc"), { recursive: true });
   mkdirSync(join(clone, "tests"));
   writeFileSync(join(clone, "calc", "__init__.py"), "");
-  writeFileSync(join(clone, "calc", "ops.py"), OPS);
+  writeFileSync(join(clone, "calc", "ops.py"), CALC_OPS);
   writeFileSync(join(clone, "tests", "__init__.py"), "");
   writeFileSync(join(clone, "tests", "test_ops.py"), TEST_OPS);
-  git(clone, "init", "-q", "-b", "main");
-  git(clone, "add", "-A");
-  git(clone, "commit", "-qm", "calc with a clamp bug");
-  const baseCommit = git(clone, "rev-parse", "HEAD").trim();
+  fixtureGit(clone, "init", "-q", "-b", "main");
+  fixtureGit(clone, "add", "-A");
+  fixtureGit(clone, "commit", "-qm", "calc with a clamp bug");
+  const baseCommit = fixtureGit(clone, "rev-parse", "HEAD").trim();
   const ops = "calc/ops.py";
   const fixBranch = (line: string) =>
-    OPS.replace("        return low\n    return value", `${line}\n    return value`);
+    CALC_OPS.replace("        return low\n    return value", `${line}\n    return value`);
   return {
     reposDir,
     baseCommit,
@@ -108,12 +77,12 @@ export function buildSelectFixture(root: string): SelectFixture {
     goodOther: diffOf(clone, ops, fixBranch("        return min(value, high)")),
     noClamp: diffOf(clone, ops, fixBranch("        return value")),
     noClampSpaced: diffOf(clone, ops, fixBranch("        return value  # as given")),
-    noop: diffOf(clone, ops, OPS.replace("    return a + b", "    return b + a")),
-    noopSpaced: diffOf(clone, ops, OPS.replace("    return a + b", "    return b  +  a  # same sum")),
+    noop: diffOf(clone, ops, CALC_OPS.replace("    return a + b", "    return b + a")),
+    noopSpaced: diffOf(clone, ops, CALC_OPS.replace("    return a + b", "    return b  +  a  # same sum")),
     breaksLow: diffOf(
       clone,
       ops,
-      OPS.replace("    if value < low:\n        return low\n", "").replace(
+      CALC_OPS.replace("    if value < low:\n        return low\n", "").replace(
         "        return low\n    return value",
         "        return high\n    return value",
       ),
@@ -121,7 +90,7 @@ export function buildSelectFixture(root: string): SelectFixture {
     breaksLowSpaced: diffOf(
       clone,
       ops,
-      OPS.replace("    if value < low:\n        return low\n", "    # no low bound\n").replace(
+      CALC_OPS.replace("    if value < low:\n        return low\n", "    # no low bound\n").replace(
         "        return low\n    return value",
         "        return high\n    return value",
       ),

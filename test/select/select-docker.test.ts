@@ -1,26 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runSelect } from "../../src/cli/select.js";
 import type { SelectionRecord } from "../../src/select/record.js";
-import { BASE_IMAGE, describeWithEngine } from "../support/engines.js";
+import { describeWithEngine } from "../support/engines.js";
+import { buildTestbedImage } from "../support/python-image.js";
 import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
 
-// The image test/swebench/eval-docker.test.ts builds (same text, same tag): Debian's python3 and pytest.
-const PYTHON_DOCKERFILE = `FROM ${BASE_IMAGE}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-pytest git patch >/dev/null && rm -rf /var/lib/apt/lists/*
-`;
-const PYTHON_IMAGE = `patchloop-test/eval-python:${createHash("sha256").update(PYTHON_DOCKERFILE).digest("hex").slice(0, 12)}`;
 const ID = "acme__calc-1";
-
-function docker(args: string[], input?: string): string {
-  const r = spawnSync("docker", args, { input, encoding: "utf8", timeout: 600_000 });
-  if (r.status !== 0) throw new Error(`docker ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
 
 describeWithEngine("docker", "patchloop select in the instance's container (image built here)", () => {
   let f: SelectFixture;
@@ -30,23 +19,11 @@ describeWithEngine("docker", "patchloop select in the instance's container (imag
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), "patchloop-select-docker-"));
     f = buildSelectFixture(root);
-    if (spawnSync("docker", ["image", "inspect", PYTHON_IMAGE], { stdio: "ignore" }).status !== 0) {
-      docker(["build", "--network", "host", "-q", "-t", PYTHON_IMAGE, "-"], PYTHON_DOCKERFILE);
-    }
-    // An SWE-bench-style instance image: the repository at /testbed, a conda activate script.
-    const context = join(root, "image");
-    cpSync(join(f.reposDir, "acme__calc"), join(context, "repo"), { recursive: true });
-    writeFileSync(
-      join(context, "Dockerfile"),
-      `FROM ${PYTHON_IMAGE}
-COPY repo /testbed
-RUN mkdir -p /opt/miniconda3/bin && printf 'conda() { :; }\\n' > /opt/miniconda3/bin/activate
-ENV PYTHONDONTWRITEBYTECODE=1
-WORKDIR /testbed
-`,
+    image = buildTestbedImage(
+      join(f.reposDir, "acme__calc"),
+      join(root, "image"),
+      "patchloop-test/select-instance",
     );
-    image = `patchloop-test/select-instance:${Date.now().toString(36)}`;
-    docker(["build", "-q", "-t", image, context]);
   }, 600_000);
 
   afterAll(() => {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { FakeBehaviour } from "../../src/testing/fake-llm-server.js";
 
 /**
  * SWE-bench-format instances made here: small Python repositories (real git) in which every
@@ -34,6 +35,17 @@ export const STEPWISE_COMMAND = [
   "n=$(( $(cat .git/fixture_steps 2>/dev/null || echo 0) + 1 )); echo $n > .git/fixture_steps",
   `if [ $n -eq 1 ]; then ${FIX_COMMAND}; echo fixed; elif [ $n -eq 2 ]; then git diff --stat; else ${SUBMIT_COMMAND}; fi`,
 ].join("; ");
+
+/** A fake server's reply sending STEPWISE_COMMAND (100 prompt and 10 completion tokens), after `delayMs`. */
+export function stepwiseReply(delayMs?: number): FakeBehaviour {
+  return {
+    type: "reply",
+    content: "step",
+    toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
+    usage: { prompt_tokens: 100, completion_tokens: 10 },
+    ...(delayMs !== undefined ? { delayMs } : {}),
+  };
+}
 
 /** The model calls STEPWISE_COMMAND needs to submit. */
 export const STEPWISE_CALLS = 3;

@@ -1,24 +1,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type EvalFlags, runEval } from "../../src/cli/eval.js";
-import { BASE_IMAGE, describeWithEngine } from "../support/engines.js";
+import { describeWithEngine } from "../support/engines.js";
+import { buildTestbedImage } from "../support/python-image.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
-
-// Debian's python3 and pytest on the CI base image; built once per engine state (tag = content hash).
-const PYTHON_DOCKERFILE = `FROM ${BASE_IMAGE}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-pytest git patch >/dev/null && rm -rf /var/lib/apt/lists/*
-`;
-const PYTHON_IMAGE = `patchloop-test/eval-python:${createHash("sha256").update(PYTHON_DOCKERFILE).digest("hex").slice(0, 12)}`;
-
-function docker(args: string[], input?: string): string {
-  const r = spawnSync("docker", args, { input, encoding: "utf8", timeout: 600_000 });
-  if (r.status !== 0) throw new Error(`docker ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
 
 describeWithEngine(
   "docker",
@@ -31,24 +19,7 @@ describeWithEngine(
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), "patchloop-eval-docker-"));
       f = buildCalcFixture(root);
-      if (spawnSync("docker", ["image", "inspect", PYTHON_IMAGE], { stdio: "ignore" }).status !== 0) {
-        // The package mirror is reached through the host's network (the engine has no bridge).
-        docker(["build", "--network", "host", "-q", "-t", PYTHON_IMAGE, "-"], PYTHON_DOCKERFILE);
-      }
-      // An SWE-bench-style instance image: the repository at /testbed, a conda activate script.
-      const context = join(root, "image");
-      cpSync(f.clone, join(context, "repo"), { recursive: true });
-      writeFileSync(
-        join(context, "Dockerfile"),
-        `FROM ${PYTHON_IMAGE}
-COPY repo /testbed
-RUN mkdir -p /opt/miniconda3/bin && printf 'conda() { :; }\\n' > /opt/miniconda3/bin/activate
-ENV PYTHONDONTWRITEBYTECODE=1
-WORKDIR /testbed
-`,
-      );
-      image = `patchloop-test/calc-instance:${Date.now().toString(36)}`;
-      docker(["build", "-q", "-t", image, context]);
+      image = buildTestbedImage(f.clone, join(root, "image"), "patchloop-test/calc-instance");
     }, 600_000);
 
     afterAll(() => {

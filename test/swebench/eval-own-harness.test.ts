@@ -1,24 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type EvalFlags, runEval } from "../../src/cli/eval.js";
-import { BASE_IMAGE, describeWithEngine } from "../support/engines.js";
+import { describeWithEngine } from "../support/engines.js";
+import { docker, ensurePythonImage, PYTHON_IMAGE } from "../support/python-image.js";
 import { buildCalcFixture, type CalcFixture } from "./support/calc-fixture.js";
-
-// The same Debian python3 + pytest image as eval-docker.test.ts (same content, same tag).
-const PYTHON_DOCKERFILE = `FROM ${BASE_IMAGE}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-pytest git patch >/dev/null && rm -rf /var/lib/apt/lists/*
-`;
-const PYTHON_IMAGE = `patchloop-test/eval-python:${createHash("sha256").update(PYTHON_DOCKERFILE).digest("hex").slice(0, 12)}`;
-
-function docker(args: string[], input?: string): string {
-  const r = spawnSync("docker", args, { input, encoding: "utf8", timeout: 600_000 });
-  if (r.status !== 0) throw new Error(`docker ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
 
 const F2P = ["tests/test_clamp.py::test_clamp_high"];
 const P2P = [
@@ -61,9 +49,7 @@ describeWithEngine(
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), "patchloop-own-harness-"));
       f = buildCalcFixture(root);
-      if (spawnSync("docker", ["image", "inspect", PYTHON_IMAGE], { stdio: "ignore" }).status !== 0) {
-        docker(["build", "--network", "host", "-q", "-t", PYTHON_IMAGE, "-"], PYTHON_DOCKERFILE);
-      }
+      ensurePythonImage();
       const context = join(root, "image");
       cpSync(f.clone, join(context, "repo"), { recursive: true });
       writeFileSync(join(context, "test.patch"), f.testPatch);

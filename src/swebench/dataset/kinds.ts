@@ -22,12 +22,17 @@ const optText = z.string().nullish();
 /** A list of strings as the dataset stores it: a JSON array, or a JSON-encoded one. */
 const stringList = z.union([z.array(z.string()), z.string()]);
 
+/** The fields every layout's row starts with. */
+const rowStart = {
+  instance_id: z.string().min(1),
+  repo: z.string().min(1),
+  base_commit: z.string().min(1),
+  patch: optText,
+};
+
 const SwebenchRow = z
   .object({
-    instance_id: z.string().min(1),
-    repo: z.string().min(1),
-    base_commit: z.string().min(1),
-    patch: optText,
+    ...rowStart,
     test_patch: optText,
     problem_statement: optText,
     hints_text: optText,
@@ -45,10 +50,7 @@ const SwebenchRow = z
 
 const ProRow = z
   .object({
-    instance_id: z.string().min(1),
-    repo: z.string().min(1),
-    base_commit: z.string().min(1),
-    patch: optText,
+    ...rowStart,
     test_patch: optText,
     problem_statement: optText,
     requirements: optText,
@@ -64,10 +66,7 @@ const ProRow = z
 
 const LiveRow = z
   .object({
-    instance_id: z.string().min(1),
-    repo: z.string().min(1),
-    base_commit: z.string().min(1),
-    patch: optText,
+    ...rowStart,
     test_patch: text,
     problem_statement: optText,
     hints_text: optText,

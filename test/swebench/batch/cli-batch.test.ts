@@ -13,7 +13,7 @@ import {
   buildFixtureInstances,
   type FixtureInstances,
   STEPWISE_CALLS,
-  STEPWISE_COMMAND,
+  stepwiseReply,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
 import { localBatchArgs, readJson, trajectory } from "./helpers.js";
@@ -73,12 +73,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
     f = buildFixtureInstances(root, { count: 6, repos: 2 });
     server = await startFakeLlmServer({
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-      },
+      defaultBehaviour: stepwiseReply(),
     });
   });
   afterAll(async () => {

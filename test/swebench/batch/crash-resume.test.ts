@@ -8,7 +8,7 @@ import {
   buildFixtureInstances,
   type FixtureInstances,
   STEPWISE_CALLS,
-  STEPWISE_COMMAND,
+  stepwiseReply,
 } from "../../support/fixture-instances.js";
 import { tempDir } from "../../support/tmp.js";
 import { waitUntil } from "../../support/wait-for.js";
@@ -96,13 +96,7 @@ describe("crash safety: a batch in a child process killed with SIGKILL or interr
     root = mkdtempSync(join(tmpdir(), "patchloop-batch-crash-"));
     f = buildFixtureInstances(root, { count: 6, repos: 2 });
     server = await startFakeLlmServer({
-      defaultBehaviour: {
-        type: "reply",
-        content: "step",
-        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        delayMs: 250,
-      },
+      defaultBehaviour: stepwiseReply(250),
     });
   });
   afterAll(async () => {

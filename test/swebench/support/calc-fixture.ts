@@ -21,7 +21,8 @@ export interface CalcFixture {
   hangTestPatch: string;
 }
 
-const OPS = `def add(a, b):
+/** calc/ops.py at the base commit: `clamp` returns the low bound above the high one. */
+export const CALC_OPS = `def add(a, b):
     return a + b
 
 
@@ -34,7 +35,8 @@ def clamp(value, low, high):
     return value
 `;
 
-const TEST_OPS = `from calc.ops import add, clamp
+/** tests/test_ops.py at the base commit. */
+export const CALC_TEST_OPS = `from calc.ops import add, clamp
 
 
 def test_add():
@@ -45,7 +47,8 @@ def test_clamp_low():
     assert clamp(-4, 0, 10) == 0
 `;
 
-function git(cwd: string, ...args: string[]): string {
+/** git in `cwd` with the fixture's author. */
+export function fixtureGit(cwd: string, ...args: string[]): string {
   return execFileSync(
     "git",
     ["-c", "user.name=Fixture", "-c", "user.email=fixture@example.invalid", ...args],
@@ -57,12 +60,12 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 /** A diff of the edits `edit` makes in the clone, which is then put back to the base commit. */
-function diffOf(clone: string, edit: () => void): string {
+export function diffOf(clone: string, edit: () => void): string {
   edit();
-  git(clone, "add", "-A");
-  const diff = git(clone, "diff", "--cached");
-  git(clone, "reset", "-q", "--hard");
-  git(clone, "clean", "-qfd");
+  fixtureGit(clone, "add", "-A");
+  const diff = fixtureGit(clone, "diff", "--cached");
+  fixtureGit(clone, "reset", "-q", "--hard");
+  fixtureGit(clone, "clean", "-qfd");
   return diff;
 }
 
@@ -74,28 +77,28 @@ export function buildCalcFixture(root: string): CalcFixture {
   mkdirSync(join(clone, "calc"), { recursive: true });
   mkdirSync(join(clone, "tests"));
   writeFileSync(join(clone, "calc", "__init__.py"), "");
-  writeFileSync(join(clone, "calc", "ops.py"), OPS);
+  writeFileSync(join(clone, "calc", "ops.py"), CALC_OPS);
   writeFileSync(join(clone, "tests", "__init__.py"), "");
-  writeFileSync(join(clone, "tests", "test_ops.py"), TEST_OPS);
+  writeFileSync(join(clone, "tests", "test_ops.py"), CALC_TEST_OPS);
   writeFileSync(join(clone, "README.md"), "calc\n");
-  git(clone, "init", "-q", "-b", "main");
-  git(clone, "add", "-A");
-  git(clone, "commit", "-qm", "calc with a clamp bug");
-  const baseCommit = git(clone, "rev-parse", "HEAD").trim();
+  fixtureGit(clone, "init", "-q", "-b", "main");
+  fixtureGit(clone, "add", "-A");
+  fixtureGit(clone, "commit", "-qm", "calc with a clamp bug");
+  const baseCommit = fixtureGit(clone, "rev-parse", "HEAD").trim();
   const ops = join(clone, "calc", "ops.py");
   const goldPatch = diffOf(clone, () =>
     writeFileSync(
       ops,
-      OPS.replace("        return low\n    return value", "        return high\n    return value"),
+      CALC_OPS.replace("        return low\n    return value", "        return high\n    return value"),
     ),
   );
   const wrongPatch = diffOf(clone, () =>
-    writeFileSync(ops, OPS.replace("    if value > high:\n        return low\n", "")),
+    writeFileSync(ops, CALC_OPS.replace("    if value > high:\n        return low\n", "")),
   );
   const testPatch = diffOf(clone, () => {
     writeFileSync(
       join(clone, "tests", "test_ops.py"),
-      `${TEST_OPS}\n\ndef test_add_negative():\n    assert add(-2, -3) == -5\n`,
+      `${CALC_TEST_OPS}\n\ndef test_add_negative():\n    assert add(-2, -3) == -5\n`,
     );
     writeFileSync(
       join(clone, "tests", "test_clamp.py"),
