@@ -37,10 +37,11 @@ export interface Source {
 }
 
 /**
- * The runs used: three systems built on GPT-4 (CodeR, AutoCodeRover in three runs, SWE-agent).
- * CodeR's and AutoCodeRover's repositories publish the official harness's verdicts beside the
- * predictions. (An Agentless fork's Gemini run, Dylan-Harden3/Agentless, was left out: no verdicts
- * published with it, and grading its 79 extra patches did not fit the time of one session.)
+ * The runs used: three systems built on GPT-4 (CodeR, AutoCodeRover in three runs, SWE-agent),
+ * and a fourth on another model family: an Agentless fork's Gemini run (Dylan-Harden3/Agentless,
+ * graded here: no verdicts were published with it). CodeR's and AutoCodeRover's repositories
+ * publish the official harness's verdicts beside the predictions. The first five are the set the
+ * selector was first measured on (`--selection-sources` picks a subset).
  */
 export const SOURCES: readonly Source[] = [
   {
@@ -64,6 +65,13 @@ export const SOURCES: readonly Source[] = [
     system: "SWE-agent (GPT-4), Lite default config (instances with an empty patch are absent)",
     repo: "ivan4722/csvtransfer",
     commit: "9039a5db8b617ae6cf2c63bc08c295958c8a4968",
+    predictions: "all_preds.jsonl",
+  },
+  {
+    name: "agentless-gemini",
+    system: "Agentless (a fork's Gemini run), 2025-03-26",
+    repo: "Dylan-Harden3/Agentless",
+    commit: "5ee14300ed71fea91f29a41601c97696024d2f51",
     predictions: "all_preds.jsonl",
   },
 ];

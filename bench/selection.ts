@@ -46,6 +46,7 @@ import {
  * later run reuses (`--fresh` starts over: do that for the CPU figure). `--official-grades` takes
  * the verdict a system published for a patch not graded here.
  * Only instances whose every candidate patch is graded count; the rest are listed as ungraded.
+ * `--selection-sources a,b,...` measures on those runs only.
  */
 
 function arg(name: string): string | undefined {
@@ -322,7 +323,15 @@ export function benchSelection(): Record<string, unknown> {
   if (!existsSync(join(dir, "instances.json")) || !existsSync(join(dir, "grades.json")))
     return { skipped: howToGetData(dir) };
   const { instances, left_out } = readInstances(dir);
-  const sources = readSources(dir);
+  const published = readSources(dir);
+  // --selection-sources a,b,...: measure on those runs only (default: every run prepared)
+  const only = arg("--selection-sources")?.split(",");
+  const unknown = (only ?? []).filter((n) => !published.some((s) => s.name === n));
+  if (unknown.length > 0)
+    throw new Error(
+      `--selection-sources: no run named ${unknown.join(", ")}; prepared: ${published.map((s) => s.name).join(", ")}`,
+    );
+  const sources = only ? published.filter((s) => only.includes(s.name)) : published;
   const grades = readGrades(dir);
   const official = process.argv.includes("--official-grades");
   const table = answersOf(dir, sources, instances, grades, official);

@@ -137,3 +137,59 @@ export function changedExamples(base: ExampleOutputs, withCandidate: ExampleOutp
   if (comparable.length === 0) return null;
   return comparable.filter((i) => base[i] !== withCandidate[i]);
 }
+
+/** An output line that reports an exception (the driver prints `Type: message`); the issue's tracebacks show those. */
+const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Warning|Interrupt|Exit)\b/;
+
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * The issue's prose and pasted output, without the examples' own code: each line that is a
+ * prompt line or, trimmed, one of the examples' code lines is left out, so a value an example's
+ * code spells out (`print("done")`) does not read as one the issue states.
+ */
+export function statementText(issue: string, examples: string[]): string {
+  const code = new Set(examples.flatMap((e) => e.split("\n").map((l) => l.trim())).filter((l) => l !== ""));
+  return squash(
+    issue
+      .replace(/\r\n?/g, "\n")
+      .split("\n")
+      .filter((l) => !PROMPT.test(l) && !code.has(l.trim()))
+      .join("\n"),
+  );
+}
+
+/** Whether `needle` occurs in `hay` with no identifier character right before or after it. */
+function occursAsToken(hay: string, needle: string): boolean {
+  const word = /[A-Za-z0-9_]/;
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const before = at > 0 ? hay[at - 1] : "";
+    const after = hay[at + needle.length] ?? "";
+    if (!word.test(before) && !word.test(after)) return true;
+  }
+  return false;
+}
+
+/**
+ * Of the examples a candidate changes, those where it prints a line the issue states: a line the
+ * example did not print at the base commit, not an exception, found in the issue's text outside
+ * the examples' code (statementText) as a whole token, whitespace runs counting as one space (one
+ * character is too common a token to count: `0`, `x`).
+ * An issue that shows a wrong value usually says which value it expects; a candidate that prints
+ * that value has made the change the issue asks for. Null when no example could be compared.
+ */
+export function statedExamples(
+  statement: string,
+  base: ExampleOutputs,
+  withCandidate: ExampleOutputs,
+): number[] | null {
+  const changed = changedExamples(base, withCandidate);
+  if (changed === null) return null;
+  return changed.filter((i) => {
+    const before = new Set((base[i] as string).split("\n").map(squash));
+    return (withCandidate[i] as string)
+      .split("\n")
+      .map(squash)
+      .some((l) => l.length >= 2 && !before.has(l) && !EXCEPTION_LINE.test(l) && occursAsToken(statement, l));
+  });
+}

@@ -4,7 +4,7 @@ import type { SelectConfig } from "../config/schema.js";
 import type { Model } from "../models/types.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
-import { changedExamples, issueExamples } from "./examples.js";
+import { changedExamples, issueExamples, statedExamples, statementText } from "./examples.js";
 import { changedFunctionNames, expectedToChange } from "./issue-functions.js";
 import { withoutFiles } from "./patch-parse.js";
 import type { PublicRow } from "./public-row.js";
@@ -89,6 +89,10 @@ const ReproEntry = z.union([
 export interface ExamplesResult {
   /** Indexes of the examples whose output changed; null when none could be compared. */
   changed: number[] | null;
+  /** Of those, the ones where it prints a line the issue states (examples.ts, statedExamples). */
+  stated: number[] | null;
+  /** sha256 of what the examples printed with it (all of them, in order): equal output, equal behaviour. */
+  outputs_sha256?: string;
   error?: string;
   cached: boolean;
 }
@@ -411,6 +415,7 @@ async function issueExampleRuns(groups: Unit[], ctx: ExecutionContext, out: Exec
     return;
   }
   const base = atBase.run.outputs;
+  const statement = statementText(String(ctx.row.problem_statement ?? ""), examples);
   const usable = base.filter((o) => o !== null).length;
   if (usable === 0) {
     out.examples = {
@@ -429,10 +434,15 @@ async function issueExampleRuns(groups: Unit[], ctx: ExecutionContext, out: Exec
     const r = await examplesRun(ctx, examples, u, budget);
     if ("budget" in r) continue;
     if (!r.run.ok) {
-      out.examplesOf.set(u.textKey, { changed: null, error: r.run.error, cached: r.cached });
+      out.examplesOf.set(u.textKey, { changed: null, stated: null, error: r.run.error, cached: r.cached });
       continue;
     }
-    out.examplesOf.set(u.textKey, { changed: changedExamples(base, r.run.outputs), cached: r.cached });
+    out.examplesOf.set(u.textKey, {
+      changed: changedExamples(base, r.run.outputs),
+      stated: statedExamples(statement, base, r.run.outputs),
+      outputs_sha256: sha(JSON.stringify(r.run.outputs)),
+      cached: r.cached,
+    });
   }
 }
 

@@ -45,8 +45,18 @@ export interface CandidateRecord {
   regression?: CandidateTests;
   /** Reproduction tests passed of those kept; absent when none was kept. */
   reproduction?: { passed: number; of: number; error?: string; cached: boolean };
-  /** The issue's examples whose output it changes (indexes; null: none comparable); absent when they did not run. */
-  examples?: { changed: number[] | null; error?: string; cached: boolean };
+  /**
+   * The issue's examples whose output it changes (indexes; null: none comparable), and those of
+   * them where it prints a line the issue states, and a hash of all they printed with it; absent
+   * when they did not run.
+   */
+  examples?: {
+    changed: number[] | null;
+    stated: number[] | null;
+    outputs_sha256?: string;
+    error?: string;
+    cached: boolean;
+  };
 }
 
 /** One line of selection.jsonl: an instance, its candidates and why one was picked. */

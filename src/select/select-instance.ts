@@ -66,6 +66,23 @@ function candidateRecord(c: Candidate, i: number, n: Normalized, ex: Execution |
   return rec;
 }
 
+/**
+ * What the candidate's tests showed, as one key (candidates with equal keys are one group): the
+ * tests it breaks with the reproduction tests it passes, when a reproduction test was kept, and
+ * with what the issue's examples printed, when it changes what one of them prints. A candidate
+ * that changes no example prints what the base commit printed, which says nothing of its fix.
+ */
+function behaviourKey(rec: CandidateRecord, reproKept: boolean): string | undefined {
+  const broke = rec.regression?.broke ?? [];
+  const parts: unknown[] = [];
+  const rep = rec.reproduction;
+  if (reproKept && rep && !rep.error) parts.push(["reproduction", rep.passed]);
+  const exm = rec.examples;
+  if (exm?.outputs_sha256 && exm.changed && exm.changed.length > 0)
+    parts.push(["examples", exm.outputs_sha256]);
+  return parts.length > 0 ? JSON.stringify([broke, ...parts]) : undefined;
+}
+
 function voteInput(rec: CandidateRecord, ex: Execution | undefined): VoteInput {
   const reg = rec.regression;
   const kept = ex?.reproduction?.kept === true;
@@ -80,7 +97,8 @@ function voteInput(rec: CandidateRecord, ex: Execution | undefined): VoteInput {
     ...(reg?.expected_to_change ? { expectedBroke: reg.expected_to_change.length } : {}),
     reproPassed: kept && rep ? rep.passed : null,
     examplesChanged: rec.examples?.changed ? rec.examples.changed.length > 0 : null,
-    behaviour: kept && rep && !rep.error ? JSON.stringify([reg?.broke ?? [], rep.passed]) : undefined,
+    examplesStated: rec.examples?.stated ? rec.examples.stated.length > 0 : null,
+    behaviour: behaviourKey(rec, kept),
     size: rec.size ?? 0,
     ...(rec.files ? { files: rec.files } : {}),
   };

@@ -23,7 +23,9 @@ export interface VoteInput {
   reproPassed: number | null;
   /** Whether it changes what one of the issue's examples prints at the base commit; null: not compared. */
   examplesChanged: boolean | null;
-  /** Same value: same test behaviour (set only when a reproduction test was kept). */
+  /** Whether, in an example it changes, it prints a line the issue states (examples.ts); null: not compared. */
+  examplesStated?: boolean | null;
+  /** Same value: same test behaviour (set when a reproduction test was kept or it changes an example's output; select-instance.ts). */
   behaviour?: string;
   /** Lines it changes outside the tests. */
   size: number;
@@ -122,7 +124,8 @@ function bestTier(cands: VoteInput[], score: (c: VoteInput) => number | null): V
  * Runs the filters and the vote: usable candidates that apply are grouped; of those, the ones that
  * break the fewest passing tests survive (untested ones only when none was tested), then those
  * that pass the most reproduction tests, then those that change what one of the issue's examples
- * prints (when some do and others do not); the largest groups of survivors are `top`.
+ * prints (when some do and others do not), then, of those, the ones that print a value the issue
+ * states (when some do and others do not); the largest groups of survivors are `top`.
  */
 export function vote(inputs: VoteInput[]): VoteResult {
   const steps: string[] = [];
@@ -160,6 +163,14 @@ export function vote(inputs: VoteInput[]): VoteResult {
   if (tier.length < beforeExamples)
     steps.push(
       `issue examples: ${tier.length} of ${beforeExamples} left (${tier[0].examplesChanged ? "they change what an example prints" : "none changes what the examples print"})`,
+    );
+  const beforeStated = tier.length;
+  tier = bestTier(tier, (c) =>
+    c.examplesChanged && typeof c.examplesStated === "boolean" ? (c.examplesStated ? 0 : 1) : null,
+  );
+  if (tier.length < beforeStated)
+    steps.push(
+      `issue examples: ${tier.length} of ${beforeStated} left (they print a value the issue states)`,
     );
   const survivors = tier.map((c) => c.index).sort((a, b) => a - b);
   const alive = new Set(survivors);

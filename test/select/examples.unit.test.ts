@@ -5,6 +5,8 @@ import {
   issueExamples,
   MAX_EXAMPLE_CHARS,
   parseExampleOutputs,
+  statedExamples,
+  statementText,
 } from "../../src/select/examples.js";
 import { childrenCpuSeconds } from "../../src/select/workbench.js";
 
@@ -76,6 +78,51 @@ describe("issue examples", () => {
     expect(changedExamples(["0\n", "a", null], ["zoo\n", "a", "x"])).toEqual([0]);
     expect(changedExamples(["0\n", "a"], ["0\n", "a"])).toEqual([]);
     expect(changedExamples([null, "a"], ["x", null])).toBeNull();
+  });
+});
+
+describe("values the issue states", () => {
+  const issue = [
+    "Simplifying gives the wrong sign:",
+    `${FENCE}pycon`,
+    ">>> from sympy import *",
+    ">>> simplify(-x + 1)",
+    "x - 1",
+    `${FENCE}`,
+    "I expected `1 - x`. Printing it:",
+    `${FENCE}python`,
+    'print("done")',
+    `${FENCE}`,
+    "raises ValueError: bad sign in version 1.1, and TrueDivide is wrong too",
+  ].join("\n");
+  const statement = statementText(issue, issueExamples(issue));
+
+  it("the statement is the issue without the examples' code lines and prompts", () => {
+    expect(statement).toBe(
+      "Simplifying gives the wrong sign: ```pycon x - 1 ``` I expected `1 - x`. Printing it: ```python ``` raises ValueError: bad sign in version 1.1, and TrueDivide is wrong too",
+    );
+  });
+
+  it("counts a changed example whose new line the issue states as a whole token", () => {
+    // the fix prints 1 - x, which the issue expects; another candidate prints -x + 1
+    expect(statedExamples(statement, ["x - 1\n", "done\n"], ["1 - x\n", "done\n"])).toEqual([0]);
+    expect(statedExamples(statement, ["x - 1\n", "done\n"], ["-x + 1\n", "done\n"])).toEqual([]);
+  });
+
+  it("does not count a line the base printed, an exception, one character, a part of a word, or the example's own code", () => {
+    expect(statedExamples(statement, ["x - 1\n"], ["x - 1\nx - 1\n"])).toEqual([]);
+    expect(statedExamples(statement, ["x - 1\n"], ["ValueError: bad sign\n"])).toEqual([]);
+    expect(statedExamples(statement, ["x - 1\n"], ["1\n"])).toEqual([]);
+    expect(statedExamples(statement, ["x - 1\n"], ["True\n"])).toEqual([]);
+    expect(statedExamples(statement, ["NameError: name 'p' is not defined\n"], ['print("done")\n'])).toEqual(
+      [],
+    );
+    // whitespace runs count as one space, in the output and in the issue
+    expect(statedExamples(statement, ["x - 1\n"], ["  1   -  x\n"])).toEqual([0]);
+  });
+
+  it("is null when no example could be compared", () => {
+    expect(statedExamples(statement, [null], ["1 - x\n"])).toBeNull();
   });
 });
 

@@ -73,6 +73,13 @@ const lines = (dir: string): SelectionRecord[] =>
     .split("\n")
     .map((l) => JSON.parse(l));
 
+/** A candidate's examples record without the hash of the outputs (compared by equality where it matters). */
+function examplesWithoutHash(c: { examples?: { outputs_sha256?: string } }) {
+  if (!c.examples) return c.examples;
+  const { outputs_sha256: _hash, ...rest } = c.examples;
+  return rest;
+}
+
 describe.skipIf(!havePytest())(
   "patchloop select on a repository the test builds (local, Debian's pytest)",
   () => {
@@ -279,11 +286,16 @@ describe.skipIf(!havePytest())(
         ran: true,
         reason: "1 of 1 example(s) run at the base commit",
       });
-      expect(rec.candidates.map((c) => c.examples)).toEqual([
-        { changed: [], cached: false },
-        { changed: [], cached: false },
-        { changed: [0], cached: false },
+      expect(rec.candidates.map(examplesWithoutHash)).toEqual([
+        { changed: [], stated: [], cached: false },
+        { changed: [], stated: [], cached: false },
+        { changed: [0], stated: [0], cached: false },
       ]);
+      // the two no-op patches print what the base commit printed; the fix prints something else
+      const outputs = rec.candidates.map((c) => c.examples?.outputs_sha256);
+      expect(outputs[0]).toMatch(/^[0-9a-f]{64}$/);
+      expect(outputs[1]).toBe(outputs[0]);
+      expect(outputs[2]).not.toBe(outputs[0]);
       // no test breaks: the examples decide
       expect(rec.candidates.map((c) => c.regression?.broke)).toEqual([[], [], []]);
       expect(rec.steps).toEqual(["issue examples: 1 of 3 left (they change what an example prints)"]);
@@ -292,6 +304,68 @@ describe.skipIf(!havePytest())(
       const off = await select("run.select.examples.enabled=false");
       expect(off.examples).toBeUndefined();
       expect(off.selected).toBe(0);
+    });
+
+    it("the issue's stated value: of the candidates that change what the example prints, the one printing the value the issue expects outvotes a larger group printing another", async () => {
+      const issue = [
+        "clamp above the range gives the low bound:",
+        "```pycon",
+        ">>> from calc.ops import clamp",
+        ">>> clamp(15, 0, 10)",
+        "0",
+        "```",
+        "The expected result is 10.",
+      ].join("\n");
+      const dir = runFolder(root, [f.noClamp, f.noClampSpaced, f.good]);
+      const run = await selectRunFolder(dir, {
+        config: config(),
+        rows: [guardedRow(f, { problem_statement: issue })],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const rec = run.records[0];
+      expect(rec.problems).toEqual([]);
+      // `return value` prints 15, the fix 10: both change the example, only the fix prints what the issue expects
+      expect(rec.candidates.map(examplesWithoutHash)).toEqual([
+        { changed: [0], stated: [], cached: false },
+        { changed: [0], stated: [], cached: false },
+        { changed: [0], stated: [0], cached: false },
+      ]);
+      expect(rec.candidates.map((c) => c.regression?.broke)).toEqual([[], [], []]);
+      expect(rec.steps).toEqual(["issue examples: 1 of 3 left (they print a value the issue states)"]);
+      expect(rec.selected).toBe(2);
+      expect(rec.reason).toBe("largest group: 1 of 1 surviving candidates (group 2); its smallest patch");
+    });
+
+    it("two fixes written differently that print the same for the issue's example are one group and outvote a different output", async () => {
+      const issue = [
+        "clamp above the range gives the wrong bound:",
+        "```python",
+        "from calc.ops import clamp",
+        "print(clamp(15, 0, 10))",
+        "```",
+      ].join("\n");
+      // `return value` (prints 15), `return high` and `return min(value, high)` (both print 10)
+      const dir = runFolder(root, [f.noClamp, f.good, f.goodOther]);
+      const run = await selectRunFolder(dir, {
+        config: config(),
+        rows: [guardedRow(f, { problem_statement: issue })],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const rec = run.records[0];
+      expect(rec.problems).toEqual([]);
+      expect(rec.candidates.map(examplesWithoutHash)).toEqual([
+        { changed: [0], stated: [], cached: false },
+        { changed: [0], stated: [], cached: false },
+        { changed: [0], stated: [], cached: false },
+      ]);
+      expect(rec.groups).toEqual([
+        { group: 1, members: [0], representative: 0 },
+        { group: 2, members: [1, 2], representative: 1 },
+      ]);
+      expect(rec.selected).toBe(1);
+      expect(rec.reason).toBe("largest group: 2 of 3 surviving candidates (group 2); its smallest patch");
     });
 
     it("a reproduction test from the issue text alone, kept because it fails at the base commit, outvotes a larger group; a useless answer is left out", async () => {

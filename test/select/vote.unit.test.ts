@@ -92,6 +92,32 @@ describe("vote", () => {
     expect(same.steps).toEqual([]);
   });
 
+  it("of the candidates changing the examples, those printing a value the issue states survive; it decides nothing alone", () => {
+    const r = vote([
+      cand(0, { textKey: "A", examplesChanged: true, examplesStated: false }),
+      cand(1, { textKey: "A", examplesChanged: true, examplesStated: false }),
+      cand(2, { textKey: "B", examplesChanged: true, examplesStated: true }),
+      cand(3, { textKey: "C", examplesChanged: false, examplesStated: false }),
+    ]);
+    expect(r.survivors).toEqual([2]);
+    expect(r.steps).toEqual([
+      "issue examples: 3 of 4 left (they change what an example prints)",
+      "issue examples: 1 of 3 left (they print a value the issue states)",
+    ]);
+    const none = vote([
+      cand(0, { examplesChanged: true, examplesStated: false }),
+      cand(1, { examplesChanged: true, examplesStated: false }),
+    ]);
+    expect(none.survivors).toEqual([0, 1]);
+    expect(none.steps).toEqual([]);
+    // a stated value never outranks a broken test
+    const broke = vote([
+      cand(0, { broke: 1, examplesChanged: true, examplesStated: true }),
+      cand(1, { broke: 0, examplesChanged: true, examplesStated: false }),
+    ]);
+    expect(broke.survivors).toEqual([1]);
+  });
+
   it("tests expected to change order only candidates breaking equally many; they never beat one breaking fewer", () => {
     const r = vote([
       cand(0, { broke: 1 }),
