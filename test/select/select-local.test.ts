@@ -188,6 +188,31 @@ describe.skipIf(!havePytest())(
       expect(rec.seconds).toBeLessThan(50);
     });
 
+    it("a test command that runs the tests in a child process (as sympy's bin/test does) is known stopped at its CPU limit too", async () => {
+      // the wrapper exits with the status Python gives a child killed by SIGXCPU: 256 - 24
+      const wrapped = [
+        "python -c 'import subprocess, sys;",
+        'sys.exit(subprocess.call([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", *sys.argv[1:]]) % 256)\'',
+      ].join(" ");
+      const dir = runFolder(root, [f.spins, f.good]);
+      const run = await selectRunFolder(dir, {
+        config: config("run.select.regression.timeout=2", "run.select.wall_timeout=60"),
+        rows: [guardedRow(f, { test_cmd: wrapped })],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      const [rec] = run.records;
+      expect(rec.regression?.passing_at_base).toBe(3);
+      expect(rec.candidates[0].regression).toMatchObject({
+        tested: true,
+        kept: 0,
+        error: "the tests used more than 2 CPU seconds and were stopped",
+        timed_out: true,
+      });
+      expect(rec.candidates[1].regression).toMatchObject({ tested: true, broke: [], kept: 3 });
+      expect(rec.selected).toBe(1);
+    });
+
     it("no test run goes past the instance's budget: with none left, the vote decides alone", async () => {
       const dir = runFolder(root, [f.breaksLow, f.breaksLowSpaced, f.good]);
       const run = await selectRunFolder(dir, {
