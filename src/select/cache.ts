@@ -9,8 +9,16 @@ import { writeFileAtomic } from "../util/atomic-write.js";
  * `OUT/.select-cache/<instance id>/`, one JSON file per result, named by what it depends on
  * (hashed): the base commit, the environment kind, the normalized patch, the test files and the
  * test command. Selecting again with other settings reuses every result whose inputs are the same.
- * A file that cannot be read or does not have the expected shape counts as missing and is replaced.
+ * A file that cannot be read or does not have the expected shape counts as missing and is replaced,
+ * as does one written under another CACHE_VERSION.
  */
+/**
+ * Part of every key: raised when a result of the same inputs would now be read differently
+ * (2: a test command stopped at its CPU limit is known stopped whatever its exit status, where
+ * version 1 kept the partial results of a run cut short as a finished one).
+ */
+export const CACHE_VERSION = 2;
+
 export class SelectCache {
   private readonly dir: string;
 
@@ -19,7 +27,7 @@ export class SelectCache {
   }
 
   private file(kind: string, key: unknown[]): string {
-    const h = createHash("sha256").update(JSON.stringify(key)).digest("hex").slice(0, 32);
+    const h = createHash("sha256").update(JSON.stringify([CACHE_VERSION, ...key])).digest("hex").slice(0, 32);
     return join(this.dir, `${kind}-${h}.json`);
   }
 
