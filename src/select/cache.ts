@@ -15,7 +15,8 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 /**
  * Part of every key: raised when a result of the same inputs would now be read differently
  * (2: a test command stopped at its CPU limit is known stopped whatever its exit status, where
- * version 1 kept the partial results of a run cut short as a finished one).
+ * version 1 kept the partial results of a run cut short as a finished one; the issue's examples
+ * run as one session after the changed packages' names are imported).
  */
 export const CACHE_VERSION = 2;
 
@@ -27,7 +28,10 @@ export class SelectCache {
   }
 
   private file(kind: string, key: unknown[]): string {
-    const h = createHash("sha256").update(JSON.stringify([CACHE_VERSION, ...key])).digest("hex").slice(0, 32);
+    const h = createHash("sha256")
+      .update(JSON.stringify([CACHE_VERSION, ...key]))
+      .digest("hex")
+      .slice(0, 32);
     return join(this.dir, `${kind}-${h}.json`);
   }
 

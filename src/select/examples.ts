@@ -69,39 +69,75 @@ export type ExampleOutputs = Array<string | null>;
 /** The line the driver prints its result on (JSON after it). */
 export const EXAMPLES_MARK = "PATCHLOOP_EXAMPLES_RESULT ";
 
+/** What the driver gets: the examples, and the changed files whose packages it imports first. */
+export interface ExamplesInput {
+  examples: string[];
+  /** Non-test Python files the candidates change (repository paths): their top packages are star-imported first. */
+  files: string[];
+}
+
 /**
- * The driver run in the instance's environment: `python DRIVER EXAMPLES.json`. Each example runs
- * twice, each time in a fresh namespace, statement by statement as the interactive interpreter
- * does (an expression's value is printed), printed text and exceptions (type and message, no
- * traceback: its line numbers move with the patch) captured; memory addresses are blanked. An
- * example that does not parse, or prints differently the second time, gives null.
+ * The driver run in the instance's environment: `python DRIVER INPUT.json` (ExamplesInput). The
+ * examples run in order as one interactive session, as a reader of the issue runs them: a name
+ * one example defines is there for the next (issues split one session over several blocks).
+ * Before them, `from <package> import *` for the top package of each changed file (the highest
+ * folder up from it that has an `__init__.py`), as an issue about a library is written against
+ * its names (`idiff(...)` in a sympy issue); one that does not import is skipped. Each statement
+ * runs as the interactive interpreter does (an expression's value is printed); printed text and
+ * exceptions (type and message, no traceback: its line numbers move with the patch) are captured
+ * per example, memory addresses blanked. The session runs twice, each time in a fresh namespace;
+ * an example that does not parse, or prints differently the second time, gives null.
  */
 export const EXAMPLES_DRIVER = `
-import ast, contextlib, io, json, re, sys
+import ast, contextlib, io, json, os, re, sys
 
-def run(code):
-    tree = ast.parse(code)
-    out = io.StringIO()
+def top_package(path):
+    parts = path.replace(os.sep, "/").split("/")[:-1]
+    top = None
+    for k in range(len(parts), 0, -1):
+        if os.path.isfile(os.path.join(*parts[:k], "__init__.py")):
+            top = k
+        else:
+            break
+    if top is None:
+        return None
+    root = os.path.join(*parts[:top - 1]) if top > 1 else "."
+    return parts[top - 1], root
+
+def session(examples, packages):
     scope = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        for stmt in tree.body:
-            try:
-                exec(compile(ast.Interactive(body=[stmt]), "<issue>", "single"), scope)
-            except BaseException as e:
-                print("%s: %s" % (type(e).__name__, e))
-                if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                    break
-    return re.sub(r" at 0x[0-9a-fA-F]+", " at 0x?", out.getvalue())[:4000]
+    for name, root in packages:
+        if root != "." and os.path.abspath(root) not in sys.path:
+            sys.path.append(os.path.abspath(root))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                exec("from %s import *" % name, scope)
+        except BaseException:
+            pass
+    outputs = []
+    for code in examples:
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError):
+            outputs.append(None)
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            for stmt in tree.body:
+                try:
+                    exec(compile(ast.Interactive(body=[stmt]), "<issue>", "single"), scope)
+                except BaseException as e:
+                    print("%s: %s" % (type(e).__name__, e))
+                    if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                        break
+        outputs.append(re.sub(r" at 0x[0-9a-fA-F]+", " at 0x?", out.getvalue())[:4000])
+    return outputs
 
-results = []
-for code in json.load(open(sys.argv[1])):
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        results.append(None)
-        continue
-    first = run(code)
-    results.append(first if run(code) == first else None)
+given = json.load(open(sys.argv[1]))
+packages = sorted({p for p in map(top_package, given["files"]) if p})
+first = session(given["examples"], packages)
+second = session(given["examples"], packages)
+results = [a if a == b else None for a, b in zip(first, second)]
 sys.stdout.write("\\n${EXAMPLES_MARK}" + json.dumps(results) + "\\n")
 `;
 
@@ -146,7 +182,8 @@ const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 /**
  * The issue's prose and pasted output, without the examples' own code: each line that is a
  * prompt line or, trimmed, one of the examples' code lines is left out, so a value an example's
- * code spells out (`print("done")`) does not read as one the issue states.
+ * code spells out (`print("done")`) does not read as one the issue states. Comment lines stay
+ * (`# MatrixKind(NumberKind)`): they run nothing, and that is where authors write the value.
  */
 export function statementText(issue: string, examples: string[]): string {
   const code = new Set(examples.flatMap((e) => e.split("\n").map((l) => l.trim())).filter((l) => l !== ""));
@@ -154,7 +191,7 @@ export function statementText(issue: string, examples: string[]): string {
     issue
       .replace(/\r\n?/g, "\n")
       .split("\n")
-      .filter((l) => !PROMPT.test(l) && !code.has(l.trim()))
+      .filter((l) => !PROMPT.test(l) && (!code.has(l.trim()) || l.trim().startsWith("#")))
       .join("\n"),
   );
 }

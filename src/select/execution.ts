@@ -4,7 +4,13 @@ import type { SelectConfig } from "../config/schema.js";
 import type { Model } from "../models/types.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
-import { changedExamples, issueExamples, statedExamples, statementText } from "./examples.js";
+import {
+  changedExamples,
+  type ExamplesInput,
+  issueExamples,
+  statedExamples,
+  statementText,
+} from "./examples.js";
 import { changedFunctionNames, expectedToChange } from "./issue-functions.js";
 import { withoutFiles } from "./patch-parse.js";
 import type { PublicRow } from "./public-row.js";
@@ -366,11 +372,11 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
 /** A cached run of the examples, or a fresh one under `examples.timeout` and the budget left (cached and counted). */
 async function examplesRun(
   ctx: ExecutionContext,
-  examples: string[],
+  input: ExamplesInput,
   unit: Unit | undefined,
   budget: Budget,
 ): Promise<{ run: ExamplesRun; cached: boolean } | { budget: string }> {
-  const key = [ctx.row.base_commit, ctx.kind, ctx.runner, examples, unit?.textKey ?? null];
+  const key = [ctx.row.base_commit, ctx.kind, ctx.runner, input, unit?.textKey ?? null];
   const hit = await ctx.cache.get("examples", key, ExamplesEntry);
   if (hit) return { run: hit, cached: true };
   const left = Math.floor(budget.limit - budget.spent);
@@ -379,7 +385,7 @@ async function examplesRun(
   const ready = await benchWith(ctx, unit);
   if ("error" in ready) return { run: { ok: false, error: ready.error, cpuSeconds: 0 }, cached: false };
   const { bench } = ready;
-  const run = await bench.runExamples(examples, { cpu, wall: ctx.config.wall_timeout });
+  const run = await bench.runExamples(input, { cpu, wall: ctx.config.wall_timeout });
   budget.spent += run.cpuSeconds;
   const entry: ExamplesRun = run.ok
     ? { ok: true, outputs: run.outputs, cpuSeconds: run.cpuSeconds }
@@ -401,7 +407,10 @@ async function issueExampleRuns(groups: Unit[], ctx: ExecutionContext, out: Exec
     out.examples = { count: 0, ran: false, reason: "the issue shows no Python example" };
     return;
   }
-  const atBase = await examplesRun(ctx, examples, undefined, budget);
+  // the packages of every candidate's changed Python files, the same for every run of one instance
+  const files = [...new Set(groups.flatMap((u) => u.files.filter((f) => f.endsWith(".py"))))].sort();
+  const input: ExamplesInput = { examples, files };
+  const atBase = await examplesRun(ctx, input, undefined, budget);
   if ("budget" in atBase) {
     out.examples = { count: examples.length, ran: false, reason: atBase.budget };
     return;
@@ -431,7 +440,7 @@ async function issueExampleRuns(groups: Unit[], ctx: ExecutionContext, out: Exec
     reason: `${usable} of ${examples.length} example(s) run at the base commit`,
   };
   for (const u of groups) {
-    const r = await examplesRun(ctx, examples, u, budget);
+    const r = await examplesRun(ctx, input, u, budget);
     if ("budget" in r) continue;
     if (!r.run.ok) {
       out.examplesOf.set(u.textKey, { changed: null, stated: null, error: r.run.error, cached: r.cached });

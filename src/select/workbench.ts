@@ -9,7 +9,7 @@ import { declarePython } from "../swebench/eval/python-env.js";
 import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { shellQuote } from "../tools/shell-quote.js";
-import { EXAMPLES_DRIVER, type ExampleOutputs, parseExampleOutputs } from "./examples.js";
+import { EXAMPLES_DRIVER, type ExampleOutputs, type ExamplesInput, parseExampleOutputs } from "./examples.js";
 import type { PublicRow } from "./public-row.js";
 
 /**
@@ -177,20 +177,25 @@ export class Workbench {
    * seeds fixed, under `limits`; what they printed, or why there is nothing.
    */
   async runExamples(
-    examples: string[],
+    input: ExamplesInput,
     limits: RunLimits,
   ): Promise<
     | { ok: true; outputs: ExampleOutputs; cpuSeconds: number }
     | { ok: false; error: string; cpuSeconds: number }
   > {
     const driver = `${this.instance.scratchDir}/select-examples.py`;
-    const input = `${this.instance.scratchDir}/select-examples.json`;
+    const inputPath = `${this.instance.scratchDir}/select-examples.json`;
     await this.instance.env.writeFile(driver, EXAMPLES_DRIVER);
-    await this.instance.env.writeFile(input, JSON.stringify(examples));
+    await this.instance.env.writeFile(inputPath, JSON.stringify(input));
     const before = this.runner ? this.runner.evalCommands : [];
-    const r = await this.runLimited(before, `PYTHONHASHSEED=0 python ${q(driver)} ${q(input)}`, [], limits);
+    const r = await this.runLimited(
+      before,
+      `PYTHONHASHSEED=0 python ${q(driver)} ${q(inputPath)}`,
+      [],
+      limits,
+    );
     if (!r.ok) return { ok: false, error: r.error, cpuSeconds: r.cpuSeconds };
-    const outputs = parseExampleOutputs(r.output, examples.length);
+    const outputs = parseExampleOutputs(r.output, input.examples.length);
     if (!outputs) {
       const last = r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
       return {

@@ -1,6 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   changedExamples,
+  EXAMPLES_DRIVER,
   EXAMPLES_MARK,
   issueExamples,
   MAX_EXAMPLE_CHARS,
@@ -81,6 +86,50 @@ describe("issue examples", () => {
   });
 });
 
+describe("the examples driver", () => {
+  /** Runs the driver with Debian's Python in a folder holding `pkg` (a package) and `src/lib2` (one in a src layout). */
+  function drive(examples: string[], files: string[]): unknown {
+    const dir = mkdtempSync(join(tmpdir(), "patchloop-examples-"));
+    try {
+      mkdirSync(join(dir, "pkg", "sub"), { recursive: true });
+      writeFileSync(join(dir, "pkg", "__init__.py"), 'def greet():\n    return "hi"\n');
+      writeFileSync(join(dir, "pkg", "sub", "__init__.py"), "");
+      writeFileSync(join(dir, "pkg", "sub", "mod.py"), "");
+      mkdirSync(join(dir, "src", "lib2"), { recursive: true });
+      writeFileSync(join(dir, "src", "lib2", "__init__.py"), "LIMIT = 7\n");
+      writeFileSync(join(dir, "driver.py"), EXAMPLES_DRIVER);
+      writeFileSync(join(dir, "input.json"), JSON.stringify({ examples, files }));
+      const out = execFileSync("/usr/bin/python3", ["driver.py", "input.json"], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, PYTHONHASHSEED: "0" },
+      });
+      return parseExampleOutputs(out, examples.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("runs the examples as one session after the changed files' top packages are star-imported", () => {
+    expect(
+      drive(
+        ["a = greet()", "a\nLIMIT", "b = 1 +", "print(len(a))\nundefined_name", "import os\nos.urandom(4)"],
+        ["pkg/sub/mod.py", "src/lib2/x.py", "setup.py"],
+      ),
+    ).toEqual([
+      "",
+      "'hi'\n7\n",
+      null, // does not parse
+      "2\nNameError: name 'undefined_name' is not defined\n",
+      null, // prints something else the second time
+    ]);
+  });
+
+  it("without changed package files the issue's own imports are all there is", () => {
+    expect(drive(["greet()"], ["setup.py"])).toEqual(["NameError: name 'greet' is not defined\n"]);
+  });
+});
+
 describe("values the issue states", () => {
   const issue = [
     "Simplifying gives the wrong sign:",
@@ -101,6 +150,13 @@ describe("values the issue states", () => {
     expect(statement).toBe(
       "Simplifying gives the wrong sign: ```pycon x - 1 ``` I expected `1 - x`. Printing it: ```python ``` raises ValueError: bad sign in version 1.1, and TrueDivide is wrong too",
     );
+  });
+
+  it("keeps the comment lines of the examples' code: that is where authors write the value", () => {
+    const block = `${FENCE}python\nd = Derivative(A, x)\nd.kind\n# MatrixKind(NumberKind)\n${FENCE}`;
+    const text = statementText(block, issueExamples(block));
+    expect(text).toBe("```python # MatrixKind(NumberKind) ```");
+    expect(statedExamples(text, ["UndefinedKind\n"], ["MatrixKind(NumberKind)\n"])).toEqual([0]);
   });
 
   it("counts a changed example whose new line the issue states as a whole token", () => {
