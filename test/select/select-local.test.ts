@@ -67,6 +67,23 @@ function guardedRow(f: SelectFixture, shown: Partial<SwebenchInstance> = {}): Sw
   return row;
 }
 
+/** Selects among `patches` (attempts 1..n of the fixture's instance) with the row's `shown` fields and config layers. */
+async function selectOne(
+  root: string,
+  f: SelectFixture,
+  patches: string[],
+  shown: Partial<SwebenchInstance>,
+  ...layers: string[]
+): Promise<SelectionRecord> {
+  const run = await selectRunFolder(runFolder(root, patches), {
+    config: config(...layers),
+    rows: [guardedRow(f, shown)],
+    reposDir: f.reposDir,
+    python: "/usr/bin/python3",
+  });
+  return run.records[0];
+}
+
 const lines = (dir: string): SelectionRecord[] =>
   readFileSync(join(dir, "selection.jsonl"), "utf8")
     .trim()
@@ -194,14 +211,14 @@ describe.skipIf(!havePytest())(
         "python -c 'import subprocess, sys;",
         'sys.exit(subprocess.call([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", *sys.argv[1:]]) % 256)\'',
       ].join(" ");
-      const dir = runFolder(root, [f.spins, f.good]);
-      const run = await selectRunFolder(dir, {
-        config: config("run.select.regression.timeout=2", "run.select.wall_timeout=60"),
-        rows: [guardedRow(f, { test_cmd: wrapped })],
-        reposDir: f.reposDir,
-        python: "/usr/bin/python3",
-      });
-      const [rec] = run.records;
+      const rec = await selectOne(
+        root,
+        f,
+        [f.spins, f.good],
+        { test_cmd: wrapped },
+        "run.select.regression.timeout=2",
+        "run.select.wall_timeout=60",
+      );
       expect(rec.regression?.passing_at_base).toBe(3);
       expect(rec.candidates[0].regression).toMatchObject({
         tested: true,
@@ -294,16 +311,8 @@ describe.skipIf(!havePytest())(
         "```",
         "prints 0; it should print 10.",
       ].join("\n");
-      const select = async (...layers: string[]) => {
-        const dir = runFolder(root, [f.noop, f.noopSpaced, f.good]);
-        const run = await selectRunFolder(dir, {
-          config: config(...layers),
-          rows: [guardedRow(f, { problem_statement: issue })],
-          reposDir: f.reposDir,
-          python: "/usr/bin/python3",
-        });
-        return run.records[0];
-      };
+      const select = (...layers: string[]) =>
+        selectOne(root, f, [f.noop, f.noopSpaced, f.good], { problem_statement: issue }, ...layers);
       const rec = await select();
       expect(rec.problems).toEqual([]);
       expect(rec.examples).toEqual({
@@ -341,14 +350,9 @@ describe.skipIf(!havePytest())(
         "```",
         "The expected result is 10.",
       ].join("\n");
-      const dir = runFolder(root, [f.noClamp, f.noClampSpaced, f.good]);
-      const run = await selectRunFolder(dir, {
-        config: config(),
-        rows: [guardedRow(f, { problem_statement: issue })],
-        reposDir: f.reposDir,
-        python: "/usr/bin/python3",
+      const rec = await selectOne(root, f, [f.noClamp, f.noClampSpaced, f.good], {
+        problem_statement: issue,
       });
-      const rec = run.records[0];
       expect(rec.problems).toEqual([]);
       // `return value` prints 15, the fix 10: both change the example, only the fix prints what the issue expects
       expect(rec.candidates.map(examplesWithoutHash)).toEqual([
@@ -371,14 +375,7 @@ describe.skipIf(!havePytest())(
         "```",
       ].join("\n");
       // `return value` (prints 15), `return high` and `return min(value, high)` (both print 10)
-      const dir = runFolder(root, [f.noClamp, f.good, f.goodOther]);
-      const run = await selectRunFolder(dir, {
-        config: config(),
-        rows: [guardedRow(f, { problem_statement: issue })],
-        reposDir: f.reposDir,
-        python: "/usr/bin/python3",
-      });
-      const rec = run.records[0];
+      const rec = await selectOne(root, f, [f.noClamp, f.good, f.goodOther], { problem_statement: issue });
       expect(rec.problems).toEqual([]);
       expect(rec.candidates.map(examplesWithoutHash)).toEqual([
         { changed: [0], stated: [], cached: false },
