@@ -159,7 +159,7 @@ export type ShownBy =
 
 /** What a selection (selection.jsonl) recorded about one attempt as a candidate. */
 export interface CandidateSignals {
-  /** `patch`, or why the selection dropped it (`empty`, `tests_only`, `does_not_apply`). */
+  /** `patch`, or why the selection dropped it (`empty`, `tests_only`, `scratch_only`, `does_not_apply`). */
   status: string;
   /** Why it was dropped, in words. */
   dropped: string | null;

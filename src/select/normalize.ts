@@ -1,18 +1,19 @@
 import { createHash } from "node:crypto";
 import { changedLines, type FilePatch, parsePatch } from "./patch-parse.js";
-import { isTestPath } from "./test-paths.js";
+import { isScratchFile, isTestPath } from "./test-paths.js";
 
 /** What normalization makes of one candidate patch. */
 export type Normalized =
   | { kind: "empty"; reason: string }
   | { kind: "tests_only"; reason: string; files: string[] }
+  | { kind: "scratch_only"; reason: string; files: string[] }
   | {
       kind: "patch";
       /** sha256 of the normalized text: equal for patches that differ only in whitespace and comments. */
       textKey: string;
       /** The files the patch changes outside the tests, sorted. */
       files: string[];
-      /** The test files it also changes (kept in the patch; they do not make it differ). */
+      /** The test and scratch files it also changes (kept in the patch; they do not make it differ). */
       testFiles: string[];
       /** Lines added or removed outside the tests (the tie rule prefers fewer). */
       size: number;
@@ -56,16 +57,25 @@ function fileText(f: FilePatch): string {
 /**
  * Normalizes a candidate patch (step 1 of docs/selection.md): empty text, text that is not a
  * diff, and a diff whose changes are all whitespace or comments are `empty`; a patch that only
- * touches test files is `tests_only`; anything else gets a key equal for patches that differ
+ * touches test files is `tests_only`, one that only adds scratch files in the repository root
+ * (and perhaps tests) is `scratch_only`; anything else gets a key equal for patches that differ
  * only in whitespace, comments, context lines, hunk positions or the order of files.
  */
 export function normalizePatch(patch: string | null): Normalized {
   if (patch === null || patch.trim() === "") return { kind: "empty", reason: "the patch is empty" };
   const files = parsePatch(patch);
   if (files.length === 0) return { kind: "empty", reason: "the text is not a diff (no file sections)" };
-  const code = files.filter((f) => !isTestPath(f.path));
-  const tests = files.filter((f) => isTestPath(f.path)).map((f) => f.path);
+  const aside = (f: FilePatch) => isTestPath(f.path) || isScratchFile(f);
+  const code = files.filter((f) => !aside(f));
+  const tests = files.filter(aside).map((f) => f.path);
   if (code.length === 0) {
+    const scratch = files.filter((f) => !isTestPath(f.path)).map((f) => f.path);
+    if (scratch.length > 0)
+      return {
+        kind: "scratch_only",
+        reason: `the patch only adds files in the repository root (${tests.join(", ")}): scripts or settings beside the code, which change none of it`,
+        files: tests,
+      };
     return { kind: "tests_only", reason: `the patch only changes tests (${tests.join(", ")})`, files: tests };
   }
   const texts = code.map(fileText).filter(Boolean).sort();

@@ -29,8 +29,8 @@ export interface CandidateRecord {
   model_name?: string;
   /** sha256 of the patch as written. */
   patch_sha256: string | null;
-  /** `patch`, or why it was dropped: `empty`, `tests_only`, `does_not_apply`. */
-  status: "patch" | "empty" | "tests_only" | "does_not_apply";
+  /** `patch`, or why it was dropped: `empty`, `tests_only`, `scratch_only`, `does_not_apply`. */
+  status: "patch" | "empty" | "tests_only" | "scratch_only" | "does_not_apply";
   /** Why it was dropped, in words. */
   dropped?: string;
   /** Lines changed outside the tests. */

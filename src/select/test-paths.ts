@@ -17,3 +17,15 @@ export function isTestModule(path: string): boolean {
   const name = path.split("/").at(-1) ?? "";
   return /^test_.*\.py$/.test(name) || /_tests?\.py$/.test(name) || name === "tests.py";
 }
+
+/**
+ * Whether a file a patch creates is a scratch file: a new script (`.py`, `.sh`) or dotfile in the
+ * repository root, beside the code rather than in it (an agent's `reproduce_bug.py`, a
+ * `.coveragerc`). Nothing the repository runs imports it, so it changes no behaviour; it is left
+ * out of a patch's code like a test file. A root `setup.py` or `__init__.py` is not one.
+ */
+export function isScratchFile(file: { path: string; created: boolean }): boolean {
+  if (!file.created || file.path.includes("/")) return false;
+  if (file.path === "setup.py" || file.path === "__init__.py") return false;
+  return /\.(py|sh)$/.test(file.path) || file.path.startsWith(".");
+}

@@ -39,6 +39,8 @@ export interface SelectFixture {
   /** Context that is not in the file. */
   stale: string;
   testsOnly: string;
+  /** Only adds a script in the repository root that prints what clamp returns (an agent's reproduction). */
+  scratch: string;
 }
 
 /** The calc fixture's tests and one more passing test of clamp. */
@@ -116,6 +118,9 @@ export function buildSelectFixture(root: string): SelectFixture {
       clone,
       "tests/test_ops.py",
       `${TEST_OPS}\n\ndef test_more():\n    assert add(1, 1) == 2\n`,
+    ),
+    scratch: diffOfEdit(clone, () =>
+      writeFileSync(join(clone, "reproduce_bug.py"), "from calc.ops import clamp\nprint(clamp(15, 0, 10))\n"),
     ),
   };
 }

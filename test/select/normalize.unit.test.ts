@@ -24,6 +24,20 @@ function diff(
   ].join("\n");
 }
 
+/** A git diff creating `path` with `lines`. */
+function created(path: string, lines: string[]): string {
+  return [
+    `diff --git a/${path} b/${path}`,
+    "new file mode 100644",
+    "index 0000000..3333333",
+    "--- /dev/null",
+    `+++ b/${path}`,
+    `@@ -0,0 +1,${lines.length} @@`,
+    ...lines.map((l) => `+${l}`),
+    "",
+  ].join("\n");
+}
+
 const FIX = diff("calc/ops.py", ["        return low"], ["        return high"]);
 
 describe("normalizePatch", () => {
@@ -89,6 +103,34 @@ describe("normalizePatch", () => {
       reason: "the patch only changes tests (tests/test_ops.py)",
       files: ["tests/test_ops.py"],
     });
+  });
+
+  it("drops a patch that only adds scratch files in the repository root, and leaves them out of a fix's key", () => {
+    const script = created("reproduce_bug.py", ["from calc.ops import clamp", "print(clamp(5, 1, 3))"]);
+    const settings = created(".coveragerc", ["[run]", "branch = True"]);
+    expect(normalizePatch(script + settings)).toEqual({
+      kind: "scratch_only",
+      reason:
+        "the patch only adds files in the repository root (reproduce_bug.py, .coveragerc): scripts or settings beside the code, which change none of it",
+      files: ["reproduce_bug.py", ".coveragerc"],
+    });
+    const a = normalizePatch(FIX);
+    const withScript = normalizePatch(FIX + script);
+    if (a.kind !== "patch" || withScript.kind !== "patch") throw new Error("not patches");
+    expect(withScript.textKey).toBe(a.textKey);
+    expect(withScript.files).toEqual(["calc/ops.py"]);
+    expect(withScript.testFiles).toEqual(["reproduce_bug.py"]);
+  });
+
+  it("counts a new module in a folder, a new root setup.py and an edited root script as code", () => {
+    for (const patch of [
+      created("calc/helpers.py", ["def twice(x):", "    return 2 * x"]),
+      created("setup.py", ["from setuptools import setup", "setup()"]),
+      diff("manage.py", ["x = 1"], ["x = 2"]),
+    ]) {
+      const n = normalizePatch(patch);
+      expect(n.kind).toBe("patch");
+    }
   });
 
   it("does not count a patch's own tests towards its key", () => {

@@ -205,6 +205,25 @@ describe.skipIf(!havePytest())(
       expect(rec.seconds).toBeLessThan(50);
     });
 
+    it("a patch that only adds a script in the repository root is dropped: two such, breaking nothing, do not outvote a fix", async () => {
+      const rec = await selectOne(root, f, [f.scratch, f.scratch, f.good], {});
+      expect(rec.candidates.map((c) => [c.status, c.dropped, c.group])).toEqual([
+        [
+          "scratch_only",
+          "the patch only adds files in the repository root (reproduce_bug.py): scripts or settings beside the code, which change none of it",
+          undefined,
+        ],
+        [
+          "scratch_only",
+          "the patch only adds files in the repository root (reproduce_bug.py): scripts or settings beside the code, which change none of it",
+          undefined,
+        ],
+        ["patch", undefined, 1],
+      ]);
+      expect(rec.selected).toBe(2);
+      expect(rec.reason).toBe("all 1 surviving candidates are equivalent (group 1); its smallest patch");
+    });
+
     it("a test command that runs the tests in a child process (as sympy's bin/test does) is known stopped at its CPU limit too", async () => {
       // the wrapper exits with the status Python gives a child killed by SIGXCPU: 256 - 24
       const wrapped = [
