@@ -69,14 +69,13 @@ export function normalizePatch(patch: string | null): Normalized {
   const code = files.filter((f) => !aside(f));
   const tests = files.filter(aside).map((f) => f.path);
   if (code.length === 0) {
-    const scratch = files.filter((f) => !isTestPath(f.path)).map((f) => f.path);
-    if (scratch.length > 0)
-      return {
-        kind: "scratch_only",
-        reason: `the patch only adds files in the repository root (${tests.join(", ")}): scripts or settings beside the code, which change none of it`,
-        files: tests,
-      };
-    return { kind: "tests_only", reason: `the patch only changes tests (${tests.join(", ")})`, files: tests };
+    return files.some((f) => !isTestPath(f.path))
+      ? {
+          kind: "scratch_only",
+          reason: `the patch only adds files in the repository root (${tests.join(", ")}): scripts or settings beside the code, which change none of it`,
+          files: tests,
+        }
+      : { kind: "tests_only", reason: `the patch only changes tests (${tests.join(", ")})`, files: tests };
   }
   const texts = code.map(fileText).filter(Boolean).sort();
   if (texts.length === 0) {

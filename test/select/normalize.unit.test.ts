@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { normalizePatch } from "../../src/select/normalize.js";
 import { parsePatch, withoutFiles } from "../../src/select/patch-parse.js";
 import { pythonAstKey } from "../../src/select/python-ast.js";
+import { newFileDiff } from "../swebench/support/calc-fixture.js";
 
 /** A one-hunk git diff of `path` replacing `old` lines by `new` lines, with `ctx` as context above. */
 function diff(
@@ -20,20 +21,6 @@ function diff(
     ...ctx.map((l) => ` ${l}`),
     ...old.map((l) => `-${l}`),
     ...added.map((l) => `+${l}`),
-    "",
-  ].join("\n");
-}
-
-/** A git diff creating `path` with `lines`. */
-function created(path: string, lines: string[]): string {
-  return [
-    `diff --git a/${path} b/${path}`,
-    "new file mode 100644",
-    "index 0000000..3333333",
-    "--- /dev/null",
-    `+++ b/${path}`,
-    `@@ -0,0 +1,${lines.length} @@`,
-    ...lines.map((l) => `+${l}`),
     "",
   ].join("\n");
 }
@@ -106,8 +93,8 @@ describe("normalizePatch", () => {
   });
 
   it("drops a patch that only adds scratch files in the repository root, and leaves them out of a fix's key", () => {
-    const script = created("reproduce_bug.py", ["from calc.ops import clamp", "print(clamp(5, 1, 3))"]);
-    const settings = created(".coveragerc", ["[run]", "branch = True"]);
+    const script = newFileDiff("reproduce_bug.py", ["from calc.ops import clamp", "print(clamp(5, 1, 3))"]);
+    const settings = newFileDiff(".coveragerc", ["[run]", "branch = True"]);
     expect(normalizePatch(script + settings)).toEqual({
       kind: "scratch_only",
       reason:
@@ -124,8 +111,8 @@ describe("normalizePatch", () => {
 
   it("counts a new module in a folder, a new root setup.py and an edited root script as code", () => {
     for (const patch of [
-      created("calc/helpers.py", ["def twice(x):", "    return 2 * x"]),
-      created("setup.py", ["from setuptools import setup", "setup()"]),
+      newFileDiff("calc/helpers.py", ["def twice(x):", "    return 2 * x"]),
+      newFileDiff("setup.py", ["from setuptools import setup", "setup()"]),
       diff("manage.py", ["x = 1"], ["x = 2"]),
     ]) {
       const n = normalizePatch(patch);

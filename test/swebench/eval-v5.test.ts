@@ -11,7 +11,7 @@ import { gradeTestOutput } from "../../src/swebench/eval/instance-report.js";
 import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import { isV5Row, resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
-import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
+import { buildCalcFixture, type CalcFixture, calcRow, newFileDiff } from "./support/calc-fixture.js";
 
 function havePytest(): boolean {
   try {
@@ -82,16 +82,10 @@ def pytest_terminal_summary(terminalreporter):
 `;
 
 function addFile(path: string, text: string): string {
-  const lines = text.split("\n").filter((l, i, all) => i < all.length - 1 || l !== "");
-  return [
-    `diff --git a/${path} b/${path}`,
-    "new file mode 100644",
-    "--- /dev/null",
-    `+++ b/${path}`,
-    `@@ -0,0 +1,${lines.length} @@`,
-    ...lines.map((l) => `+${l}`),
-    "",
-  ].join("\n");
+  return newFileDiff(
+    path,
+    text.split("\n").filter((l, i, all) => i < all.length - 1 || l !== ""),
+  );
 }
 
 describe.skipIf(!havePytest())("harness v5 rows graded by their own eval_script (local worktrees)", () => {

@@ -59,6 +59,19 @@ export function fixtureGit(cwd: string, ...args: string[]): string {
   );
 }
 
+/** A git diff that creates `path` holding `lines` (written without git, for patches a test makes up). */
+export function newFileDiff(path: string, lines: string[]): string {
+  return [
+    `diff --git a/${path} b/${path}`,
+    "new file mode 100644",
+    "--- /dev/null",
+    `+++ b/${path}`,
+    `@@ -0,0 +1,${lines.length} @@`,
+    ...lines.map((l) => `+${l}`),
+    "",
+  ].join("\n");
+}
+
 /** A diff of the edits `edit` makes in the clone, which is then put back to the base commit. */
 export function diffOf(clone: string, edit: () => void): string {
   edit();
