@@ -34,6 +34,17 @@ export interface Source {
   predictions: string;
   /** The official report beside them, when there is one: a JSON object with a `resolved` id list. */
   officialReport?: string;
+  /**
+   * For a run that keeps every attempt of an instance in one file per instance (aider's
+   * `<predictions>/<instance_id>.json`, whose `all_results` lists its attempts in the order made):
+   * this source is the attempt at this position (1-based); an instance with fewer attempts has none.
+   */
+  attempt?: number;
+  /**
+   * The candidate pool the source belongs to: the bench measures one pool at a time (default
+   * `systems`), since the pools are different questions (several systems' runs; one system's attempts).
+   */
+  pool: "systems" | "aider-attempts";
 }
 
 /**
@@ -51,6 +62,7 @@ export const SOURCES: readonly Source[] = [
     commit: "d63468344bc215bbabb8f0c1ba4af24897a946df",
     predictions: "all_preds.jsonl",
     officialReport: "results.json",
+    pool: "systems",
   },
   ...[1, 2, 3].map((k) => ({
     name: `acr-run-${k}`,
@@ -59,6 +71,7 @@ export const SOURCES: readonly Source[] = [
     commit: "3536ac292e3062ffb3f6e98457958e2b803228d6",
     predictions: `results/acr-run-${k}/predictions_for_swebench.json`,
     officialReport: `results/acr-run-${k}/new_eval_results/report.json`,
+    pool: "systems" as const,
   })),
   {
     name: "swe-agent",
@@ -66,6 +79,7 @@ export const SOURCES: readonly Source[] = [
     repo: "ivan4722/csvtransfer",
     commit: "9039a5db8b617ae6cf2c63bc08c295958c8a4968",
     predictions: "all_preds.jsonl",
+    pool: "systems",
   },
   {
     name: "agentless-gemini",
@@ -73,7 +87,21 @@ export const SOURCES: readonly Source[] = [
     repo: "Dylan-Harden3/Agentless",
     commit: "5ee14300ed71fea91f29a41601c97696024d2f51",
     predictions: "all_preds.jsonl",
+    pool: "systems",
   },
+  // A second pool, measured apart: one system's own attempts. Aider's Lite run made up to six per
+  // instance, GPT-4o and Claude 3 Opus in turn, stopping at the first its own checks found plausible
+  // (so a later attempt exists only where the earlier ones failed those checks). No verdict per
+  // attempt was published (only of the one aider picked): every attempt is graded here.
+  ...[1, 2, 3, 4, 5, 6].map((k) => ({
+    name: `aider-${k}`,
+    system: `Aider (GPT-4o and Claude 3 Opus in turn), attempt ${k} of up to 6`,
+    repo: "paul-gauthier/aider-swe-bench",
+    commit: "6e98cd6c3b2cbcba12976d6ae1b07f847480cb74",
+    predictions: "predictions/multi-models--gpt-4o--openrouter-anthropic-claude-3-opus",
+    attempt: k,
+    pool: "aider-attempts" as const,
+  })),
 ];
 
 export const Candidate = z.object({
@@ -107,6 +135,8 @@ export const SourcesFile = z.array(
     repo: z.string(),
     commit: z.string(),
     predictions: z.string(),
+    /** Absent in a file written before pools existed: those sources were all `systems`. */
+    pool: z.enum(["systems", "aider-attempts"]).default("systems"),
     official_resolved: z.array(z.string()).nullable(),
   }),
 );
@@ -142,7 +172,7 @@ export function setOf(instanceId: string): "tuning" | "held-out" {
   return m && Number(m[1]) % 2 === 1 ? "held-out" : "tuning";
 }
 
-function readJson<T>(path: string, schema: z.ZodType<T>, what: string): T {
+function readJson<T>(path: string, schema: z.ZodType<T, unknown>, what: string): T {
   const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success)
     throw new Error(

@@ -13,17 +13,19 @@ import {
   readInstances,
   SOURCES,
   selectionDataDir,
+  setOf,
 } from "./selection-data.js";
 
 /**
  * `node dist/bench/selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600]
- * [--sources NAME,...]`:
+ * [--sources NAME,...] [--set tuning|held-out]`:
  * grades every distinct candidate patch of the selection benchmark with `patchloop eval` on this
  * machine (environment `local`, Debian's Python, in a network namespace of its own: `unshare -rn`)
  * and keeps the verdicts in `grades.json`, keyed by instance and the patch's sha256, so equal patches
  * of several systems are graded once and a second run grades only what is missing. DIR holds the
  * repositories' snapshots as `<owner>+<name>/repo`. The instances whose tests are quick go first.
- * `--sources` grades only those sources' patches (e.g. the ones without published verdicts).
+ * `--sources` grades only those sources' patches (e.g. the ones without published verdicts), `--set`
+ * only that set's instances (selection-data.ts `setOf`).
  *
  * sympy 1.0 and 1.1 import ABCs from `collections`, which Python 3.10 removed: a `sitecustomize.py`
  * on their PYTHONPATH puts the names back (docs/grading.md, "Known limits").
@@ -111,12 +113,15 @@ function main(): void {
   const mirrors = arg("--mirrors");
   if (!mirrors) {
     process.stderr.write(
-      "usage: selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600] [--sources NAME,...]\n",
+      "usage: selection-grade.js --mirrors DIR [-w 2] [--python /usr/bin/python3] [--timeout 600] [--sources NAME,...] [--set tuning|held-out]\n",
     );
     process.exit(2);
   }
   const dir = selectionDataDir();
-  const { instances } = readInstances(dir);
+  const set = arg("--set");
+  if (set !== undefined && set !== "tuning" && set !== "held-out")
+    throw new Error(`--set takes tuning or held-out; got ${set}`);
+  const instances = readInstances(dir).instances.filter((i) => !set || setOf(i.instance_id) === set);
   const { reposDir, specs } = prepareEnvironment(dir, mirrors);
   const grades = readGrades(dir);
   const only = arg("--sources")?.split(",");

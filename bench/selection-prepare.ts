@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { z } from "zod";
 import {
   Candidate,
   candidatesPath,
@@ -60,6 +61,51 @@ function parsePredictions(text: string, where: string): Candidate[] {
   });
 }
 
+/** One instance's file of a run that keeps every attempt (aider's): its attempts, in order. */
+const AttemptsFile = z.object({
+  instance_id: z.string().min(1),
+  all_results: z.array(
+    z.object({ model: z.string().optional(), model_patch: z.string().nullable().optional() }).passthrough(),
+  ),
+});
+
+/**
+ * The attempt at `source.attempt` of each instance, from the per-instance files under
+ * `source.predictions` (an instance without a file, or with fewer attempts, gives none).
+ */
+function attemptPredictions(mirrors: string, source: Source, ids: readonly string[]): Candidate[] {
+  const gitDir = join(mirrors, source.repo.replace("/", "+"), "repo");
+  const listed = new Set(
+    execFileSync(
+      "git",
+      ["--git-dir", gitDir, "ls-tree", "--name-only", `${source.commit}:${source.predictions}`],
+      {
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).split("\n"),
+  );
+  const k = (source.attempt ?? 1) - 1;
+  const out: Candidate[] = [];
+  for (const id of ids) {
+    if (!listed.has(`${id}.json`)) continue;
+    const where = `${source.repo}@${source.commit.slice(0, 10)}:${source.predictions}/${id}.json`;
+    const parsed = AttemptsFile.safeParse(
+      JSON.parse(gitShow(mirrors, source, `${source.predictions}/${id}.json`)),
+    );
+    if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues[0]?.message}`);
+    if (parsed.data.instance_id !== id) throw new Error(`${where}: says it is ${parsed.data.instance_id}`);
+    const attempt = parsed.data.all_results[k];
+    if (attempt)
+      out.push({
+        instance_id: id,
+        model_name_or_path: `aider (${attempt.model ?? "model not recorded"})`,
+        model_patch: attempt.model_patch ?? "",
+      });
+  }
+  return out;
+}
+
 /** The `resolved` ids of an official report; CodeR's results.json has trailing commas, which are dropped. */
 function officialResolved(text: string, where: string): string[] {
   const report = JSON.parse(text.replace(/,(\s*[\]}])/g, "$1")) as { resolved?: unknown };
@@ -115,9 +161,11 @@ function main(): void {
   const sources: SourcesFile = [];
   for (const s of SOURCES) {
     const where = `${s.repo}@${s.commit.slice(0, 10)}:${s.predictions}`;
-    const byId = new Map(
-      parsePredictions(gitShow(mirrors, s, s.predictions), where).map((p) => [p.instance_id, p]),
-    );
+    const predictions =
+      s.attempt !== undefined
+        ? attemptPredictions(mirrors, s, [...ids])
+        : parsePredictions(gitShow(mirrors, s, s.predictions), where);
+    const byId = new Map(predictions.map((p) => [p.instance_id, p]));
     const rows = measured.instances.map(
       (i) =>
         byId.get(i.instance_id) ?? {
@@ -137,7 +185,9 @@ function main(): void {
       system: s.system,
       repo: s.repo,
       commit: s.commit,
-      predictions: s.predictions,
+      predictions:
+        s.attempt !== undefined ? `${s.predictions}/<instance_id>.json, attempt ${s.attempt}` : s.predictions,
+      pool: s.pool,
       official_resolved: official,
     });
     const nonEmpty = rows.filter((r) => r.model_patch.trim().length > 0).length;

@@ -46,6 +46,8 @@ import {
  * later run reuses (`--fresh` starts over: do that for the CPU figure). `--official-grades` takes
  * the verdict a system published for a patch not graded here.
  * Only instances whose every candidate patch is graded count; the rest are listed as ungraded.
+ * `--selection-pool systems|aider-attempts` (default systems) measures one pool of candidates: several
+ * systems' runs, or one system's own attempts (aider's, up to six per instance);
  * `--selection-sources a,b,...` measures on those runs only.
  */
 
@@ -331,7 +333,14 @@ export function benchSelection(): Record<string, unknown> {
     throw new Error(
       `--selection-sources: no run named ${unknown.join(", ")}; prepared: ${published.map((s) => s.name).join(", ")}`,
     );
-  const sources = only ? published.filter((s) => only.includes(s.name)) : published;
+  const pool = arg("--selection-pool") ?? "systems";
+  if (!published.some((s) => s.pool === pool))
+    throw new Error(
+      `--selection-pool: no run prepared in pool ${pool}; the pools prepared: ${[...new Set(published.map((s) => s.pool))].join(", ")}`,
+    );
+  const sources = only
+    ? published.filter((s) => only.includes(s.name))
+    : published.filter((s) => s.pool === pool);
   const grades = readGrades(dir);
   const official = process.argv.includes("--official-grades");
   const table = answersOf(dir, sources, instances, grades, official);
@@ -356,6 +365,7 @@ export function benchSelection(): Record<string, unknown> {
   const verdicts = table.complete.flatMap((i) => i.answers.filter((a) => a.gradedBy));
   return {
     data: dir,
+    pool: only ? "the runs named by --selection-sources" : pool,
     systems: Object.fromEntries(
       sources.map((s) => [s.name, `${s.system} (${s.repo}@${s.commit.slice(0, 10)}:${s.predictions})`]),
     ),
