@@ -138,6 +138,11 @@ export const SourcesFile = z.array(
     /** Absent in a file written before pools existed: those sources were all `systems`. */
     pool: z.enum(["systems", "aider-attempts"]).default("systems"),
     official_resolved: z.array(z.string()).nullable(),
+    /**
+     * For one attempt of a system that keeps them all: the instances where this attempt is the one
+     * the system itself submitted (its own selection, measured beside ours); null for a whole run.
+     */
+    own_pick: z.array(z.string()).nullable().default(null),
   }),
 );
 export type SourcesFile = z.infer<typeof SourcesFile>;

@@ -95,6 +95,24 @@ export function selected(instances: InstanceAnswers[], picked: ReadonlyMap<strin
   return figure(instances.filter((i) => picked.get(i.instanceId) === true).length, instances.length);
 }
 
+/**
+ * The picks of a system that chose among its own attempts: `which` says, per instance, the index of
+ * the answer it submitted; the result says whether that answer resolves the instance (an instance
+ * it names no answer for counts unresolved). Undefined when it names none at all (whole runs).
+ */
+export function ownPicked(
+  instances: InstanceAnswers[],
+  which: ReadonlyMap<string, number>,
+): Map<string, boolean> | undefined {
+  if (which.size === 0) return undefined;
+  return new Map(
+    instances.map((i) => {
+      const k = which.get(i.instanceId);
+      return [i.instanceId, k !== undefined && i.answers[k]?.resolved === true];
+    }),
+  );
+}
+
 /** The share of the gap from the best single system to the oracle that a result closes (null: no gap). */
 export function gapClosed(result: Figure, best: Figure, top: Figure): number | null {
   const gap = top.resolved - best.resolved;

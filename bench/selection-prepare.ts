@@ -64,6 +64,8 @@ function parsePredictions(text: string, where: string): Candidate[] {
 /** One instance's file of a run that keeps every attempt (aider's): its attempts, in order. */
 const AttemptsFile = z.object({
   instance_id: z.string().min(1),
+  /** The attempt the system itself submitted (aider's: the first its checks found plausible). */
+  model_patch: z.string().nullable().optional(),
   all_results: z.array(
     z.object({ model: z.string().optional(), model_patch: z.string().nullable().optional() }).passthrough(),
   ),
@@ -71,9 +73,14 @@ const AttemptsFile = z.object({
 
 /**
  * The attempt at `source.attempt` of each instance, from the per-instance files under
- * `source.predictions` (an instance without a file, or with fewer attempts, gives none).
+ * `source.predictions` (an instance without a file, or with fewer attempts, gives none), and the
+ * instances where it is the one the system submitted (the first attempt with that patch).
  */
-function attemptPredictions(mirrors: string, source: Source, ids: readonly string[]): Candidate[] {
+function attemptPredictions(
+  mirrors: string,
+  source: Source,
+  ids: readonly string[],
+): { candidates: Candidate[]; ownPick: string[] } {
   const gitDir = join(mirrors, source.repo.replace("/", "+"), "repo");
   const listed = new Set(
     execFileSync(
@@ -87,6 +94,7 @@ function attemptPredictions(mirrors: string, source: Source, ids: readonly strin
   );
   const k = (source.attempt ?? 1) - 1;
   const out: Candidate[] = [];
+  const ownPick: string[] = [];
   for (const id of ids) {
     if (!listed.has(`${id}.json`)) continue;
     const where = `${source.repo}@${source.commit.slice(0, 10)}:${source.predictions}/${id}.json`;
@@ -95,15 +103,18 @@ function attemptPredictions(mirrors: string, source: Source, ids: readonly strin
     );
     if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues[0]?.message}`);
     if (parsed.data.instance_id !== id) throw new Error(`${where}: says it is ${parsed.data.instance_id}`);
+    const attempts = parsed.data.all_results.map((a) => a.model_patch ?? "");
     const attempt = parsed.data.all_results[k];
-    if (attempt)
-      out.push({
-        instance_id: id,
-        model_name_or_path: `aider (${attempt.model ?? "model not recorded"})`,
-        model_patch: attempt.model_patch ?? "",
-      });
+    if (!attempt) continue;
+    out.push({
+      instance_id: id,
+      model_name_or_path: `aider (${attempt.model ?? "model not recorded"})`,
+      model_patch: attempts[k] ?? "",
+    });
+    const submitted = parsed.data.model_patch ?? "";
+    if (attempts.indexOf(submitted) === k) ownPick.push(id);
   }
-  return out;
+  return { candidates: out, ownPick };
 }
 
 /** The `resolved` ids of an official report; CodeR's results.json has trailing commas, which are dropped. */
@@ -161,10 +172,8 @@ function main(): void {
   const sources: SourcesFile = [];
   for (const s of SOURCES) {
     const where = `${s.repo}@${s.commit.slice(0, 10)}:${s.predictions}`;
-    const predictions =
-      s.attempt !== undefined
-        ? attemptPredictions(mirrors, s, [...ids])
-        : parsePredictions(gitShow(mirrors, s, s.predictions), where);
+    const attempts = s.attempt !== undefined ? attemptPredictions(mirrors, s, [...ids]) : undefined;
+    const predictions = attempts?.candidates ?? parsePredictions(gitShow(mirrors, s, s.predictions), where);
     const byId = new Map(predictions.map((p) => [p.instance_id, p]));
     const rows = measured.instances.map(
       (i) =>
@@ -189,6 +198,7 @@ function main(): void {
         s.attempt !== undefined ? `${s.predictions}/<instance_id>.json, attempt ${s.attempt}` : s.predictions,
       pool: s.pool,
       official_resolved: official,
+      own_pick: attempts?.ownPick ?? null,
     });
     const nonEmpty = rows.filter((r) => r.model_patch.trim().length > 0).length;
     process.stdout.write(

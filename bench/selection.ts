@@ -25,6 +25,7 @@ import {
   type InstanceAnswers,
   naiveVote,
   oracle,
+  ownPicked,
   perSystem,
   randomPick,
   ratio,
@@ -47,7 +48,8 @@ import {
  * the verdict a system published for a patch not graded here.
  * Only instances whose every candidate patch is graded count; the rest are listed as ungraded.
  * `--selection-pool systems|aider-attempts` (default systems) measures one pool of candidates: several
- * systems' runs, or one system's own attempts (aider's, up to six per instance);
+ * systems' runs, or one system's own attempts (aider's, up to six per instance; `own_pick` is the
+ * attempt aider itself submitted, a selector to compare with);
  * `--selection-sources a,b,...` measures on those runs only.
  */
 
@@ -265,7 +267,12 @@ function runSelector(
   }
 }
 
-function figuresOf(table: Table, set: SetName, picked?: Map<string, boolean>): Record<string, unknown> {
+function figuresOf(
+  table: Table,
+  set: SetName,
+  picked?: Map<string, boolean>,
+  own?: Map<string, boolean>,
+): Record<string, unknown> {
   const rows = table.complete.filter((i) => inSet(set, i.instanceId));
   const best = bestSingle(rows);
   const rnd = randomPick(rows, { skipEmpty: false });
@@ -286,8 +293,18 @@ function figuresOf(table: Table, set: SetName, picked?: Map<string, boolean>): R
     random_pick_non_empty: line(randomPick(rows, { skipEmpty: true })),
     oracle: line(top),
     naive_vote: line(vote),
+    ...(own ? { own_pick: line(selected(rows, own)) } : {}),
     ...(selector ? { selector: line(selector) } : {}),
   };
+}
+
+/** Which source's answer each instance's own pick is (empty for whole runs, which record none). */
+function ownPickSources(sources: SourcesFile): Map<string, number> {
+  const which = new Map<string, number>();
+  sources.forEach((s, k) => {
+    for (const id of s.own_pick ?? []) which.set(id, k);
+  });
+  return which;
 }
 
 /**
@@ -380,7 +397,9 @@ export function benchSelection(): Record<string, unknown> {
     // the instances left out because some candidate patch of theirs has no verdict yet
     ungraded: table.ungraded.length > 10 ? `${table.ungraded.length} instances` : table.ungraded,
     left_out,
-    ...Object.fromEntries(sets.map((s) => [s, figuresOf(table, s, picked)])),
+    ...Object.fromEntries(
+      sets.map((s) => [s, figuresOf(table, s, picked, ownPicked(table.complete, ownPickSources(sources)))]),
+    ),
     selector:
       "picked" in sel
         ? {

@@ -6,6 +6,7 @@ import {
   type InstanceAnswers,
   naiveVote,
   oracle,
+  ownPicked,
   perSystem,
   randomPick,
   ratio,
@@ -111,6 +112,26 @@ describe("selection figures", () => {
     expect(gapClosed(sel, best, best)).toBeNull();
     expect(ratio(sel, randomPick(rows, { skipEmpty: false }))).toBe(1.5);
     expect(ratio(sel, { resolved: 0, of: 4, percent: 0 })).toBeNull();
+  });
+
+  it("a system's own pick among its attempts counts the answer it submitted", () => {
+    // i1: it submitted the wrong B; i2: the resolving C; i4: nothing recorded
+    const which = new Map([
+      ["sympy__sympy-10", 2],
+      ["sympy__sympy-11", 2],
+      ["pallets__flask-1", 0],
+    ]);
+    const own = ownPicked(rows, which);
+    expect(own).toEqual(
+      new Map([
+        ["sympy__sympy-10", false],
+        ["sympy__sympy-11", true],
+        ["pallets__flask-1", false],
+        ["sympy__sympy-13", false],
+      ]),
+    );
+    expect(own && selected(rows, own)).toEqual({ resolved: 1, of: 4, percent: 25 });
+    expect(ownPicked(rows, new Map())).toBeUndefined();
   });
 
   it("tuning holds even sympy issues and the other repositories; odd sympy issues are held out", () => {
