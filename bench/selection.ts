@@ -155,6 +155,7 @@ function runSelector(
   sources: SourcesFile,
   rows: InstanceAnswers[],
   set: SetName,
+  pool: string,
   workers: string,
 ): SelectorRun | { unavailable: string } {
   const help = spawnSync(process.execPath, [BIN, "select", "--help"], { encoding: "utf8" });
@@ -186,8 +187,9 @@ function runSelector(
       writeFileSync(file, `${lines.join("\n")}\n`);
       return file;
     });
-    // One folder per set: selecting again reuses the test results cached there (--fresh: none).
-    const out = join(dir, "select", set);
+    // One folder per set (and per pool other than the first): selecting again reuses the test
+    // results cached there (--fresh: none).
+    const out = pool === "systems" ? join(dir, "select", set) : join(dir, "select", pool, set);
     if (process.argv.includes("--fresh")) rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
     const args = [
@@ -368,7 +370,15 @@ export function benchSelection(): Record<string, unknown> {
   // Where every non-empty answer has the same verdict, any pick of one of them has that verdict:
   // the selector runs only where the pick matters.
   const mixed = inScope.filter(isMixed);
-  const sel = runSelector(dir, sources, mixed, selectorSet, arg("--selection-workers") ?? "2");
+  const sel = runSelector(
+    dir,
+    sources,
+    mixed,
+    selectorSet,
+    // the named runs' pool when they share one
+    new Set(sources.map((s) => s.pool)).size === 1 ? (sources[0]?.pool ?? pool) : "mixed",
+    arg("--selection-workers") ?? "2",
+  );
   const picked =
     "picked" in sel
       ? new Map([
