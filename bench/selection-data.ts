@@ -21,6 +21,15 @@ export function selectionDataDir(): string {
   );
 }
 
+/**
+ * The candidate pools, measured one at a time: `systems`, six published runs of four systems (the
+ * pool the selector was built on; its held-out instances have been read); `aider-attempts`, one
+ * system's own attempts; `systems-2026`, three systems' runs published in 2026, added after the
+ * selector's rules were fixed and never read before their one held-out measurement.
+ */
+export const POOLS = ["systems", "aider-attempts", "systems-2026"] as const;
+export type Pool = (typeof POOLS)[number];
+
 /** One published run: where its predictions (and, when published beside them, its official grades) are. */
 export interface Source {
   /** Short name, also the candidate file's name (`candidates/<name>.jsonl`). */
@@ -44,7 +53,13 @@ export interface Source {
    * The candidate pool the source belongs to: the bench measures one pool at a time (default
    * `systems`), since the pools are different questions (several systems' runs; one system's attempts).
    */
-  pool: "systems" | "aider-attempts";
+  pool: Pool;
+  /**
+   * The run's file has a line for every Lite instance (an empty patch where it had none), so a
+   * measured instance missing from it means the file read is not the whole run (a broken copy),
+   * not an empty answer: preparing stops there.
+   */
+  complete?: boolean;
 }
 
 /**
@@ -102,6 +117,36 @@ export const SOURCES: readonly Source[] = [
     attempt: k,
     pool: "aider-attempts" as const,
   })),
+  // A third pool, measured apart: three systems whose runs were published in 2026, none of whose
+  // candidates (nor any figure on them) had been read when the rules were fixed (docs/selection.md).
+  {
+    name: "daemon",
+    system: "Daemon (20260923_Daemon), pass@1, 57.67% of Lite as published",
+    repo: "Kapozux/daemon-swebench-lite",
+    commit: "d0ecf021b4947643485e148bb5b92ba7fec035ee",
+    predictions: "all_preds.jsonl",
+    pool: "systems-2026",
+    complete: true,
+  },
+  {
+    name: "kimi-k3",
+    system: "a kimi-k3 agent run (lite-full-r3, 2026-09-13), pass@1, 88.7% of Lite as published",
+    repo: "ZhangShenao/swebench-lite-20260913",
+    commit: "6d7c10094d315bdd91324bc94f984f7676b2656c",
+    predictions: "all_preds.jsonl",
+    pool: "systems-2026",
+    complete: true,
+  },
+  {
+    name: "repograph-deepseek",
+    system: "RepoGraph on Agentless with DeepSeek V4 Pro (a reproduction, 2026-07), its first sample",
+    repo: "QianhanOfficial/RepoGraph",
+    commit: "f36a9f4e96dc35fdcedc5a2f4ad511fcb736756d",
+    // The run's all_preds.jsonl has empty patches: its report says the patches are in the
+    // `improved` files, and only sample 0 has any.
+    predictions: "results/repair/output_0_improved.jsonl",
+    pool: "systems-2026",
+  },
 ];
 
 export const Candidate = z.object({
@@ -136,7 +181,9 @@ export const SourcesFile = z.array(
     commit: z.string(),
     predictions: z.string(),
     /** Absent in a file written before pools existed: those sources were all `systems`. */
-    pool: z.enum(["systems", "aider-attempts"]).default("systems"),
+    pool: z.enum(POOLS).default("systems"),
+    /** Where the file was read from when no snapshot could be fetched: a copy's path; null for a snapshot. */
+    copy: z.string().nullable().default(null),
     official_resolved: z.array(z.string()).nullable(),
     /**
      * For one attempt of a system that keeps them all: the instances where this attempt is the one
@@ -221,7 +268,7 @@ export function howToGetData(dir: string): string {
   return [
     `no selection data in ${dir} (set ${SELECTION_DATA_ENV} to use another folder). To make it:`,
     `1. fetch the snapshots of ${[...new Set(SOURCES.map((s) => s.repo))].join(", ")}, sympy/sympy, pallets/flask and pytest-dev/pytest (the session's fetch tool puts them under /work/.mirror/<owner>+<name>/repo);`,
-    "2. npm run build && node dist/bench/selection-prepare.js --mirrors /work/.mirror --feasibility FILE (feasibility-lite-local.tsv: the instances that grade on this machine);",
+    "2. npm run build && node dist/bench/selection-prepare.js --mirrors /work/.mirror --feasibility FILE [--copies DIR] (feasibility-lite-local.tsv: the instances that grade on this machine; --copies: a folder with copies of the files of repositories that could not be fetched, as <owner>+<name>@<commit>/<path>);",
     "3. node dist/bench/selection-grade.js --mirrors /work/.mirror -w 2 (Debian's python3 with python3-pytest, python3-mpmath and the flask/pytest packages of docs/grading.md; every distinct patch: hours on 2 busy cores; --sources swe-agent grades only the run without published verdicts);",
     "4. npm run bench -- --only selection --selection-set tuning [--official-grades] (tune there), then --selection-set held-out once.",
   ].join("\n");

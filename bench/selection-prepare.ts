@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import {
@@ -21,11 +21,38 @@ import {
  * `works_locally`, `after_test_s` columns): the instances with `works_locally = yes` are measured,
  * except those whose tests ran longer than --max-test-seconds there (grading them once per
  * distinct patch would take most of the time; they are listed under `left_out`).
+ * `--copies DIR`: where a repository's snapshot is not under --mirrors (one that cannot be fetched
+ * here), its file is read from `DIR/<owner>+<name>@<commit>/<path>`, a copy of that file at that
+ * commit (for a `complete` run, a copy that lacks a measured instance is refused).
  */
 
 function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+/** Where a copy of `path` at the source's commit lives under the --copies folder. */
+function copyPath(copies: string, source: Source, path: string): string {
+  return join(copies, `${source.repo.replace("/", "+")}@${source.commit}`, path);
+}
+
+/** The file at the source's commit: from its snapshot, else from a copy; and where it came from. */
+function readSourceFile(
+  mirrors: string,
+  copies: string | undefined,
+  source: Source,
+  path: string,
+): { text: string; copy: string | null } {
+  const gitDir = join(mirrors, source.repo.replace("/", "+"), "repo");
+  if (!existsSync(gitDir) && copies) {
+    const copy = copyPath(copies, source, path);
+    if (!existsSync(copy))
+      throw new Error(
+        `no snapshot of ${source.repo} in ${mirrors} and no copy of ${path} at ${copy}; fetch the repository or put the file at ${source.commit} there`,
+      );
+    return { text: readFileSync(copy, "utf8"), copy };
+  }
+  return { text: gitShow(mirrors, source, path), copy: null };
 }
 
 function gitShow(mirrors: string, source: Source, path: string): string {
@@ -158,10 +185,11 @@ function feasibleInstances(path: string, maxSeconds: number): InstancesFile {
 
 function main(): void {
   const mirrors = arg("--mirrors");
+  const copies = arg("--copies");
   const feasibility = arg("--feasibility");
   if (!mirrors || !feasibility) {
     process.stderr.write(
-      "usage: selection-prepare.js --mirrors DIR --feasibility FILE [--max-test-seconds 300]\n",
+      "usage: selection-prepare.js --mirrors DIR --feasibility FILE [--max-test-seconds 300] [--copies DIR]\n",
     );
     process.exit(2);
   }
@@ -173,8 +201,14 @@ function main(): void {
   for (const s of SOURCES) {
     const where = `${s.repo}@${s.commit.slice(0, 10)}:${s.predictions}`;
     const attempts = s.attempt !== undefined ? attemptPredictions(mirrors, s, [...ids]) : undefined;
-    const predictions = attempts?.candidates ?? parsePredictions(gitShow(mirrors, s, s.predictions), where);
+    const file = attempts ? undefined : readSourceFile(mirrors, copies, s, s.predictions);
+    const predictions = attempts?.candidates ?? parsePredictions(file?.text ?? "", where);
     const byId = new Map(predictions.map((p) => [p.instance_id, p]));
+    const missing = s.complete ? [...ids].filter((id) => !byId.has(id)) : [];
+    if (missing.length > 0)
+      throw new Error(
+        `${file?.copy ?? where}: ${s.name} answered every Lite instance, but this file has no line for ${missing.length} measured instance(s) (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", ..." : ""}); it is not the whole run: read it again`,
+      );
     const rows = measured.instances.map(
       (i) =>
         byId.get(i.instance_id) ?? {
@@ -185,9 +219,10 @@ function main(): void {
     );
     writeFileSync(candidatesPath(dir, s.name), `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
     const official = s.officialReport
-      ? officialResolved(gitShow(mirrors, s, s.officialReport), `${s.repo}:${s.officialReport}`).filter((x) =>
-          ids.has(x),
-        )
+      ? officialResolved(
+          readSourceFile(mirrors, copies, s, s.officialReport).text,
+          `${s.repo}:${s.officialReport}`,
+        ).filter((x) => ids.has(x))
       : null;
     sources.push({
       name: s.name,
@@ -199,10 +234,11 @@ function main(): void {
       pool: s.pool,
       official_resolved: official,
       own_pick: attempts?.ownPick ?? null,
+      copy: file?.copy ?? null,
     });
     const nonEmpty = rows.filter((r) => r.model_patch.trim().length > 0).length;
     process.stdout.write(
-      `${s.name}: ${nonEmpty}/${rows.length} non-empty patches${official ? `, ${official.length} officially resolved` : ""}\n`,
+      `${s.name}: ${nonEmpty}/${rows.length} non-empty patches${official ? `, ${official.length} officially resolved` : ""}${file?.copy ? ` (from the copy ${file.copy})` : ""}\n`,
     );
   }
   writeFileSync(join(dir, "instances.json"), `${JSON.stringify(measured, null, 2)}\n`);

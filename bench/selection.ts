@@ -47,9 +47,10 @@ import {
  * later run reuses (`--fresh` starts over: do that for the CPU figure). `--official-grades` takes
  * the verdict a system published for a patch not graded here.
  * Only instances whose every candidate patch is graded count; the rest are listed as ungraded.
- * `--selection-pool systems|aider-attempts` (default systems) measures one pool of candidates: several
- * systems' runs, or one system's own attempts (aider's, up to six per instance; `own_pick` is the
- * attempt aider itself submitted, a selector to compare with);
+ * `--selection-pool systems|aider-attempts|systems-2026` (default systems) measures one pool of
+ * candidates: several systems' runs, one system's own attempts (aider's, up to six per instance;
+ * `own_pick` is the attempt aider itself submitted, a selector to compare with), or three systems'
+ * runs published in 2026 (POOLS in selection-data.ts);
  * `--selection-sources a,b,...` measures on those runs only.
  */
 
