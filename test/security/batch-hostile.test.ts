@@ -134,9 +134,13 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
     const args = [...localBatchArgs(f.datasetPath, server.url, f.reposDir), "-w", "4", "-o", out];
     let kills = 0;
     for (let round = 0; round < 6; round++) {
-      // A hostile reply goes to whichever instance asks next.
-      const bad = HOSTILE[round % HOSTILE.length];
-      server.enqueue({ type: "reply", content: "bad", toolCalls: [bad] });
+      // A hostile reply goes to whichever instance asks next. At most one waits in the queue: on a
+      // slow machine a round can be killed before any instance asks, and replies piled up would reach
+      // one instance back to back, ending it with RepeatedFormatError (max_format_errors is 3).
+      if (server.pending() === 0) {
+        const bad = HOSTILE[round % HOSTILE.length];
+        server.enqueue({ type: "reply", content: "bad", toolCalls: [bad] });
+      }
       const child = start(args);
       await new Promise((r) => setTimeout(r, 700 + 300 * round));
       child.proc.kill("SIGKILL");
@@ -154,6 +158,7 @@ describe("a kill -9 loop over a 20-instance batch with hostile replies mixed in"
     expect(kills).toBeGreaterThanOrEqual(3);
     const last = await start(args).done;
     expect(last.code).toBe(0);
+    expect(server.pending()).toBe(0);
     const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
     expect(Object.keys(preds).sort()).toEqual(f.rows.map((r) => r.instance_id).sort());
     for (const row of f.rows) {
