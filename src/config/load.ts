@@ -28,6 +28,8 @@ export interface LoadedConfig {
   warnings: string[];
   /** Where each layer came from, in the order applied. */
   sources: string[];
+  /** The layer (a `sources` entry) that last set each dotted key, e.g. `run.select.enabled`. */
+  origin: ReadonlyMap<string, string>;
 }
 
 /**
@@ -53,11 +55,12 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const origin = new Map<string, string>();
   for (const layer of all) mergeInto(merged, layer.data, layer.source, origin);
   const warnings = stripIgnoredMiniKeys(merged, origin);
-  const config = resolveAttemptVariants(validateConfig(merged, origin));
+  const { config, notes } = resolveAttemptVariants(validateConfig(merged, origin));
+  warnings.push(...notes);
   checkProtocolOptions(config);
   if (options.templateInstance === null) parseTemplates(config);
   else checkTemplates(config, options.templateInstance);
-  return { config, warnings, sources: all.map((l) => l.source) };
+  return { config, warnings, sources: all.map((l) => l.source), origin };
 }
 
 /** A layer setting one dotted key, for CLI flags such as `-m`. */
