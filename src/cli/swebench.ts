@@ -258,6 +258,8 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
   );
   const config = loaded.config;
   checkModel(config);
+  // What a worker would refuse (a variant naming a machine key, a model file) stops here, before any job.
+  if (queue) (await import("../distributed/machine-config.js")).checkQueueConfig(config);
   // A coordinator runs nothing itself: its workers have the clones, the engine and the model server.
   if (!queue) checkReposDir(config, flags.reposDir);
   const { rows, dataset } = await selectRows(flags);

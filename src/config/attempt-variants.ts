@@ -1,6 +1,7 @@
 import { checkProtocolOptions, parseTemplates } from "./checks.js";
 import { ConfigError } from "./errors.js";
 import { resolveLayer } from "./layers.js";
+import { ENVIRONMENT_MACHINE_KEYS, keysChangedBy, keysSetIn, removeAt, valueAt } from "./machine-keys.js";
 import { isPlain, mergeInto, type Plain } from "./merge.js";
 import type { Config } from "./schema.js";
 import { validateConfig } from "./validate.js";
@@ -14,26 +15,65 @@ export function variantIndex(config: Config, attempt: number): number | undefine
   return n === 0 ? undefined : (attempt - 1) % n;
 }
 
+/** A resolved config, and what resolving its attempt variants left out (for the person). */
+export interface ResolvedVariants {
+  config: Config;
+  notes: string[];
+}
+
 /**
  * Reads the string entries of `run.attempt_variants` (a built-in config name or a YAML file, as
  * `-c` reads them) into maps, so that the resolved config carries each variant's data (run.json,
- * `config show`, the jobs of a queue) and no worker needs the file. Then checks every variant:
- * `attemptConfig` of each must be a valid config. Throws ConfigError naming the variant.
+ * `config show`, the jobs of a queue) and no worker needs the file. Every attempt runs on the run's
+ * own machine settings (the `environment.*` keys of config/machine-keys.ts: engine, executable,
+ * image template, mounts, network, variables, limits), which the command line decides:
+ * - a variant read from a built-in config or a file keeps its agent and model settings, and its
+ *   machine settings that differ from the run's are left out, each said in a note;
+ * - a variant written as a map that sets one differently is a ConfigError naming the variant and
+ *   the key (a person wrote it, so it is a mistake, not a default);
+ * - one that sets the run's own value is left out silently.
+ * Then checks every variant: `attemptConfig` of each must be a valid config. Throws ConfigError
+ * naming the variant.
  */
-export function resolveAttemptVariants(config: Config): Config {
+export function resolveAttemptVariants(config: Config): ResolvedVariants {
+  const notes: string[] = [];
   const variants = config.run.attempt_variants.map((v, i) => {
-    if (isPlain(v)) return v;
-    if (v.includes("="))
-      throw new ConfigError(`${where(i)}: "${v}" is a key=value override; give a map instead`);
-    try {
-      return resolveLayer(v).data;
-    } catch (err) {
-      throw new ConfigError(`${where(i)}: ${(err as Error).message}`);
+    const data = readVariant(v, i);
+    const changed = keysChangedBy(data, config, ENVIRONMENT_MACHINE_KEYS);
+    if (changed.length > 0 && isPlain(v)) {
+      const key = changed[0];
+      throw new ConfigError(
+        `${where(i)} sets ${key} to ${JSON.stringify(valueAt(data, key))}, but the run's is ` +
+          `${JSON.stringify(valueAt(config, key))}: every attempt runs on the run's machine settings ` +
+          `(${ENVIRONMENT_MACHINE_KEYS.join(", ")}); remove ${key} from the variant, or set it for the whole run ` +
+          "(-c, --environment)",
+      );
     }
+    if (changed.length > 0)
+      notes.push(
+        `${where(i)} (${v}): ${changed.map((k) => `${k} ${JSON.stringify(valueAt(data, k))}`).join(", ")} ` +
+          `left out: every attempt runs on the run's machine settings (${changed
+            .map((k) => `${k} ${JSON.stringify(valueAt(config, k))}`)
+            .join(", ")})`,
+      );
+    for (const key of keysSetIn(data, ENVIRONMENT_MACHINE_KEYS)) removeAt(data, key);
+    return data;
   });
   const resolved: Config = { ...config, run: { ...config.run, attempt_variants: variants } };
   for (let i = 0; i < variants.length; i++) applyVariant(resolved, i);
-  return resolved;
+  return { config: resolved, notes };
+}
+
+/** Variant `i` as a map of its own (a copy: the caller may change it). */
+function readVariant(v: string | Plain, i: number): Plain {
+  if (isPlain(v)) return structuredClone(v);
+  if (v.includes("="))
+    throw new ConfigError(`${where(i)}: "${v}" is a key=value override; give a map instead`);
+  try {
+    return resolveLayer(v).data;
+  } catch (err) {
+    throw new ConfigError(`${where(i)}: ${(err as Error).message}`);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPlain } from "../config/merge.js";
 import { unitKey } from "../swebench/batch/types.js";
 import { DatasetError } from "../swebench/dataset/errors.js";
 import { checkRows } from "../swebench/dataset/rows.js";
@@ -67,6 +68,22 @@ function signatureProblem(
       "with this worker's secret, or was changed since"
     );
   return null;
+}
+
+/**
+ * Why a job is not signed with `secret`, or null when it is: read before anything else of the job
+ * (its version, its shape), so that a job someone without the secret wrote gets no further, whatever
+ * it holds. Signed is the whole message but its `sig`, as the coordinator made it.
+ */
+export function forgedSignature(data: unknown, secret: Buffer, secretEnv: string | null): string | null {
+  if (!isPlain(data)) return "it is not an instance job (not an object)";
+  const { sig, ...signed } = data;
+  return signatureProblem(
+    signed as Omit<InstanceJob, "sig">,
+    typeof sig === "string" ? sig : undefined,
+    secret,
+    secretEnv,
+  );
 }
 
 /**

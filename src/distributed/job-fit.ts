@@ -1,6 +1,6 @@
 import type { Plain } from "../config/merge.js";
 import type { Config } from "../config/schema.js";
-import { checkJob, INSTANCE_ID, RUN_ID } from "./job-check.js";
+import { checkJob, forgedSignature, INSTANCE_ID, RUN_ID } from "./job-check.js";
 import { JobConfigError, jobConfig } from "./machine-config.js";
 import type { InstanceJob } from "./protocol.js";
 
@@ -44,6 +44,10 @@ function routeOf(data: unknown): { run: string; instanceId: string } | undefined
 
 /** Whether worker `w` runs the job `data` (taken from the queue under `jobId`), and with which config. */
 export function fitJob(data: unknown, jobId: string, w: WorkerFit): JobFit {
+  // With a secret, nothing of the job is used (not even its version, which a refusal would
+  // repeat, signed, to the coordinator) before its signature is checked.
+  const forged = w.secret === null ? null : forgedSignature(data, w.secret, w.secretEnv);
+  if (forged) return { ok: false, by: "job", problem: forged };
   const theirs = (data as { version?: unknown } | null)?.version;
   if (typeof theirs === "string" && theirs !== w.version)
     return {

@@ -1,50 +1,17 @@
 import { isDeepStrictEqual } from "node:util";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
+import { fileModelName, keysSetIn, MACHINE_KEYS, valueAt } from "../config/machine-keys.js";
 import { isPlain, mergeInto, type Plain } from "../config/merge.js";
 import { isSecretKey } from "../config/redact.js";
 import { type Config, ConfigSchema } from "../config/schema.js";
-import { parseModelName } from "../models/model-name.js";
 
 /**
- * Keys that only a worker's own settings decide (its -c layers and flags, else the defaults of
- * `patchloop worker`): what differs between machines, and every key that names something of the
- * host (an engine and its executable, a registry, mounts, the sandbox's network, the variables
- * given to commands, the model server and the variable holding its key, the queue's timings and
- * secret). A job's values for them are ignored, whatever it says. The other keys are the agent's:
- * the coordinator's config decides them.
+ * The keys only a worker's own settings decide (its -c layers and flags, else the defaults of
+ * `patchloop worker`): config/machine-keys.ts has the list. A job's values for them are ignored,
+ * whatever it says, and a job whose attempt variants name one is refused.
  */
-export const MACHINE_KEYS = [
-  "environment.environment_class",
-  "environment.executable",
-  "environment.image_template",
-  "environment.platform",
-  "environment.pull_timeout",
-  "environment.memory",
-  "environment.cpus",
-  "environment.pids_limit",
-  "environment.run_args",
-  "environment.binds",
-  "environment.network",
-  "environment.forward_env",
-  "environment.env",
-  "model.base_url",
-  "model.api_key_env",
-  "model.server",
-  "model.request_timeout",
-  "model.replica_cooldown",
-  "run.queue.lock_seconds",
-  "run.queue.stalled_check_seconds",
-  "run.queue.grace_seconds",
-  "run.queue.secret_env",
-];
-
-/** The value at a dotted key, or undefined. */
-function at(data: unknown, key: string): unknown {
-  let v = data;
-  for (const part of key.split(".")) v = isPlain(v) ? v[part] : undefined;
-  return v;
-}
+export { MACHINE_KEYS };
 
 /** What a worker's layers set, merged (no base config under them). */
 export function explicitSettings(layers: ConfigLayer[]): Plain {
@@ -123,12 +90,65 @@ export interface JobConfig {
   ignored: string[];
 }
 
+/** Refuses a model name that opens a file of the worker (`replay:`, `gguf:`). */
+function checkNamesNoFile(name: unknown, where: string): void {
+  const file = fileModelName(name);
+  if (file === null) return;
+  const kind = file.toLowerCase().startsWith("gguf:") ? "a GGUF model file" : "a trajectory file to replay";
+  throw new JobConfigError(
+    `the job's ${where} names ${kind} (${JSON.stringify(file.slice(0, 80))}), and a worker opens no file a job names; ` +
+      "run a GGUF model or a replay with patchloop swebench without --queue, or serve the model over HTTP for the workers",
+    "job",
+  );
+}
+
+/**
+ * Refuses attempt variant `i` of a job when it would steer the worker: a variant is laid over the
+ * config after the worker's machine keys, so one naming a machine key (a model server, a key
+ * variable, a mount) would win over the worker's own. A coordinator never sends such a variant
+ * (`checkQueueConfig`), so a job holding one was crafted.
+ */
+function checkVariant(variant: unknown, i: number): void {
+  const where = `run.attempt_variants[${i}]`;
+  if (!isPlain(variant))
+    throw new JobConfigError(
+      `the job's ${where} is not a map (a coordinator reads built-in configs and files into maps before it sends a job)`,
+      "job",
+    );
+  const keys = keysSetIn(variant);
+  if (keys.length > 0)
+    throw new JobConfigError(
+      `the job's ${where} sets ${keys.join(", ")}: only a worker's own settings decide ${keys.length === 1 ? "it" : "them"}, ` +
+        "and a variant would override them; a coordinator never sends such a job",
+      "job",
+    );
+  checkNamesNoFile(valueAt(variant, "model.model_name"), `${where}.model.model_name`);
+}
+
+/**
+ * Why a config cannot run through a queue, as a ConfigError for the coordinator's command line
+ * (before anything is sent): an attempt variant that sets a machine key (the workers decide those)
+ * or a model name naming a file of this machine (a worker opens none).
+ */
+export function checkQueueConfig(config: Config): void {
+  try {
+    checkNamesNoFile(config.model.model_name, "model.model_name");
+    config.run.attempt_variants.forEach(checkVariant);
+  } catch (err) {
+    if (!(err instanceof JobConfigError)) throw err;
+    throw new ConfigError(
+      `with --queue, ${err.message.replace(/^the job's /, "").replace(/; a coordinator never sends such a job$/, "")}` +
+        ' (docs/distributed.md, "Who can do what through Redis")',
+    );
+  }
+}
+
 /**
  * The config a worker runs a job with: the job's config (the coordinator's, secrets masked) with
  * every machine key set to the worker's own value, and every masked secret filled in from the
  * worker's own settings at the same key. Throws JobConfigError naming a secret the worker does not
- * have (secrets never go through Redis), a replay file (a job names no file of the worker's), or a
- * config this worker's patchloop cannot read.
+ * have (secrets never go through Redis), a replay or GGUF file (a job names no file of the worker's),
+ * an attempt variant that names a machine key, or a config this worker's patchloop cannot read.
  */
 export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobConfig {
   if (!isPlain(jobConfigData)) throw new JobConfigError("the job carries no config (not an object)", "job");
@@ -136,13 +156,13 @@ export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobCo
   const own = worker.own as unknown as Plain;
   const ignored: string[] = [];
   for (const key of MACHINE_KEYS) {
-    const theirs = at(data, key);
-    const mine = at(own, key);
+    const theirs = valueAt(data, key);
+    const mine = valueAt(own, key);
     if (theirs !== undefined && !isDeepStrictEqual(theirs, mine)) ignored.push(key);
     put(data, key, mine);
   }
   for (const key of secretPaths(worker.explicit, "").map((k) => k.slice(1))) {
-    if (at(data, key) === "***") put(data, key, at(worker.explicit, key));
+    if (valueAt(data, key) === "***") put(data, key, valueAt(worker.explicit, key));
   }
   const missing = masked(data);
   if (missing.length > 0)
@@ -160,12 +180,7 @@ export function jobConfig(jobConfigData: unknown, worker: WorkerSettings): JobCo
       "worker",
     );
   }
-  const name = parsed.data.model.model_name;
-  if (parseModelName(name).provider === "replay")
-    throw new JobConfigError(
-      `the job's model.model_name ${JSON.stringify(name)} names a file to replay, and a worker reads no file a job names; ` +
-        "replay a trajectory with patchloop swebench without --queue",
-      "job",
-    );
+  checkNamesNoFile(parsed.data.model.model_name, "model.model_name");
+  parsed.data.run.attempt_variants.forEach(checkVariant);
   return { config: parsed.data, ignored };
 }
