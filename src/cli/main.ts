@@ -16,6 +16,7 @@ const registrations: Record<string, Registration> = {
   demo: () => import("./demo.js"),
   config: () => import("./config-show.js"),
   eval: () => import("./eval.js"),
+  compare: () => import("./compare.js"),
   select: () => import("./select.js"),
   inspect: () => import("./inspect.js"),
   show: () => import("./show.js"),
