@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
 import { checkJob, INSTANCE_ID, REPO_NAME } from "../../src/distributed/job-check.js";
+import { fitJob } from "../../src/distributed/job-fit.js";
 import { instanceJobId } from "../../src/distributed/keys.js";
 import type { InstanceJob } from "../../src/distributed/protocol.js";
 import { signature } from "../../src/distributed/signing.js";
@@ -161,5 +163,46 @@ describe("the check of an instance job taken from the queue", () => {
         "the job is signed (its coordinator sets run.queue.secret_env), and this worker has no secret to check it " +
         "with; start it with -c run.queue.secret_env=NAME, NAME holding the coordinator's secret",
     });
+  });
+});
+
+describe("a job with another version, on a worker with a secret", () => {
+  const fitOn = (data: unknown, secret: Buffer | null) =>
+    fitJob(data, idOf(job()), {
+      version: "1.0.0",
+      secret,
+      secretEnv: secret ? "PL_SECRET" : null,
+      own: loadConfig({ configArgs: ["swebench"], defaultConfig: "swebench" }).config,
+      explicit: {},
+      cloneProblem: () => null,
+    });
+
+  it("is checked for its signature first: a forged one fails as the job's fault, and its text is never repeated", () => {
+    // Before: the version was compared first, and the worker signed a refusal that repeated the attacker's text.
+    const forged = job({ version: "9.9.9 ATTACKER TEXT" });
+    for (const bad of [
+      forged,
+      { ...forged, sig: signature(Buffer.from("another-secret-of-some-length"), "job", forged) },
+    ]) {
+      const got = fitOn(bad, SECRET);
+      expect(got.ok).toBe(false);
+      expect(got).toMatchObject({ by: "job" });
+      expect(JSON.stringify(got)).not.toContain("ATTACKER TEXT");
+      expect(got).not.toHaveProperty("route");
+    }
+  });
+
+  it("signed by its coordinator: handed back as this worker's problem (another version), with the route to report it", () => {
+    const other = job({ version: "1.1.0" });
+    const got = fitOn({ ...other, sig: signature(SECRET, "job", other) }, SECRET);
+    expect(got).toEqual({
+      ok: false,
+      by: "worker",
+      problem:
+        "this worker runs patchloop 1.0.0 and the job comes from a coordinator of patchloop 1.1.0: run one version on the coordinator and every worker",
+      route: { run: "swebench-42-abc", instanceId: "django__django-11099" },
+    });
+    // Without a secret nothing can be checked first: the version is this worker's problem, as before.
+    expect(fitOn(other, null)).toMatchObject({ ok: false, by: "worker" });
   });
 });

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { attemptConfig } from "../../src/config/attempt-variants.js";
 import { parseOverride } from "../../src/config/layers.js";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import {
+  checkQueueConfig,
   explicitSettings,
   ignoredKeys,
+  type JobConfigError,
   jobConfig,
   MACHINE_KEYS,
 } from "../../src/distributed/machine-config.js";
@@ -128,12 +131,82 @@ describe("the config a worker runs a job with", () => {
     expect(config.agent).toEqual(coordinatorConfig().agent);
   });
 
-  it("a job that names a file to replay is refused (a worker reads no file a job names)", () => {
-    const job = redactSecrets(coordinatorConfig(["model.model_name=replay:/etc/shadow"]));
-    expect(() => jobConfig(job, worker())).toThrow(
-      'the job\'s model.model_name "replay:/etc/shadow" names a file to replay, and a worker reads no file a job names; ' +
-        "replay a trajectory with patchloop swebench without --queue",
+  it("a job that names a file (replay: or gguf:) is refused: a worker opens no file a job names", () => {
+    const refused = (name: string, kind: string) =>
+      `the job's model.model_name names ${kind} (${JSON.stringify(name)}), and a worker opens no file a job names; ` +
+      "run a GGUF model or a replay with patchloop swebench without --queue, or serve the model over HTTP for the workers";
+    for (const [name, kind] of [
+      ["replay:/etc/shadow", "a trajectory file to replay"],
+      ["gguf:/proc/self/environ", "a GGUF model file"],
+      ["gguf:/dev/zero", "a GGUF model file"],
+    ]) {
+      const job = redactSecrets(coordinatorConfig([`model.model_name=${name}`]));
+      expect(() => jobConfig(job, worker())).toThrow(refused(name, kind));
+    }
+  });
+
+  it("an attempt variant naming a machine key or a file is refused, whatever the worker's own settings", () => {
+    // The attack of issue 41: the worker forces its keys on the top level, then the variant is laid over them.
+    const job = redactSecrets(coordinatorConfig()) as unknown as { run: Record<string, unknown> };
+    const attempt = (variants: unknown[]) => {
+      job.run.attempt_variants = variants;
+      job.run.attempts = 2;
+      return () => jobConfig(job, worker("model.base_url=http://127.0.0.1:8000/v1"));
+    };
+    expect(
+      attempt([
+        {},
+        { model: { base_url: "http://evil.example.com/v1", api_key_env: "AWS_SECRET_ACCESS_KEY" } },
+      ]),
+    ).toThrow(
+      "the job's run.attempt_variants[1] sets model.base_url, model.api_key_env: only a worker's own settings decide them, " +
+        "and a variant would override them; a coordinator never sends such a job",
     );
+    expect(attempt([{ environment: { binds: ["/:/host:rw"] } }])).toThrow(
+      "the job's run.attempt_variants[0] sets environment.binds: only a worker's own settings decide it",
+    );
+    expect(attempt([{ run: { queue: { secret_env: "HOME" } } }])).toThrow(
+      "the job's run.attempt_variants[0] sets run.queue.secret_env",
+    );
+    expect(attempt([{ model: { model_name: "gguf:/dev/zero" } }])).toThrow(
+      'the job\'s run.attempt_variants[0].model.model_name names a GGUF model file ("gguf:/dev/zero")',
+    );
+    expect(attempt(["swebench_backticks"])).toThrow(
+      "the job's run.attempt_variants[0] is not a map (a coordinator reads built-in configs and files into maps before it sends a job)",
+    );
+    // Refused as the job's fault: no worker may run it.
+    const thrown = (() => {
+      try {
+        attempt([{ model: { base_url: "http://evil.example.com/v1" } }])();
+      } catch (err) {
+        return err as JobConfigError;
+      }
+    })();
+    expect(thrown?.by).toBe("job");
+    // What a coordinator sends: agent and model settings other than the machine's pass.
+    const ok = attempt([{ model: { model_kwargs: { temperature: 0.7 }, model_name: "openai/other" } }])();
+    expect(attemptConfig(ok.config, 1).model.base_url).toBe("http://127.0.0.1:8000/v1");
+    expect(attemptConfig(ok.config, 1).model.model_name).toBe("openai/other");
+  });
+
+  it("the coordinator refuses at its start what a worker would refuse (--queue)", () => {
+    const base = ["swebench", "model.model_name=openai/qwen"];
+    const load = (...args: string[]) =>
+      loadConfig({ configArgs: [...base, ...args], defaultConfig: "swebench" }).config;
+    expect(() =>
+      checkQueueConfig(load("run.attempts=2", "run.attempt_variants=[{model: {base_url: http://x:1/v1}}]")),
+    ).toThrow(
+      "with --queue, run.attempt_variants[0] sets model.base_url: only a worker's own settings decide it, and a variant would override them " +
+        '(docs/distributed.md, "Who can do what through Redis")',
+    );
+    expect(() => checkQueueConfig(load("model.model_name=gguf:/models/q.gguf"))).toThrow(
+      'with --queue, model.model_name names a GGUF model file ("gguf:/models/q.gguf")',
+    );
+    expect(() =>
+      checkQueueConfig(
+        load("run.attempts=2", "run.attempt_variants=[swebench_backticks, {agent: {step_limit: 5}}]"),
+      ),
+    ).not.toThrow();
   });
 
   it("a job whose config this worker's patchloop cannot read is refused, saying so", () => {
