@@ -73,6 +73,11 @@ export const AgentSchema = z
     action_tag: z.string().regex(/^[A-Za-z0-9_.+-]+$/, "letters, digits and _ . + - only"),
     /** Consecutive format errors that end the task with RepeatedFormatError. */
     max_format_errors: z.number().int().min(1),
+    /**
+     * Actions of one reply that run: the first this many, in order; the rest are dropped unrun and
+     * the model is told so. 0 means no cap.
+     */
+    max_actions_per_reply: z.number().int().min(0),
     /** Keep the work tree's `git diff` as the patch on exits other than Submitted. */
     diff_on_exit: z.boolean(),
     /** Characters of one observation kept before head+tail truncation. */

@@ -142,7 +142,7 @@ describe("config errors", () => {
     expect(errorOf(() => load(f))).toBe(
       "invalid config:\n" +
         `  - unknown key agent.instance_templat (from ${f}): did you mean agent.instance_template? ` +
-        "Valid keys in agent: system_template, instance_template, step_limit, cost_limit, time_limit, context_limit, protocol, tools, action_tag, max_format_errors, diff_on_exit, output_limit, bash_mode, length_template, budget, history, localize",
+        "Valid keys in agent: system_template, instance_template, step_limit, cost_limit, time_limit, context_limit, protocol, tools, action_tag, max_format_errors, max_actions_per_reply, diff_on_exit, output_limit, bash_mode, length_template, budget, history, localize",
     );
   });
 
