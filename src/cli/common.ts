@@ -4,6 +4,8 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
+import { parseModelName } from "../models/model-name.js";
+import { servedModelNames } from "../models/server-detect.js";
 
 /** Where a command writes: its report to `out`, notes, progress and errors to `err`. */
 export interface CommandIo {
@@ -65,14 +67,8 @@ export interface AgentFlags {
   image?: string;
 }
 
-/** Resolves the config of an agent-running command: -c layers, then the dedicated flags. */
-export function loadAgentConfig(
-  flags: AgentFlags,
-  defaultConfig: string,
-  templateInstance?: Record<string, unknown> | null,
-  /** Layers of the command's own flags (e.g. `swebench --attempts`), applied after the common ones. */
-  commandLayers: ConfigLayer[] = [],
-): LoadedConfig {
+/** The layers of the dedicated flags (-m, --base-url, ...), then the command's own. */
+function agentFlagLayers(flags: AgentFlags, commandLayers: ConfigLayer[]): ConfigLayer[] {
   const layers: ConfigLayer[] = [];
   if (flags.model) layers.push(flagLayer(`-m ${flags.model}`, "model.model_name", flags.model));
   if (flags.baseUrl) layers.push(flagLayer(`--base-url ${flags.baseUrl}`, "model.base_url", flags.baseUrl));
@@ -84,14 +80,64 @@ export function loadAgentConfig(
     );
   if (flags.image) layers.push(flagLayer(`--image ${flags.image}`, "environment.image", flags.image));
   layers.push(...commandLayers);
+  return layers;
+}
+
+/** Resolves the config of an agent-running command: -c layers, then the dedicated flags. */
+export function loadAgentConfig(
+  flags: AgentFlags,
+  defaultConfig: string,
+  templateInstance?: Record<string, unknown> | null,
+  /** Layers of the command's own flags (e.g. `swebench --attempts`), applied after the common ones. */
+  commandLayers: ConfigLayer[] = [],
+  /** What the server's /models said the served model is (`loadAgentConfigAsking`). */
+  serverNames: readonly string[] = [],
+): LoadedConfig {
+  const layers = agentFlagLayers(flags, commandLayers);
   const loaded = loadConfig({
     configArgs: flags.config,
     defaultConfig,
     flagLayers: layers,
     templateInstance,
+    serverNames,
   });
   for (const w of loaded.warnings) process.stderr.write(`WARNING: ${w}\n`);
+  if (loaded.family) process.stderr.write(`${loaded.family.line}\n`);
   return loaded;
+}
+
+/**
+ * `loadAgentConfig`, asking the server's `GET /models` what the served model is when its name
+ * names no family and no layer sets one (a local alias such as `--served-model-name coder`): a
+ * family named there is applied as one named by the model's name (docs/models.md).
+ */
+export async function loadAgentConfigAsking(
+  flags: AgentFlags,
+  defaultConfig: string,
+  templateInstance?: Record<string, unknown> | null,
+  commandLayers: ConfigLayer[] = [],
+): Promise<LoadedConfig> {
+  let names: string[] = [];
+  try {
+    const first = loadAgentConfigQuietly(flags, defaultConfig, commandLayers);
+    const model = first.config.model;
+    const base = Array.isArray(model.base_url) ? model.base_url[0] : model.base_url;
+    const parsed = parseModelName(model.model_name);
+    if (first.family === null && model.family === null && parsed.provider === "openai" && base)
+      names = await servedModelNames(String(base), parsed.model);
+  } catch {
+    // the load below reports the problem
+  }
+  return loadAgentConfig(flags, defaultConfig, templateInstance, commandLayers, names);
+}
+
+function loadAgentConfigQuietly(flags: AgentFlags, defaultConfig: string, commandLayers: ConfigLayer[]) {
+  return loadConfig({
+    configArgs: flags.config,
+    defaultConfig,
+    flagLayers: agentFlagLayers(flags, commandLayers),
+    templateInstance: null,
+  });
 }
 
 /** Runs a command body; a ConfigError becomes a one-screen message and exit code 2. */

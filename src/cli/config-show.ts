@@ -9,7 +9,7 @@ import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
 import { instanceCwd } from "../instance/open.js";
 import type { SwebenchInstance } from "../swebench/types.js";
-import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, guarded, loadAgentConfigAsking } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
@@ -96,7 +96,7 @@ export function register(program: Command): void {
       ),
   ).action((flags: ShowFlags) =>
     guarded(async () => {
-      const { config: cfg, sources } = loadAgentConfig(flags, "default");
+      const { config: cfg, sources, family } = await loadAgentConfigAsking(flags, "default");
       const instance = flags.instance ? await findInstance(flags) : SAMPLE_INSTANCE;
       const task = flags.instance
         ? String(instance.problem_statement)
@@ -121,6 +121,7 @@ export function register(program: Command): void {
       const scrub = createScrubber(secretsOf({ config: cfg }));
       const out = [
         `# patchloop resolved config (layers: ${scrub(sources.join(" -> "))})`,
+        ...(family ? [`# ${scrub(family.line)}`] : []),
         stringify(scrubStringValues(redactSecrets(cfg), scrub), { lineWidth: 0 }).trimEnd(),
         "",
         `# cwd shown to the model: ${cwd} (environment ${cfg.environment.environment_class})`,

@@ -1,4 +1,5 @@
 import { resolveAttemptVariants } from "./attempt-variants.js";
+import { chooseFamily, type FamilyChoice } from "./auto-family.js";
 import { builtinPath } from "./builtin.js";
 import { checkProtocolOptions, checkTemplates, parseTemplates } from "./checks.js";
 import { type ConfigLayer, resolveLayer } from "./layers.js";
@@ -20,6 +21,11 @@ export interface LoadConfigOptions {
    * the check, for a caller that checks them against its real rows (see `checkTemplatesForRows`).
    */
   templateInstance?: Record<string, unknown> | null;
+  /**
+   * What the server's `GET /models` said the served model is (vLLM's `root`, ...), for taking the
+   * family from it when the served name names none (auto-family.ts).
+   */
+  serverNames?: readonly string[];
 }
 
 export interface LoadedConfig {
@@ -30,12 +36,15 @@ export interface LoadedConfig {
   sources: string[];
   /** The layer (a `sources` entry) that last set each dotted key, e.g. `run.select.enabled`. */
   origin: ReadonlyMap<string, string>;
+  /** The family taken from the model's name (or the server's listing), when one was; its `line` says so. */
+  family: FamilyChoice | null;
 }
 
 /**
  * Resolves the config: base.yaml, then the command's default built-in unless a `-c` names a
- * built-in or a file, then every `-c` in order, then CLI flags. Maps merge deeply, lists replace.
- * Throws ConfigError (exit code 2) on any problem.
+ * built-in or a file, then the family preset the model's name names when no layer sets
+ * `model.family` (auto-family.ts), then every `-c` in order, then CLI flags. Maps merge deeply,
+ * lists replace. Throws ConfigError (exit code 2) on any problem.
  */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const layers = options.configArgs.map(resolveLayer);
@@ -50,17 +59,25 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
       data: readYamlConfigFile(builtinPath(name), `configs/${name}.yaml`),
     });
   }
-  all.push(...layers, ...(options.flagLayers ?? []));
-  const merged: Plain = {};
-  const origin = new Map<string, string>();
-  for (const layer of all) mergeInto(merged, layer.data, layer.source, origin);
+  const given = [...layers, ...(options.flagLayers ?? [])];
+  const family = chooseFamily(mergeLayers([...all, ...given]).merged, options.serverNames);
+  if (family?.layer) all.push(family.layer);
+  all.push(...given);
+  const { merged, origin } = mergeLayers(all);
   const warnings = stripIgnoredMiniKeys(merged, origin);
   const { config, notes } = resolveAttemptVariants(validateConfig(merged, origin));
   warnings.push(...notes);
   checkProtocolOptions(config);
   if (options.templateInstance === null) parseTemplates(config);
   else checkTemplates(config, options.templateInstance);
-  return { config, warnings, sources: all.map((l) => l.source), origin };
+  return { config, warnings, sources: all.map((l) => l.source), origin, family };
+}
+
+function mergeLayers(layers: readonly ConfigLayer[]): { merged: Plain; origin: Map<string, string> } {
+  const merged: Plain = {};
+  const origin = new Map<string, string>();
+  for (const layer of layers) mergeInto(merged, layer.data, layer.source, origin);
+  return { merged, origin };
 }
 
 /** A layer setting one dotted key, for CLI flags such as `-m`. */

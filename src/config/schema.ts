@@ -174,8 +174,12 @@ export const ModelFieldsSchema = z
      * current tool-call chain's as `family`'s chat template keeps it (`chain`; src/models/reasoning-chain.ts).
      */
     reasoning_history: z.enum(["keep", "drop", "chain"]),
-    /** The model's chat-template family; says where `reasoning_history: chain` starts a chain. */
-    family: z.enum(REASONING_FAMILIES).nullable(),
+    /**
+     * The model's chat-template family; says where `reasoning_history: chain` starts a chain. null:
+     * taken from the model's name when it names one (its preset is applied, src/config/auto-family.ts);
+     * `none`: no family, and none taken from the name.
+     */
+    family: z.enum([...REASONING_FAMILIES, "none"]).nullable(),
     /** OpenAI-compatible wire format: `chat` (/chat/completions) or `responses` (/responses, harmony for gpt-oss). */
     api: z.enum(["chat", "responses"]),
     /** Ask the server to enforce the action format (fenced block or a tool call). */
@@ -199,11 +203,11 @@ export const ModelFieldsSchema = z
   .strict();
 
 export const ModelSchema = ModelFieldsSchema.superRefine((model, ctx) => {
-  if (model.reasoning_history === "chain" && model.family === null)
+  if (model.reasoning_history === "chain" && (model.family === null || model.family === "none"))
     ctx.addIssue({
       code: "custom",
       path: ["family"],
-      message: `model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use reasoning_history keep or drop`,
+      message: `model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is ${model.family}: set it to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use reasoning_history keep or drop`,
     });
 });
 

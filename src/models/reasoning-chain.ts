@@ -6,8 +6,8 @@ import type { ChatMessage } from "./types.js";
  * it (`model.family`). The rules, each read from the family's published template
  * (test/fixtures/chat-templates/, docs/models.md), come in two kinds:
  *
- * - `user`: the chain starts after the last user message (Qwen3, Gemma 4, GLM, MiniMax-M2, and
- *   Claude, whose API needs the thinking blocks of the current tool-use turn back).
+ * - `user`: the chain starts after the last user message (Qwen3, Gemma 4, GLM, MiniMax-M2,
+ *   DeepSeek V4, whose API answers 400 when the chain's reasoning_content is missing, and Claude, whose API needs the thinking blocks of the current tool-use turn back).
  * - `final`: the chain starts after the last assistant message without tool calls, the model's
  *   last final answer; a user message does not end it (gpt-oss, Kimi-K2-Thinking).
  *
@@ -20,6 +20,7 @@ export const REASONING_FAMILIES = [
   "glm",
   "kimi_k2",
   "minimax_m2",
+  "deepseek_v4",
   "claude",
 ] as const;
 export type ReasoningFamily = (typeof REASONING_FAMILIES)[number];
@@ -36,6 +37,7 @@ const RULES: Record<ReasoningFamily, ChainRule> = {
   gemma4: { since: "user", toolCallsOnly: true },
   glm: { since: "user", toolCallsOnly: false },
   minimax_m2: { since: "user", toolCallsOnly: false },
+  deepseek_v4: { since: "user", toolCallsOnly: false },
   claude: { since: "user", toolCallsOnly: false },
   gpt_oss: { since: "final", toolCallsOnly: true },
   kimi_k2: { since: "final", toolCallsOnly: true },
@@ -71,14 +73,15 @@ function chainStart(messages: readonly ChatMessage[], family: ReasoningFamily): 
  */
 export function reasoningPolicy(
   history: ReasoningHistory,
-  family: ReasoningFamily | null,
+  /** `none`: no family (set so that none is taken from the model's name). */
+  family: ReasoningFamily | "none" | null,
 ): (messages: readonly ChatMessage[]) => boolean[] {
   const has = (m: ChatMessage): boolean =>
     m.role === "assistant" && (typeof m.reasoning === "string" || (m.thinking_blocks?.length ?? 0) > 0);
   if (history !== "chain") return (messages) => messages.map((m) => history === "keep" && has(m));
-  if (family === null)
+  if (family === null || family === "none")
     throw new Error(
-      `model.reasoning_history is chain but model.family is null: set model.family to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use keep or drop`,
+      `model.reasoning_history is chain but model.family is ${family}: set model.family to one of ${REASONING_FAMILIES.join(", ")} (docs/models.md), or use keep or drop`,
     );
   const { toolCallsOnly } = RULES[family];
   return (messages) => {

@@ -60,3 +60,21 @@ export async function detectServer(baseURL: string, model: string, timeoutMs = 1
   }
   return { server: null, contextLength: null, source: "GET /v1/models, /props, /api/version" };
 }
+
+/**
+ * What `GET <base>/models` says the served model `model` is, beside its served name: vLLM's `root`
+ * (the path or Hugging Face name it was loaded from, when `--served-model-name` gave an alias) and
+ * llama.cpp's `models[].model` (the file). Empty when the server lists nothing more or does not
+ * answer within `timeoutMs`; nothing here throws. For the family from the model's name.
+ */
+export async function servedModelNames(baseURL: string, model: string, timeoutMs = 3_000): Promise<string[]> {
+  const listing = await getJson(`${baseURL.replace(/\/+$/, "")}/models`, timeoutMs);
+  const names: string[] = [];
+  const data = Array.isArray(listing?.data) ? listing.data.map(asRecord).filter((m) => m !== null) : [];
+  const card = data.find((m) => m.id === model);
+  if (typeof card?.root === "string") names.push(card.root);
+  const files = Array.isArray(listing?.models) ? listing.models.map(asRecord).filter((m) => m !== null) : [];
+  for (const f of files)
+    if ((f.name === model || files.length === 1) && typeof f.model === "string") names.push(f.model);
+  return names.filter((n) => n !== model);
+}

@@ -14,13 +14,31 @@
  *   `{"error": {message, type, param, code}}`.
  * - OpenAI: no reasoning text; `{"error": {...}}` with `code: "context_length_exceeded"`.
  * - `think-tags`: a server without a reasoning parser: `<think>...</think>` stays in the content.
+ * - `deepseek`: DeepSeek's API in thinking mode (V4 Flash / Pro): `reasoning_content`; `owned_by:
+ *   "deepseek"`; a request whose assistant turns after the last user message (the current
+ *   tool-call chain) lack their `reasoning_content` gets the API's 400
+ *   (`DEEPSEEK_MISSING_REASONING`), unless thinking is off (`thinking: {type: "disabled"}` or
+ *   `chat_template_kwargs.thinking: false`).
  */
-export type FakeFlavor = "vllm" | "vllm-legacy" | "sglang" | "llamacpp" | "ollama" | "openai" | "think-tags";
+export type FakeFlavor =
+  | "vllm"
+  | "vllm-legacy"
+  | "sglang"
+  | "llamacpp"
+  | "ollama"
+  | "openai"
+  | "think-tags"
+  | "deepseek";
+
+/** DeepSeek's words (HTTP 400, `invalid_request_error`) for a tool-call chain sent without its reasoning. */
+export const DEEPSEEK_MISSING_REASONING =
+  "The `reasoning_content` in the thinking mode must be passed back to the API.";
 
 /** The message field (or `<think>` in the content) a flavor returns reasoning in; null: none. */
 export function reasoningFieldOf(flavor: FakeFlavor): "reasoning" | "reasoning_content" | "think" | null {
   if (flavor === "vllm" || flavor === "ollama") return "reasoning";
-  if (flavor === "vllm-legacy" || flavor === "sglang" || flavor === "llamacpp") return "reasoning_content";
+  if (flavor === "vllm-legacy" || flavor === "sglang" || flavor === "llamacpp" || flavor === "deepseek")
+    return "reasoning_content";
   if (flavor === "think-tags") return "think";
   return null;
 }
@@ -45,6 +63,8 @@ export function selfDescription(
       };
     if (flavor === "ollama") return { object: "list", data: [{ ...base, owned_by: "library" }] };
     if (flavor === "openai") return { object: "list", data: [{ ...base, owned_by: "openai" }] };
+    if (flavor === "deepseek")
+      return { object: "list", data: [{ id: model, object: "model", owned_by: "deepseek" }] };
     return null;
   }
   if (path === "/props" && flavor === "llamacpp")
@@ -77,6 +97,30 @@ export function constraintProblem(flavor: FakeFlavor, body: Record<string, unkno
   if (so !== undefined && typeof so?.regex !== "string")
     return `fake ${flavor}: structured_outputs needs a regex string here`;
   return null;
+}
+
+/**
+ * DeepSeek's check of a request in thinking mode: every assistant message after the last user
+ * message must carry its `reasoning_content` (a non-empty string). Null when the request passes,
+ * the flavor is not `deepseek`, or thinking is off.
+ */
+export function reasoningProblem(flavor: FakeFlavor, body: Record<string, unknown>): string | null {
+  if (flavor !== "deepseek" || !Array.isArray(body.messages)) return null;
+  const thinking = body.thinking as { type?: unknown } | undefined;
+  const kwargs = body.chat_template_kwargs as { thinking?: unknown } | undefined;
+  if (thinking?.type === "disabled" || kwargs?.thinking === false) return null;
+  const messages = body.messages as Array<Record<string, unknown>>;
+  let lastUser = -1;
+  messages.forEach((m, i) => {
+    if (m?.role === "user") lastUser = i;
+  });
+  const missing = messages.some(
+    (m, i) =>
+      i > lastUser &&
+      m?.role === "assistant" &&
+      !(typeof m.reasoning_content === "string" && m.reasoning_content !== ""),
+  );
+  return missing ? DEEPSEEK_MISSING_REASONING : null;
 }
 
 /** The pattern of a request's constraint, for checking a scripted reply against it. */

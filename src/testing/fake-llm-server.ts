@@ -6,6 +6,7 @@ import {
   contextErrorBody,
   type FakeFlavor,
   reasoningFieldOf,
+  reasoningProblem,
   refusesOutputOverflow,
   selfDescription,
 } from "./fake-llm-flavor.js";
@@ -18,7 +19,7 @@ import {
   type Wire,
 } from "./fake-llm-wire.js";
 
-export type { FakeFlavor } from "./fake-llm-flavor.js";
+export { DEEPSEEK_MISSING_REASONING, type FakeFlavor } from "./fake-llm-flavor.js";
 export type { FakeReplySpec, FakeToolCall } from "./fake-llm-wire.js";
 
 /**
@@ -157,7 +158,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
   ): { status: number; message: string } | null {
     if (!flavor || typeof body !== "object" || body === null) return null;
     const request = body as Record<string, unknown>;
-    const problem = constraintProblem(flavor, request);
+    const problem = constraintProblem(flavor, request) ?? reasoningProblem(flavor, request);
     if (problem) return { status: 400, message: problem };
     const pattern = constraintRegex(request);
     if (pattern === null || !next || (next.type !== "reply" && next.type !== "sized")) return null;

@@ -22,6 +22,7 @@ describe("built-in configs", () => {
   it("are the documented recipes and model-family presets", () => {
     expect(builtinNames()).toEqual([
       "anthropic_minimal",
+      "deepseek_v4",
       "default",
       "gemma4",
       "glm",
@@ -186,7 +187,7 @@ describe("config errors", () => {
   it("a missing file, an unknown name and an empty override value", () => {
     expect(errorOf(() => load("/nonexistent/x.yaml"))).toBe("config file not found: /nonexistent/x.yaml");
     expect(errorOf(() => load("swebench_backtick"))).toBe(
-      '-c swebench_backtick: not a built-in config, a YAML file or a key=value override. Did you mean "swebench_backticks"? Built-in configs: anthropic_minimal, default, gemma4, glm, gpt_oss, kimi_k2, minimax_m2, qwen3, swebench, swebench_backticks, swebench_edittool_budget, swebench_edittool_budget_localize',
+      '-c swebench_backtick: not a built-in config, a YAML file or a key=value override. Did you mean "swebench_backticks"? Built-in configs: anthropic_minimal, deepseek_v4, default, gemma4, glm, gpt_oss, kimi_k2, minimax_m2, qwen3, swebench, swebench_backticks, swebench_edittool_budget, swebench_edittool_budget_localize',
     );
     expect(errorOf(() => load("agent.step_limit="))).toBe(
       `-c agent.step_limit=: no value after "=". Give one (e.g. agent.step_limit=100); for an empty string write agent.step_limit="''"`,

@@ -7,7 +7,7 @@ import { createModel } from "../../src/models/create-model.js";
 import type { ReasoningFamily } from "../../src/models/reasoning-chain.js";
 import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
 import type { FakeFlavor, FakeLlmServer, FakeReplySpec } from "../../src/testing/fake-llm-server.js";
-import { startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { DEEPSEEK_MISSING_REASONING, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { CHAT_TEMPLATES } from "../support/data.js";
 import { modelConfig, recordingSleep } from "./helpers.js";
 
@@ -149,6 +149,15 @@ const CASES: FamilyCase[] = [
     expected: SINCE_USER,
   },
   {
+    // DeepSeek V4's own Jinja template is not published (its model card ships a Python encoder); this
+    // is llama.cpp's template of DeepSeek V3.2, whose reasoning convention V4 keeps (README.md there).
+    family: "deepseek_v4",
+    file: "DeepSeek-V3.2.jinja",
+    flavor: "deepseek",
+    templateField: "reasoning_content",
+    expected: SINCE_USER,
+  },
+  {
     family: "gpt_oss",
     file: "openai-gpt-oss-120b.jinja",
     flavor: "llamacpp",
@@ -190,6 +199,16 @@ describe("reasoning_history: chain sends exactly what each family's chat templat
       });
     });
   }
+
+  it("DeepSeek's API answers 400 when the chain's reasoning is not sent back, and accepts chain", async () => {
+    const failure = await requestsSent("deepseek_v4", "deepseek", "drop").then(
+      () => "accepted",
+      (err: Error) => err.message,
+    );
+    expect(failure).toContain(DEEPSEEK_MISSING_REASONING);
+    expect(failure).toContain("400");
+    expect(await requestsSent("deepseek_v4", "deepseek", "chain")).toHaveLength(6);
+  });
 
   it("drop would lose what the templates keep (the comparison above can fail)", async () => {
     const c = CASES[0];

@@ -85,7 +85,7 @@ describe("reasoningPolicy", () => {
 
   it("chain without a family is a configuration error", () => {
     expect(errorOf(() => reasoningPolicy("chain", null))).toBe(
-      "model.reasoning_history is chain but model.family is null: set model.family to one of qwen3, gemma4, gpt_oss, glm, kimi_k2, minimax_m2, claude (docs/models.md), or use keep or drop",
+      "model.reasoning_history is chain but model.family is null: set model.family to one of qwen3, gemma4, gpt_oss, glm, kimi_k2, minimax_m2, deepseek_v4, claude (docs/models.md), or use keep or drop",
     );
   });
 });
@@ -99,6 +99,7 @@ describe("the family presets and their config errors", () => {
       glm: "glm",
       kimi_k2: "kimi_k2",
       minimax_m2: "minimax_m2",
+      deepseek_v4: "deepseek_v4",
     };
     for (const [preset, family] of Object.entries(presets)) {
       const { model } = load("swebench", preset).config;
@@ -114,7 +115,7 @@ describe("the family presets and their config errors", () => {
 
   it("chain without a family, and values that are not one, are errors that say what to set", () => {
     expect(errorOf(() => load("swebench", "model.reasoning_history=chain"))).toContain(
-      "model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of qwen3, gemma4, gpt_oss, glm, kimi_k2, minimax_m2, claude (docs/models.md), or use reasoning_history keep or drop",
+      "model.reasoning_history is chain, which keeps the reasoning of the current tool-call chain as the model's chat template does, but model.family is null: set it to one of qwen3, gemma4, gpt_oss, glm, kimi_k2, minimax_m2, deepseek_v4, claude (docs/models.md), or use reasoning_history keep or drop",
     );
     const family = errorOf(() => load("swebench", "model.family=qwen2"));
     expect(family).toContain("model.family");
