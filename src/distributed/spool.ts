@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
@@ -18,20 +19,31 @@ export function defaultSpoolRoot(): string {
 const fileOf = (attempt: string) => `${attempt.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
 
 /**
- * `<root>/<host>-<pid>/<attempt>.json`: a worker's finished results, written before they are sent
- * and removed once the coordinator acknowledged them, so that neither Redis going away nor the
- * worker being killed loses one. A new worker on the same host adopts the folders of workers that
- * are gone, and sends their results again (the coordinator accepts one result per instance).
+ * The folder name of a queue's spools: the same for every URL of one Redis database (its password
+ * and how it is written left out), another for any other host, port or database.
+ */
+export function queueSpoolName(queue: { host: string; port: number; db: number }): string {
+  const where = `${queue.host.toLowerCase()}:${queue.port}/${queue.db}`;
+  return `queue-${createHash("sha256").update(where).digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * `<root>/queue-<hash>/<host>-<pid>/<attempt>.json`: a worker's finished results, written before
+ * they are sent and removed once the coordinator acknowledged them, so that neither Redis going
+ * away nor the worker being killed loses one. A new worker on the same host and the same queue
+ * adopts the folders of workers that are gone, and sends their results again (the coordinator
+ * accepts one result per instance). A worker of another queue never sees them: results go back only
+ * to the Redis their job came from.
  */
 export class Spool {
   readonly dir: string;
 
-  constructor(root: string) {
-    this.dir = join(root, `${hostname()}-${process.pid}`);
+  constructor(root: string, queue: { host: string; port: number; db: number }) {
+    this.dir = join(root, queueSpoolName(queue), `${hostname()}-${process.pid}`);
   }
 
   async open(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
   }
 
   async keep(job: OutcomeJob): Promise<void> {
@@ -56,7 +68,7 @@ export class Spool {
     return out;
   }
 
-  /** Moves the results of gone workers of this host into this spool; returns how many. */
+  /** Moves the results of gone workers of this host and queue into this spool; returns how many. */
   adopt(): number {
     const root = join(this.dir, "..");
     const prefix = `${hostname()}-`;

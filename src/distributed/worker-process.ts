@@ -133,7 +133,7 @@ class QueueWorker implements WorkerProcess {
       graceMs: o.own.run.queue.grace_seconds * 1000,
       say: o.say,
     });
-    this.spool = new Spool(o.spoolRoot);
+    this.spool = new Spool(o.spoolRoot, o.queue);
     this.instances = this.queueOf(INSTANCE_QUEUE);
     this.jobs = new JobProcessor({
       info: this.info,

@@ -6,6 +6,7 @@ import { Queue } from "bullmq";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
+import { unitKey } from "../../src/swebench/batch/types.js";
 import { VERSION } from "../../src/version.js";
 import { waitUntil } from "../support/wait-for.js";
 
@@ -173,7 +174,8 @@ export async function addInstanceJob(
   data: { run: string; row: Record<string, unknown>; config: unknown; [key: string]: unknown },
 ): Promise<string> {
   const q = queueOn(redis, INSTANCE_QUEUE);
-  const jobId = instanceJobId(data.run, String(data.row.instance_id));
+  const attempt = typeof data.attempt === "number" ? data.attempt : undefined;
+  const jobId = instanceJobId(data.run, unitKey(String(data.row.instance_id), attempt));
   await q.add(
     "instance",
     { model_name: "openai/fake", attempts: 1, version: VERSION, ...data },

@@ -129,4 +129,55 @@ describe.skipIf(!REDIS_SERVER)("crafted ids and repository names against a worke
         "(owner/name, e.g. django/django: letters, digits, - _ and . only); the worker makes folders from it",
     );
   }, 120_000);
+  it("model names that open worker files (gguf:, replay:, also in a variant): refused without opening them; the worker goes on", async () => {
+    // Issue 41, finding 3: a pipe froze the worker, /dev/zero got it killed, and the first bytes
+    // of /proc/self/environ came back in an error message.
+    const fifo = join(root, "a-pipe");
+    execFileSync("mkfifo", [fifo]);
+    const cases: { run: string; name: string; kind: string; where: string; variant?: boolean }[] = [
+      { run: "attack-gguf-fifo", name: `gguf:${fifo}`, kind: "a GGUF model file", where: "model.model_name" },
+      {
+        run: "attack-gguf-zero",
+        name: "gguf:/dev/zero",
+        kind: "a GGUF model file",
+        where: "model.model_name",
+      },
+      {
+        run: "attack-replay-environ",
+        name: "replay:/proc/self/environ",
+        kind: "a trajectory file to replay",
+        where: "model.model_name",
+      },
+      {
+        run: "attack-variant-gguf",
+        name: "gguf:/proc/self/environ",
+        kind: "a GGUF model file",
+        where: "run.attempt_variants[0].model.model_name",
+        variant: true,
+      },
+    ];
+    for (const c of cases) {
+      const data = config() as { model: Record<string, unknown>; run: Record<string, unknown> };
+      if (c.variant) {
+        data.run.attempt_variants = [{ model: { model_name: c.name } }];
+        data.run.attempts = 2;
+      } else data.model.model_name = c.name;
+      const jobId = await addInstanceJob(redis, {
+        run: c.run,
+        row: f.rows[0],
+        config: data,
+        ...(c.variant ? { attempt: 1 } : {}),
+      });
+      const end = await jobEnd(redis, "instances", jobId);
+      expect(end.state).toBe("failed");
+      expect(end.failedReason).toBe(
+        `refused: the job's ${c.where} names ${c.kind} (${JSON.stringify(c.name)}), and a worker opens no file a job names; ` +
+          "run a GGUF model or a replay with patchloop swebench without --queue, or serve the model over HTTP for the workers",
+      );
+    }
+    // The worker is alive and takes the next job.
+    const ok = await addInstanceJob(redis, { run: "after-the-attacks", row: f.rows[0], config: config() });
+    expect((await jobEnd(redis, "instances", ok)).state).toBe("completed");
+    expect(w.proc.exitCode).toBe(null);
+  }, 180_000);
 });

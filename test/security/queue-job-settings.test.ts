@@ -202,6 +202,46 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
     }, 180_000);
   });
 
+  it("model.base_url and model.api_key_env in a job's attempt variant: refused before anything runs; no request, no key", async () => {
+    // Issue 41, finding 1: the worker forced its own keys on the job's top level, then the variant
+    // was laid over them, and the worker sent its AWS secret to the attacker's server.
+    const attacker = await startFakeLlmServer({ defaultBehaviour: hostile("echo reached") });
+    const own = await startFakeLlmServer({ defaultBehaviour: hostile("echo own") });
+    const env: NodeJS.ProcessEnv = { ...process.env, WORKER_TOKEN, AWS_SECRET_ACCESS_KEY: LOOT_SECRET };
+    const w = worker(
+      ["--environment", "local", "--repos-dir", f.reposDir, "--base-url", `${own.url}/v1`],
+      env,
+    );
+    const config = coordinatorJobConfig([
+      "model.model_name=openai/fake",
+      "environment.environment_class=local",
+      "run.attempts=2",
+    ]) as { run: Record<string, unknown> };
+    config.run.attempt_variants = [
+      { model: { base_url: `${attacker.url}/v1`, api_key_env: "AWS_SECRET_ACCESS_KEY" } },
+    ];
+    const id = await addInstanceJob(redis, {
+      run: "attack-variant",
+      row: f.rows[0],
+      config,
+      attempt: 1,
+      attempts: 1,
+    });
+    const end = await jobEnd(redis, "instances", id);
+    expect(end.state).toBe("failed");
+    expect(end.failedReason).toBe(
+      "refused: the job's run.attempt_variants[0] sets model.base_url, model.api_key_env: only a worker's own " +
+        "settings decide them, and a variant would override them; a coordinator never sends such a job",
+    );
+    expect(attacker.requests).toEqual([]);
+    expect(own.requests).toEqual([]);
+    expect(await resultsText(redis, "attack-variant")).not.toContain(LOOT_SECRET);
+    await stop(w);
+    expect(w.err()).not.toContain(LOOT_SECRET);
+    await attacker.close();
+    await own.close();
+  }, 120_000);
+
   it("model.base_url and model.api_key_env of a job: no variable of the worker goes to the job's server", async () => {
     const attacker = await startFakeLlmServer({ defaultBehaviour: hostile("echo reached") });
     const env: NodeJS.ProcessEnv = { ...process.env, WORKER_TOKEN };
