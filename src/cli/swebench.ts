@@ -24,7 +24,7 @@ import {
   addAgentOptions,
   addSelectionOptions,
   guarded,
-  loadAgentConfig,
+  loadAgentConfigAsking,
   pythonFlag,
 } from "./common.js";
 import { type DatasetInfo, type SelectionFlags, selectRows } from "./select-rows.js";
@@ -250,7 +250,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
     );
   }
   const attempts = number("--attempts", flags.attempts, { integer: true, min: 1 });
-  const loaded = loadAgentConfig(
+  const loaded = await loadAgentConfigAsking(
     flags,
     "swebench",
     null,
