@@ -29,7 +29,7 @@ import type { TaskOutcome } from "../task/outcome.js";
 import { PredsFile, predOf } from "../task/preds-file.js";
 import { runTask, type WorkTreeChanges } from "../task/run-task.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { type AgentFlags, addAgentOptions, guarded, loadAgentConfigAsking } from "./common.js";
+import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
 import { openTaskEnvironment } from "./open-environment.js";
 import { createPrinter } from "./printer.js";
 
@@ -169,7 +169,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const mode = resolveMode(flags.mode, terminal);
   const finish = finishFlag(flags.finish);
   const task = readTask(flags);
-  const { config } = await loadAgentConfigAsking(flags, "default");
+  const { config } = loadAgentConfig(flags, "default");
   if (!config.model.model_name)
     throw new ConfigError(
       "no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name",
