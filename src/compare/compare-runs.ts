@@ -139,10 +139,12 @@ function points(x: number): string {
   return x > 0 ? `+${v}` : v;
 }
 
-/** The one plain sentence of a pair, at the 0.05 level. */
+/** The one plain sentence of a pair, at the 0.05 level; the interval is of the leading run's advantage. */
 export function pairSentence(a: string, b: string, t: PairTest, level: number): string {
   const diff = t.b_resolved - t.a_resolved;
-  const ci = `${Math.round(level * 100)}% interval of the difference ${points(t.difference_ci[0])} to ${points(t.difference_ci[1])} points`;
+  // The interval of the leader's advantage: B - A when B is ahead, A - B when A is.
+  const [lo, hi] = diff >= 0 ? t.difference_ci : [-t.difference_ci[1], -t.difference_ci[0]];
+  const ci = `${Math.round(level * 100)}% interval of the difference ${points(lo)} to ${points(hi)} points`;
   if (t.instances === 0) return `${a} and ${b} have no instance that both graded: nothing to compare.`;
   if (diff === 0) {
     const flips = t.only_a.length;
