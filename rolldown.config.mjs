@@ -19,14 +19,15 @@ const EXTERNAL = [
   "@mlc-ai/web-xgrammar",
   "node-llama-cpp",
 ];
+// scripts/build-dist.mjs builds into a folder of its own beside dist/ and swaps it in when whole.
+const DIST = process.env.PATCHLOOP_DIST_DIR || "dist";
 
 export default {
-  input: { main: "dist/src/cli/main.js" },
+  input: { main: `${DIST}/src/cli/main.js` },
   platform: "node",
-  external: (id) =>
-    id.startsWith("node:") || EXTERNAL.some((p) => id === p || id.startsWith(`${p}/`)),
+  external: (id) => id.startsWith("node:") || EXTERNAL.some((p) => id === p || id.startsWith(`${p}/`)),
   output: {
-    dir: "dist/bundle",
+    dir: `${DIST}/bundle`,
     format: "esm",
     minify: true,
     keepNames: true,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets patchloop up on a fresh machine and runs the main job:
-#   - installs the dependencies (again only when package-lock.json changed), builds (again only when
-#     the sources changed, see build_if_stale), and puts the `patchloop` command on PATH (see link_cli);
+#   - installs the dependencies (again only when package-lock.json changed, see install_if_stale),
+#     builds (again only when the sources changed, see build_if_stale), and puts the `patchloop` command on PATH (see link_cli);
 #   - with PATCHLOOP_MODEL set (e.g. openai/qwen3-coder with OPENAI_BASE_URL=http://127.0.0.1:8000/v1,
 #     or gguf:PATH for a GGUF model run in the patchloop process itself, one sequence per worker):
 #     a SWE-bench batch run followed by its evaluation, set by
@@ -10,6 +10,8 @@
 #       PATCHLOOP_WORKERS      instances at a time (default 2)
 #       PATCHLOOP_ENVIRONMENT  docker (default), podman, local or bwrap
 #       PATCHLOOP_REPOS_DIR    the folder of owner__repo git clones (--repos-dir; local and bwrap need it)
+#     (relative paths in PATCHLOOP_MODEL=gguf:PATH, PATCHLOOP_REPOS_DIR and PATCHLOOP_SUBSET are read
+#     from the folder start.sh was called from)
 #       PATCHLOOP_CONFIG       the config (default swebench)
 #   - without it: the offline demo (a recorded model fixes a bundled bug, a hidden test grades it).
 # `./start.sh link` only puts the command on PATH (after moving the checkout, for instance);
@@ -24,6 +26,14 @@ if [[ "${PATCHLOOP_MODEL:-}" == gguf:* ]]; then
     exit 2
   }
   PATCHLOOP_MODEL="gguf:$gguf_file"
+fi
+# PATCHLOOP_REPOS_DIR, and PATCHLOOP_SUBSET when it names a file, are read from there too.
+if [ -n "${PATCHLOOP_REPOS_DIR:-}" ] && [[ "$PATCHLOOP_REPOS_DIR" != /* ]]; then
+  PATCHLOOP_REPOS_DIR="$PWD/$PATCHLOOP_REPOS_DIR"
+fi
+if [ -n "${PATCHLOOP_SUBSET:-}" ] && [[ "$PATCHLOOP_SUBSET" != /* ]] &&
+  { [ -e "$PATCHLOOP_SUBSET" ] || [[ "$PATCHLOOP_SUBSET" =~ \.(json|jsonl|parquet|csv)$ ]]; }; then
+  PATCHLOOP_SUBSET="$PWD/$PATCHLOOP_SUBSET"
 fi
 cd "$(dirname "$0")"
 here="$(pwd -P)"
@@ -49,45 +59,36 @@ link_cli() {
     "or link it yourself: mkdir -p ~/.local/bin && ln -s $target ~/.local/bin/patchloop (with ~/.local/bin on PATH)"
 }
 
-# `npm ci` when node_modules is missing or was installed from another package-lock.json
-# (node_modules/.patchloop-lock holds the hash of the one it was installed from).
+# `npm ci` when node_modules is missing or was installed from another package-lock.json.
+# node_modules/.patchloop-lock holds the hash of the lock file this script installed from; a plain
+# `npm ci` (the README's test command) removes node_modules with that file, so a node_modules that
+# npm finished installing (its node_modules/.package-lock.json) after package-lock.json last
+# changed counts as installed from it too.
 install_if_stale() {
-  local want have=""
+  local want have="" why
   want="$(sha256sum package-lock.json | cut -d' ' -f1)"
   [ -f node_modules/.patchloop-lock ] && have="$(cat node_modules/.patchloop-lock)"
-  if [ -d node_modules ] && [ "$have" = "$want" ]; then
+  if [ ! -f node_modules/.package-lock.json ]; then
+    why="node_modules is missing or was not installed to the end"
+  elif [ "$have" = "$want" ]; then
     echo "patchloop: dependencies up to date (package-lock.json unchanged)"
     return 0
+  elif [ -z "$have" ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
+    echo "$want" >node_modules/.patchloop-lock
+    echo "patchloop: dependencies up to date (installed by npm after package-lock.json last changed)"
+    return 0
+  else
+    why="package-lock.json changed since the last install"
   fi
+  echo "patchloop: installing the dependencies (npm ci): $why"
   npm ci --no-audit --no-fund
   echo "$want" >node_modules/.patchloop-lock
 }
 
-# What `npm run build` reads (the sources it compiles, the files that say how): paths and contents.
-build_inputs() {
-  { find src bench -type f -print0; printf '%s\0' package.json package-lock.json tsconfig.json rolldown.config.mjs; } |
-    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
-}
-
-# What is in dist/ (paths, sizes, modification times; the stamp left out): a build by anything
-# else (`npm run build`, the tests' own) changes it, so such a dist/ is never taken for this one's.
-build_outputs() {
-  find dist -type f ! -path dist/.start-build -printf '%P\0%s\0%T@\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1
-}
-
-# `npm run build` unless dist/.start-build says that dist/ is what the last build here made from
-# the current inputs. A build starts from an empty dist/, and the stamp is written only after it
-# succeeded, so an interrupted or failed build is never taken for a good one.
+# The build when dist/ is not what the sources make (scripts/build-dist.mjs: the one stamp that
+# `npm run build` and the tests' build write too; it says why it builds, and swaps a whole build in).
 build_if_stale() {
-  local inputs
-  inputs="$(build_inputs)"
-  if [ -f dist/.start-build ] && [ "$(cat dist/.start-build)" = "$inputs $(build_outputs)" ]; then
-    echo "patchloop: build up to date (no source changed since the last build)"
-    return 0
-  fi
-  rm -rf dist
-  npm run build --silent
-  echo "$inputs $(build_outputs)" >dist/.start-build
+  node scripts/build-dist.mjs --if-stale
 }
 
 if [ "${1:-}" = "link" ]; then

@@ -16,7 +16,8 @@ import { ensureDistBuilt } from "./support/build-dist.js";
 export default function setup(project: TestProject): () => void {
   if (project.name === "integration") {
     const build = () => {
-      if (ensureDistBuilt()) process.stderr.write("[global-setup] built dist/ from the current sources\n");
+      const why = ensureDistBuilt();
+      if (why) process.stderr.write(`[global-setup] built dist/: ${why}\n`);
     };
     build();
     // In watch mode, before each rerun too.
