@@ -17,6 +17,7 @@ const registrations: Record<string, Registration> = {
   config: () => import("./config-show.js"),
   eval: () => import("./eval.js"),
   compare: () => import("./compare.js"),
+  report: () => import("./report.js"),
   select: () => import("./select.js"),
   inspect: () => import("./inspect.js"),
   show: () => import("./show.js"),

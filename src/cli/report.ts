@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+
+interface ReportOptions {
+  json?: boolean;
+  dataset?: string;
+}
+
+/**
+ * `patchloop report DIR [--json] [--dataset FILE]`: a run folder as people write it up (docs/report.md):
+ * resolved overall, per repository and difficulty, where each instance ended, the patch's files beside
+ * the gold patch's, steps, tokens, time and cost, attempts. Exit 2 when DIR is not a run folder.
+ */
+export function register(program: Command): void {
+  program
+    .command("report")
+    .description("Report a run folder: resolved, per repository, where each instance ended, usage (Markdown)")
+    .argument(
+      "<dir>",
+      "a run folder (patchloop swebench -o DIR, graded with patchloop eval; or patchloop demo -o DIR)",
+    )
+    .option("--json", "print the report as JSON (fields in docs/report.md)")
+    .option(
+      "--dataset <FILE>",
+      "the dataset rows (gold patches, difficulty) when run.json's cannot be read here",
+    )
+    .action(async (dir: string, opts: ReportOptions, command: Command) => {
+      const { collectRun } = await import("../report/collect.js");
+      const { buildReport } = await import("../report/build.js");
+      const { renderReport } = await import("../report/render.js");
+      const { loadDataset } = await import("../swebench/dataset.js");
+      let report: ReturnType<typeof buildReport>;
+      try {
+        const run = await collectRun(
+          dir,
+          (name, split) => loadDataset({ subset: name, ...(split ? { split } : {}) }),
+          opts.dataset,
+        );
+        report = buildReport(run);
+      } catch (err) {
+        return command.error(`patchloop report: ${(err as Error).message}`, {
+          exitCode: 2,
+          code: "patchloop.report.input",
+        });
+      }
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+    });
+}
