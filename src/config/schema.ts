@@ -197,6 +197,10 @@ export const ModelFieldsSchema = z
         gpu_layers: z.union([z.number().int().min(0), z.literal("auto")]),
         /** Sequences of the one context (tasks evaluated in one batch); null: as many as run at once (`-w`). */
         sequences: z.number().int().positive().nullable(),
+        /** Seconds loading the model may take ("10m" works too); then the query fails, naming the file. */
+        load_timeout: z.preprocess(durationSeconds, z.number().positive()),
+        /** GiB of memory the process may hold while the model loads; null: 90% of the machine's memory. */
+        load_memory_gib: z.number().positive().nullable(),
       })
       .strict(),
   })

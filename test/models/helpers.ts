@@ -22,7 +22,14 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     api: "chat",
     constrain_actions: false,
     server: null,
-    gguf: { context_size: 4096, threads: null, gpu_layers: 0, sequences: null },
+    gguf: {
+      context_size: 4096,
+      threads: null,
+      gpu_layers: 0,
+      sequences: null,
+      load_timeout: 600,
+      load_memory_gib: null,
+    },
     ...overrides,
   };
 }
