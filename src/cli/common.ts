@@ -6,6 +6,7 @@ import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
 import { parseModelName } from "../models/model-name.js";
 import { servedModelNames } from "../models/server-detect.js";
+import { subsetHelp } from "../swebench/dataset/subset-help.js";
 
 /** Where a command writes: its report to `out`, notes, progress and errors to `err`. */
 export interface CommandIo {
@@ -24,11 +25,7 @@ export function collect(value: string, previous: string[] = []): string[] {
  */
 export function addSelectionOptions(cmd: Command): Command {
   return cmd
-    .option(
-      "--subset <NAME>",
-      "lite, verified, full, a Hugging Face dataset (owner/name) or a .json/.jsonl/.parquet file",
-      "lite",
-    )
+    .option("--subset <NAME|PATH>", subsetHelp(), "lite")
     .option("--split <SPLIT>", "dataset split: test or dev", "test")
     .option("--slice <A:B>", "Python-style slice of the instances, e.g. 0:10")
     .option("--filter <REGEX>", "only instance ids matching this regex (at the start)")

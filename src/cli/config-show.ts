@@ -8,6 +8,7 @@ import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
 import { instanceCwd } from "../instance/open.js";
+import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfigAsking } from "./common.js";
 
@@ -87,7 +88,7 @@ export function register(program: Command): void {
       .command("show")
       .description("print the resolved config and the rendered system and first user message")
       .option("--instance <ID>", "render the messages for this SWE-bench instance")
-      .option("--subset <NAME|PATH>", "dataset for --instance: lite, verified, full or a file", "lite")
+      .option("--subset <NAME|PATH>", `dataset for --instance: ${subsetHelp()}`, "lite")
       .option("--split <SPLIT>", "dataset split", "test")
       .option("--task <TEXT>", "task text to render when no --instance is given")
       .option(

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import { evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
+import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
 import { defaultEnvCheckCacheDir } from "../swebench/eval/env-check.js";
@@ -208,7 +209,7 @@ export function register(program: Command): void {
         "--predictions <FILE|DIR>",
         "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
       ),
-    "lite, verified, full, multilingual, pro, live, live-multilang, rebench, gym, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
+    `${subsetHelp()} (default: the run folder's, else lite)`,
     "instances evaluated at once",
   )
     .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import type { EnvironmentConfig } from "../config/schema.js";
+import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
 import { selectInstances } from "../swebench/select.js";
@@ -145,7 +146,7 @@ export function register(program: Command): void {
     .description("Pull the instance images of a dataset selection ahead of a run")
     .option(
       "--subset <NAME|PATH>",
-      "lite, verified, full, multilingual, pro, live, live-multilang, rebench, gym (each in its own image namespace), owner/name on Hugging Face, or a .json/.jsonl/.parquet file",
+      `${subsetHelp()} (a named one pulls from its own image namespace)`,
       "lite",
     )
     .option("--split <SPLIT>", "dataset split (test or dev)", "test")

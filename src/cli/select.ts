@@ -1,11 +1,14 @@
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
-import { loadConfig } from "../config/load.js";
+import { resolveLayer } from "../config/layers.js";
+import { flagLayer, loadConfig } from "../config/load.js";
+import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { PredictionsError } from "../swebench/eval/predictions.js";
 import { runFolderOf, selectedRows } from "../swebench/eval/scope.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { PredsFileError } from "../task/preds-file.js";
+import type { SelectionRecord } from "../select/record.js";
 import { type CommandIo, collect } from "./common.js";
 import {
   addEnvironmentOptions,
@@ -13,6 +16,7 @@ import {
   FlagError,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
+import { type RunSettings, readRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop select`, as commander hands them over. */
 export interface SelectFlags extends EnvironmentFlags {
@@ -21,12 +25,49 @@ export interface SelectFlags extends EnvironmentFlags {
   split?: string;
   instanceIds?: string[];
   config: string[];
+  /** Write the vote's pick of an instance whose planned tests could not run (else preds.json keeps its patch, exit 1). */
+  acceptUntested?: boolean;
+}
+
+/** One instance's line on the console: the attempt picked (by its folder's name), or why not and what preds.json holds. */
+export function selectLine(
+  r: SelectionRecord,
+  done: number,
+  total: number,
+  acceptUntested: boolean,
+): string {
+  const head = `[${done}/${total}] ${r.instance_id}`;
+  const pick = r.selected === null ? "none" : (r.selected_source ?? `candidate ${r.selected}`);
+  const secs = `(${r.seconds} s)`;
+  if (!r.untested) return `${head}: ${pick}: ${r.reason} ${secs}\n`;
+  if (r.preds_json === "kept") {
+    const held = r.kept_source ? `${r.kept_source}'s patch` : "the patch it held";
+    return `${head}: NOT TESTED: ${r.untested}. preds.json keeps ${held}; untested, the vote alone would pick ${pick} (--accept-untested takes it) ${secs}\n`;
+  }
+  const why = acceptUntested ? "accepted with --accept-untested" : "preds.json held nothing for it";
+  return `${head}: ${pick}, NOT TESTED (${why}): ${r.untested}. ${r.reason} ${secs}\n`;
+}
+
+/**
+ * Flags first, then what the run folder's run.json records (environment class, clones folder,
+ * Python, specs), else the defaults: the settings `select DIR` tests with, as the batch did.
+ */
+function withRunSettings(flags: SelectFlags, run: RunSettings): SelectFlags {
+  return {
+    ...flags,
+    environment: flags.environment ?? run.environmentClass,
+    reposDir: flags.reposDir ?? run.reposDir,
+    python: flags.python ?? run.python,
+    specs: flags.specs ?? run.specs,
+  };
 }
 
 /**
  * The body of `patchloop select [DIR] [--predictions A B ... -o OUT]`; returns the exit status:
  * 0 when every instance was selected (an instance without a usable candidate gets an empty
- * patch and says why in selection.jsonl), 2 for usage and input errors.
+ * patch and says why in selection.jsonl), 1 when the tests planned for some instance could not
+ * run (preds.json keeps its patch for it; `--accept-untested` takes the vote's pick and exits 0),
+ * 2 for usage and input errors.
  */
 export async function runSelect(
   dir: string | undefined,
@@ -50,14 +91,22 @@ export async function runSelect(
       throw new FlagError(
         `-o is for --predictions; a run folder's selection goes to ${dir}/preds.json and ${dir}/selection.jsonl`,
       );
-    const env = await resolveEnvironmentFlags(flags);
-    const { config } = loadConfig({
-      configArgs: [...flags.config, `environment.environment_class=${env.kind}`],
-      defaultConfig: "swebench",
-    });
     const folder = dir ? runFolderOf(dir) : undefined;
     if (dir && !folder)
       throw new FlagError(`${dir} is not a folder; pass a run folder made by patchloop swebench -o DIR`);
+    const run = folder ? readRunSettings(folder.dir) : {};
+    const given = withRunSettings(flags, run);
+    const env = await resolveEnvironmentFlags(given);
+    // the run's own config under the -c layers, the environment class last (--environment, else the run's)
+    const { config } = loadConfig({
+      configArgs: [],
+      defaultConfig: "swebench",
+      flagLayers: [
+        ...(run.layer ? [run.layer] : []),
+        ...flags.config.map(resolveLayer),
+        flagLayer("--environment", "environment.environment_class", env.kind),
+      ],
+    });
     if (folder && !folder.selection && !flags.dataset) {
       throw new FlagError(
         `${dir} has no run.json naming its dataset (a folder from an older patchloop, or not a batch run folder); pass --dataset NAME|PATH`,
@@ -79,30 +128,34 @@ export async function runSelect(
       const wanted = new Set(named);
       rows = rows.filter((r) => wanted.has(r.instance_id));
     }
+    const accept = flags.acceptUntested === true;
     const options = {
       config,
       rows,
-      reposDir: flags.reposDir,
+      reposDir: given.reposDir,
       specs: env.specs,
       python: env.python,
       workers: env.workers,
+      acceptUntested: accept,
       signal,
-      onRecord: (
-        r: { instance_id: string; selected: number | null; reason: string; seconds: number },
-        done: number,
-        total: number,
-      ) =>
-        io.err(
-          `[${done}/${total}] ${r.instance_id}: ${r.selected === null ? "none" : `candidate ${r.selected}`}: ${r.reason} (${r.seconds} s)\n`,
-        ),
+      onRecord: (r: SelectionRecord, done: number, total: number) =>
+        io.err(selectLine(r, done, total, accept)),
     };
-    const run = folder
+    const picked = folder
       ? await selectRunFolder(folder.dir, options)
       : await selectPredictions(files, flags.output as string, options);
-    const chosen = run.records.filter((r) => r.selected !== null).length;
+    const chosen = picked.records.filter((r) => r.selected !== null).length;
     io.out(
-      `selected a patch for ${chosen} of ${run.records.length} instances\n${run.predsPath}\n${run.selectionPath}\n`,
+      `selected a patch for ${chosen} of ${picked.records.length} instances\n${picked.predsPath}\n${picked.selectionPath}\n`,
     );
+    const kept = picked.records.filter((r) => r.preds_json === "kept");
+    if (kept.length > 0) {
+      io.err(
+        `${kept.length} instance(s) NOT TESTED, preds.json kept their patches: ${kept.map((r) => r.instance_id).join(", ")}. ` +
+          "Fix what stopped the tests (the lines above say it), or pass --accept-untested to take the untested picks.\n",
+      );
+      return 1;
+    }
     return 0;
   } catch (err) {
     const usage = [FlagError, ConfigError, DatasetError, PredictionsError, PredsFileError, SelectInputError];
@@ -131,13 +184,21 @@ export function register(program: Command): void {
         "prediction files, each one attempt (.jsonl, or .json as eval reads them)",
       )
       .option("-o, --output <DIR>", "with --predictions: where preds.json and selection.jsonl go"),
-    "lite, verified, full, owner/name on Hugging Face, or a .json/.jsonl/.parquet file (default: the run folder's, else lite)",
+    `${subsetHelp()} (default: the run folder's, else lite)`,
     "instances selected at once",
   )
     .option("--split <SPLIT>", "dataset split, test or dev (default: the run folder's, else test)")
     .option("--instance-ids <ID...>", "select only these instances (spaces or commas between ids)")
     .option("-c, --config <CONFIG>", "config layers (run.select.*, the environment section)", collect, [])
-    .addHelpText("after", "\nExit status: 0 every instance selected; 2 usage or input error.")
+    .option(
+      "--accept-untested",
+      "write the vote's pick of an instance whose planned tests could not run (default: preds.json keeps its patch and the exit status is 1)",
+    )
+    .addHelpText(
+      "after",
+      "\nA run folder's run.json gives the environment, --repos-dir, --python, --specs, the dataset and the config's environment and run.select sections; flags and -c override them.\n" +
+        "\nExit status: 0 every instance selected; 1 some instance NOT TESTED (preds.json kept its patch); 2 usage or input error.",
+    )
     .action(async (dir: string | undefined, flags: SelectFlags) => {
       const stop = new AbortController();
       const onSigint = () => {

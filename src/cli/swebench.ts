@@ -205,6 +205,16 @@ async function selectAfter(
   io.out(`selection: a patch for ${chosen} of ${run.records.length} instances (${run.selectionPath})\n`);
 }
 
+/**
+ * Whether the batch selects at its end: `run.select.enabled` as a layer set it, else (the
+ * default) with several attempts per instance: the person asked for one patch out of N.
+ */
+export function selectsAtEnd(config: Config, origin: ReadonlyMap<string, string>): boolean {
+  const set = origin.get("run.select.enabled");
+  if (set !== undefined && set !== "configs/base.yaml") return config.run.select.enabled;
+  return config.run.select.enabled || config.run.attempts > 1;
+}
+
 /** What `--evaluate` passes on to the grading, read and checked before anything runs. */
 interface EvalFlags {
   specs?: SpecOverrides;
@@ -292,8 +302,14 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       queue,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
-    if (config.run.select.enabled && !abort.signal.aborted)
+    const select = selectsAtEnd(config, loaded.origin);
+    if (select && !abort.signal.aborted)
       await selectAfter(flags, evalFlags, config, rows, io, workers, abort.signal);
+    else if (config.run.attempts > 1)
+      io.out(
+        `preds.json holds each instance's standing attempt (the first that did not fail; run.select.enabled is false). ` +
+          `To pick one patch per instance from its attempts: patchloop select ${flags.output}\n`,
+      );
     if (format && format !== "swebench") {
       io.out(`predictions (${format}): ${await writePredsAs(resolve(flags.output), format)}\n`);
     }

@@ -27,16 +27,29 @@ export function isFailedAttempt(a: Pick<EndedAttempt, "exit_status" | "patch">):
   return a.patch.trim() === "" || a.exit_status === "EnvironmentError" || a.exit_status === "ModelError";
 }
 
+/** What the policy made of an attempt that ended. */
+export interface AttemptEnd {
+  /** It runs again (a re-run of the batch starts it): interrupted, or failed with no replacement left. */
+  again: boolean;
+  /** The attempt that replaces it (N+1, ...), when it failed and `replace_failed` covers it. */
+  replacedBy?: number;
+}
+
 /**
  * The attempts of one instance in a batch with `run.attempts` N: which start, and when no more
- * should (`run.attempt_policy`): once the attempts cost `cost_limit` together, once `agree` ended
- * attempts submitted the same patch (agreementKey), and up to `replace_failed` extra attempts
- * (numbered N+1, N+2, ...) for attempts that ended failed. Attempts that must run again (an
- * interrupted one) are neither counted as ended nor replaced: they run again themselves.
+ * should (`run.attempt_policy`): once the attempts cost `cost_limit` together (those still running
+ * count with what they spent so far), once `agree` ended attempts submitted the same patch
+ * (agreementKey), and up to `replace_failed` extra attempts (numbered N+1, N+2, ...) for attempts
+ * that ended failed (no patch, EnvironmentError, ModelError), in the order they ended. A failure
+ * that would run again (EnvironmentError, a ModelError after the retries ran out) is final once a
+ * replacement covers it, and runs again only when none is left; an interrupted attempt always runs
+ * again itself, and is neither counted as ended nor replaced.
  */
 export class InstanceAttempts {
   private readonly ended = new Map<number, EndedAttempt>();
   private readonly started = new Set<number>();
+  /** What running attempts spent so far, by attempt number. */
+  private readonly live = new Map<number, number>();
   /** Attempt numbers planned so far: 1..N, then the replacements added. */
   private planned: number;
 
@@ -50,12 +63,19 @@ export class InstanceAttempts {
     this.planned = n;
   }
 
-  /** Records an attempt that ended (now or in an earlier run of the folder). */
-  end(a: EndedAttempt): void {
+  /**
+   * Records an attempt that ended (now or in an earlier run of the folder; `again`: it would run
+   * again by the resume rules) and says whether it runs again and what replaces it.
+   */
+  end(a: EndedAttempt): AttemptEnd {
     this.started.delete(a.attempt);
-    if (a.again) return;
-    this.ended.set(a.attempt, a);
+    this.live.delete(a.attempt);
+    const failed = a.exit_status !== "Interrupted" && isFailedAttempt(a);
+    const covered = failed && this.failedCount() < this.policy.replace_failed;
+    if (a.again && !covered) return { again: true };
+    this.ended.set(a.attempt, { ...a, again: false });
     this.planned = this.n + this.replaced();
+    return covered ? { again: false, replacedBy: this.n + this.failedCount() } : { again: false };
   }
 
   /** An attempt started now. */
@@ -63,18 +83,33 @@ export class InstanceAttempts {
     this.started.add(attempt);
   }
 
-  /** Cost of the ended attempts and what earlier runs spent. */
+  /** A running attempt has spent `cost` so far (the cost limit counts it before it ends). */
+  spending(attempt: number, cost: number): void {
+    if (this.started.has(attempt)) this.live.set(attempt, cost);
+  }
+
+  /** Cost of the ended attempts, of the running ones so far, and what earlier runs spent. */
   get cost(): number {
     let c = this.spentBefore;
     for (const a of this.ended.values()) c += a.cost;
+    for (const v of this.live.values()) c += v;
     return c;
+  }
+
+  /** How many attempts ended (failed ones included). */
+  get endedCount(): number {
+    return this.ended.size;
+  }
+
+  private failedCount(): number {
+    let failed = 0;
+    for (const a of this.ended.values()) if (isFailedAttempt(a)) failed++;
+    return failed;
   }
 
   /** Attempts that ended failed and are to be replaced (at most `replace_failed`). */
   private replaced(): number {
-    let failed = 0;
-    for (const a of this.ended.values()) if (isFailedAttempt(a)) failed++;
-    return Math.min(failed, this.policy.replace_failed);
+    return Math.min(this.failedCount(), this.policy.replace_failed);
   }
 
   /**

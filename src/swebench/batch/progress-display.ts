@@ -69,13 +69,28 @@ function cut(line: string, columns: number): string {
 /** Exit statuses whose line also says why (the reason is otherwise only in run.log). */
 const EXPLAINED = new Set(["ModelError", "EnvironmentError", "RepeatedFormatError"]);
 
-/** The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`. */
-export function endLine(o: TaskOutcome, done: number, total: number): string {
+/**
+ * The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`; an
+ * attempt's: `[done/total attempts] id attempt k status (...)[: why][; attempt m replaces it]`.
+ */
+export function endLine(
+  o: TaskOutcome,
+  done: number,
+  total: number,
+  more: { replacedBy?: number } = {},
+): string {
   const calls = `${o.api_calls} call${o.api_calls === 1 ? "" : "s"}`;
-  const head = `[${done}/${total}] ${o.instance_id} ${o.exit_status} (${calls}, $${o.cost.toFixed(2)}, ${formatDuration(o.seconds)})`;
-  if (!EXPLAINED.has(o.exit_status) || !o.exit_message) return head;
+  const counter = o.attempt_number === undefined ? `[${done}/${total}]` : `[${done}/${total} attempts]`;
+  const unit =
+    o.attempt_number === undefined ? o.instance_id : `${o.instance_id} attempt ${o.attempt_number}`;
+  const head = `${counter} ${unit} ${o.exit_status} (${calls}, $${o.cost.toFixed(2)}, ${formatDuration(o.seconds)})`;
+  const replaced =
+    more.replacedBy === undefined
+      ? ""
+      : `; attempt ${more.replacedBy} replaces it (run.attempt_policy.replace_failed)`;
+  if (!EXPLAINED.has(o.exit_status) || !o.exit_message) return `${head}${replaced}`;
   const why = o.exit_message.replace(/\s+/g, " ").trim();
-  return `${head}: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}`;
+  return `${head}: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}${replaced}`;
 }
 
 /**
@@ -105,6 +120,8 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
     opts.tty ? draw() : opts.write(`${plainLine(state.snapshot())}\n`),
   );
   let stopped = false;
+  // Instances whose attempts the policy stopped (said once each).
+  const policyStops = new Set<string>();
   const print = (text: string) => {
     const live = opts.tty && !stopped;
     if (live) erase();
@@ -122,12 +139,18 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
         );
         return;
       }
+      if (event.type === "attempt_skipped") {
+        if (policyStops.has(event.instance_id)) return;
+        policyStops.add(event.instance_id);
+        print(`${event.instance_id}: no further attempt starts: ${event.reason}`);
+        return;
+      }
       if (event.type !== "instance_end" && event.type !== "stopping") return;
       const s = state.snapshot();
       const text =
         event.type === "stopping"
-          ? `stopping (${event.reason}): no new instances start; waiting for the running ones`
-          : endLine(event.outcome, s.skipped + s.doneNow, s.total);
+          ? `stopping (${event.reason}): no new ${s.unit} start; waiting for the running ones`
+          : endLine(event.outcome, s.skipped + s.doneNow, s.total, { replacedBy: event.replacedBy });
       print(text);
     },
     print,

@@ -23,15 +23,19 @@ function statusCounts(s: ProgressSnapshot, color: boolean): string {
     const text = `${st} ${s.counts[st]}`;
     return st === "Submitted" ? c.green(text) : c.yellow(text);
   });
-  return parts.length > 0 ? parts.join("  ") : "no instance finished yet";
+  if (parts.length === 0)
+    return s.unit === "attempts" ? "no attempt finished yet" : "no instance finished yet";
+  return s.unit === "attempts" ? `attempts: ${parts.join("  ")}` : parts.join("  ");
 }
 
 function headline(s: ProgressSnapshot): string {
   const done = s.skipped + s.doneNow;
-  const rate = s.perHour > 0 ? `${s.perHour.toFixed(1)} inst/h` : "- inst/h";
+  const per = s.unit === "attempts" ? "attempts/h" : "inst/h";
+  const rate = s.perHour > 0 ? `${s.perHour.toFixed(1)} ${per}` : `- ${per}`;
   const eta = s.etaSeconds === null ? "ETA -" : `ETA ${formatDuration(s.etaSeconds)}`;
   const skipped = s.skipped > 0 ? ` (${s.skipped} from earlier runs)` : "";
-  return `${done}/${s.total} done${skipped}  ${s.running.length} running  ${rate}  ${eta}  elapsed ${formatDuration(s.elapsedSeconds)}`;
+  const what = s.unit === "attempts" ? " attempts" : "";
+  return `${done}/${s.total}${what} done${skipped}  ${s.running.length} running  ${rate}  ${eta}  elapsed ${formatDuration(s.elapsedSeconds)}`;
 }
 
 function usage({ totals: t }: ProgressSnapshot): string {

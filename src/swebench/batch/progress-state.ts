@@ -18,11 +18,16 @@ export interface RunningInstance {
 
 /** A snapshot of a batch's progress, for the live display and the summary. */
 export interface ProgressSnapshot {
-  /** Selected instances. */
+  /**
+   * What the counts count: `instances`, or with several attempts per instance `attempts` (then
+   * `total`, `skipped`, `doneNow`, `counts` and `perHour` are attempts).
+   */
+  unit: "instances" | "attempts";
+  /** Selected instances (attempts: planned attempts, replacements included, those the policy stopped left out). */
   total: number;
-  /** Instances with a final status from an earlier run (not run now). */
+  /** Instances (attempts) with a final status from an earlier run (not run now). */
   skipped: number;
-  /** Instances ended in this run. */
+  /** Instances (attempts) ended in this run. */
   doneNow: number;
   /** Instances started in this run and not ended yet, oldest first. */
   running: RunningInstance[];
@@ -52,6 +57,7 @@ export interface ProgressStateOptions {
 
 /** Folds batch events into a progress snapshot. */
 export class ProgressState {
+  private unit: ProgressSnapshot["unit"] = "instances";
   private total = 0;
   private skipped = 0;
   private todo = 0;
@@ -73,9 +79,16 @@ export class ProgressState {
 
   apply(e: BatchEvent): void {
     if (e.type === "planned") {
+      this.unit = e.attempts !== undefined && e.attempts > 1 ? "attempts" : "instances";
       this.total = e.total;
       this.skipped = e.skipped;
       this.todo = e.todo;
+    } else if (e.type === "attempt_added") {
+      this.total++;
+      this.todo++;
+    } else if (e.type === "attempt_skipped") {
+      this.total--;
+      this.todo--;
     } else if (e.type === "instance_start") {
       const worker = e.worker ? { worker: `${e.worker.host}:${e.worker.pid}` } : {};
       const key = unitKey(e.instance_id, e.attempt);
@@ -100,7 +113,7 @@ export class ProgressState {
       this.usage.settle(key, o);
       this.running.delete(key);
       this.doneNow++;
-      if (!mustRunAgain(e.outcome.exit_status, e.outcome.model_error)) this.finishedNow++;
+      if (!(e.again ?? mustRunAgain(e.outcome.exit_status, e.outcome.model_error))) this.finishedNow++;
       this.counts[e.outcome.exit_status] = (this.counts[e.outcome.exit_status] ?? 0) + 1;
     } else if (e.type === "stopping") {
       this.stopping = e.reason;
@@ -115,6 +128,7 @@ export class ProgressState {
     const perHour = this.finishedNow > 0 ? (this.finishedNow / elapsed) * 3600 : 0;
     const remaining = Math.max(0, this.todo - this.doneNow);
     return {
+      unit: this.unit,
       total: this.total,
       skipped: this.skipped,
       doneNow: this.doneNow,

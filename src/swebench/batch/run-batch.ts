@@ -144,6 +144,16 @@ class Scheduler {
   private warnedFree = false;
   private readonly outcomes: TaskOutcome[] = [];
   private readonly notStarted: string[] = [];
+  /** Units that did not start (a cap, Ctrl-C, a drained queue), by key. */
+  private readonly unitsNotStarted = new Set<string>();
+  /** Attempts ended now that a re-run starts again. */
+  private readonly again: string[] = [];
+  /** Attempts the attempt policy did not start, with why. */
+  private readonly stoppedAttempts: Record<string, string> = {};
+  /** Units not started yet, in order. */
+  private readonly queue: WorkUnit[] = [];
+  /** What each running unit's model calls cost so far (the instance's cost limit counts it). */
+  private readonly unitCost = new Map<string, number>();
 
   constructor(
     private readonly o: BatchOptions,
@@ -160,14 +170,25 @@ class Scheduler {
 
   async run(started: number): Promise<BatchResult> {
     const { folder, dispatcher } = this;
-    // With attempts, progress counts attempts: those of the kept instances as done.
+    // With attempts, progress counts attempts: those kept from earlier runs as done.
     const per = folder.attempts;
-    this.emit({
-      type: "planned",
-      total: per === 1 ? this.o.instances.length : folder.skipped.length * per + folder.todo.length,
-      skipped: folder.skipped.length * per,
-      todo: folder.todo.length,
-    });
+    const kept = Object.keys(folder.keptAttempts).length;
+    this.emit(
+      per === 1
+        ? {
+            type: "planned",
+            total: this.o.instances.length,
+            skipped: folder.skipped.length,
+            todo: folder.todo.length,
+          }
+        : {
+            type: "planned",
+            total: kept + folder.todo.length,
+            skipped: kept,
+            todo: folder.todo.length,
+            attempts: per,
+          },
+    );
     const onAbort = () => {
       this.stop("interrupted");
       dispatcher.interrupt();
@@ -175,7 +196,8 @@ class Scheduler {
     if (this.o.signal?.aborted) onAbort();
     this.o.signal?.addEventListener("abort", onAbort, { once: true });
     const slots = new Slots(dispatcher.slots);
-    const queue = [...folder.todo];
+    const queue = this.queue;
+    queue.push(...folder.todo);
     const running = new Set<Promise<void>>();
     try {
       while (queue.length > 0 || running.size > 0) {
@@ -185,14 +207,21 @@ class Scheduler {
           continue;
         }
         await slots.take();
-        const unit = queue.shift() as WorkUnit;
+        const unit = queue.shift();
+        if (unit === undefined) {
+          // the attempt policy took what was queued off while this waited for a slot
+          slots.give();
+          continue;
+        }
         if (!this.mayStart()) {
           slots.give();
           this.notStart([unit, ...queue.splice(0)]);
           continue;
         }
-        if (!folder.mayStart(unit)) {
+        const why = folder.whyNotStart(unit);
+        if (why !== null) {
           slots.give();
+          this.skipAttempt(unit, why);
           continue;
         }
         folder.started(unit);
@@ -238,8 +267,29 @@ class Scheduler {
 
   /** Units that will not start now: their instances are listed as not started (once each). */
   private notStart(units: WorkUnit[]): void {
-    for (const u of units)
+    for (const u of units) {
+      this.unitsNotStarted.add(unitKey(u.row.instance_id, u.attempt));
       if (!this.notStarted.includes(u.row.instance_id)) this.notStarted.push(u.row.instance_id);
+    }
+  }
+
+  /** Takes the queued attempts of instance `id` that the attempt policy no longer starts off the queue. */
+  private dropStopped(id: string): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const u = this.queue[i];
+      if (u.row.instance_id !== id || u.attempt === undefined) continue;
+      const why = this.folder.whyNotStart(u);
+      if (why === null) continue;
+      this.queue.splice(i, 1);
+      this.skipAttempt(u, why);
+    }
+  }
+
+  /** An attempt the attempt policy does not start: the console and the progress hear why. */
+  private skipAttempt(unit: WorkUnit, reason: string): void {
+    if (unit.attempt === undefined) return;
+    this.stoppedAttempts[unitKey(unit.row.instance_id, unit.attempt)] = reason;
+    this.emit({ type: "attempt_skipped", instance_id: unit.row.instance_id, attempt: unit.attempt, reason });
   }
 
   /** The scheduler's hooks for one unit's progress: events (and the caps' counts) under its key. */
@@ -254,6 +304,11 @@ class Scheduler {
         const u = usageOf(event);
         if (u) {
           this.budget.add(u, key);
+          if (unit.attempt !== undefined) {
+            const spent = (this.unitCost.get(key) ?? 0) + u.cost;
+            this.unitCost.set(key, spent);
+            this.folder.spending(unit, spent);
+          }
           // A cap reached while instances still wait in a queue withdraws them.
           if (this.budget.exhausted()) this.mayStart();
         }
@@ -305,14 +360,26 @@ class Scheduler {
       }
       const recorded = await this.folder.accept(result);
       await this.dispatcher.settle(result, true);
+      this.unitCost.delete(key);
       if (!recorded) return false;
-      const { outcome } = recorded;
+      const { outcome, again, replacedBy } = recorded;
       this.budget.settle(key, outcome);
       this.outcomes.push(outcome);
+      if (again && unit.attempt !== undefined) this.again.push(key);
       if (this.folder.serverDown) this.stop("model_unavailable");
       else if (this.budget.exhausted()) this.mayStart();
       this.checkFree(outcome);
-      this.emit({ type: "instance_end", outcome });
+      // Attempts the policy now stops (agreement, cost) leave the queue before the line is printed,
+      // and a replacement is counted before it: the line's total is what will run.
+      this.dropStopped(id);
+      if (replacedBy !== undefined && unit.attempt !== undefined)
+        this.emit({ type: "attempt_added", instance_id: id, attempt: replacedBy, replaces: unit.attempt });
+      this.emit({
+        type: "instance_end",
+        outcome,
+        again,
+        ...(replacedBy !== undefined ? { replacedBy } : {}),
+      });
       return true;
     } catch (err) {
       if (result) await this.dispatcher.settle(result, false).catch(() => undefined);
@@ -346,6 +413,17 @@ class Scheduler {
       pending: this.folder.pendingIds(),
       totals: sumStats(this.outcomes),
       wallSeconds: (Date.now() - started) / 1000,
+      ...(this.folder.attempts > 1
+        ? {
+            attempts: {
+              perInstance: this.folder.attempts,
+              kept: { ...this.folder.keptAttempts },
+              again: [...this.again],
+              notStarted: this.unitsNotStarted.size,
+              stopped: { ...this.stoppedAttempts },
+            },
+          }
+        : {}),
     };
   }
 }

@@ -64,8 +64,13 @@ export interface RunFolderOptions {
 /** What the folder made of one result. */
 export interface Recorded {
   outcome: TaskOutcome;
-  /** The instance must run again (Interrupted, EnvironmentError, ModelError after retries). */
+  /**
+   * The unit must run again (Interrupted, EnvironmentError, ModelError after retries; with
+   * attempts, such a failure that no replacement covers).
+   */
   again: boolean;
+  /** The attempt that replaces this failed one (run.attempt_policy.replace_failed). */
+  replacedBy?: number;
 }
 
 /** Throws `BatchInputError` when ids repeat or cannot name a folder (they become `DIR/<id>/`). */
@@ -137,6 +142,12 @@ function outageRuns(record: unknown): number {
   return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
+/** The attempt that replaces a failed one, from its run.json record (`replaced_by`). */
+function replacedBy(record: unknown): number | undefined {
+  const k = (record as { replaced_by?: unknown } | undefined)?.replaced_by;
+  return typeof k === "number" && Number.isInteger(k) && k > 0 ? k : undefined;
+}
+
 const isOutage = (o: Pick<TaskOutcome, "exit_status" | "model_error">) =>
   o.exit_status === "ModelError" && o.model_error?.kind === "retries_exhausted";
 
@@ -167,6 +178,11 @@ export class RunFolder implements InstanceSink {
   readonly runId: string;
   /** Attempts per instance (`run.attempts`); 1: the folder has no attempt folders. */
   readonly attempts: number;
+  /**
+   * With attempts: every selected instance's attempts with a final status that this run does not
+   * run (kept from earlier runs), by unit key; empty with one attempt per instance (`skipped` says it).
+   */
+  readonly keptAttempts: Readonly<Record<string, ExitStatus>>;
   private readonly pending: Set<string>;
   private readonly todoIds: Set<string>;
   private readonly accepted = new Set<string>();
@@ -191,6 +207,7 @@ export class RunFolder implements InstanceSink {
     this.skipped = plan.skipped;
     this.spent = plan.spent;
     this.perInstance = plan.perInstance;
+    this.keptAttempts = plan.keptAttempts;
     this.pending = new Set(plan.todo.map((u) => unitKey(u.row.instance_id, u.attempt)));
     this.todoIds = new Set(this.pending);
     this.runId = String(o.runInfo.run_id);
@@ -246,6 +263,7 @@ export class RunFolder implements InstanceSink {
     const multi = o.config.run.attempts > 1;
     const records = multi ? record.attemptRecords() : record.data.instances;
     const perInstance = new Map<string, InstanceAttempts>();
+    const kept: Record<string, ExitStatus> = {};
     const runs = new Map<string, WorkUnit[]>();
     const add = (u: WorkUnit) => runs.set(u.row.instance_id, [...(runs.get(u.row.instance_id) ?? []), u]);
     for (const u of units) {
@@ -259,10 +277,18 @@ export class RunFolder implements InstanceSink {
       }
       if (!needsRun(prior, redo)) {
         tries?.end(endedOf(u.attempt ?? 1, prior));
+        if (prior.status) kept[key] = prior.status;
+        continue;
+      }
+      // A failure that a replacement covers (run.json `replaced_by`) is final: its replacement runs.
+      if (tries && !redo && prior.status && replacedBy(records[key]) !== undefined) {
+        tries.end(endedOf(u.attempt ?? 1, prior));
+        kept[key] = prior.status;
         continue;
       }
       if (!redo && isOutageFinal(prior, records[key])) {
         tries?.end(endedOf(u.attempt ?? 1, prior));
+        if (prior.status) kept[key] = prior.status;
         log.line(
           `${key}: the model server failed on it in ${MAX_OUTAGE_RUNS} runs in a row; its ModelError is now final ` +
             "(--redo-existing runs it again)",
@@ -300,7 +326,9 @@ export class RunFolder implements InstanceSink {
       spent.api_calls += Number(r.api_calls) || 0;
       spent.cost += Number(r.cost) || 0;
     }
-    return { todo: [...fresh, ...again], skipped, spent, perInstance };
+    // An instance's attempts that do not run now are kept, whether or not the instance runs.
+    const keptAttempts = multi ? kept : {};
+    return { todo: [...fresh, ...again], skipped, spent, perInstance, keptAttempts };
   }
 
   /** Restores what a killed run left half done, records the kept statuses, writes the first state. */
@@ -435,16 +463,28 @@ export class RunFolder implements InstanceSink {
    * run.attempt_policy lets its instance have more (run.log says once why not).
    */
   mayStart(unit: WorkUnit): boolean {
+    return this.whyNotStart(unit) === null;
+  }
+
+  /**
+   * Null when a unit may start now; else why not (the attempt policy stopped its instance's
+   * attempts), and the unit is no longer pending (run.log says why once per instance).
+   */
+  whyNotStart(unit: WorkUnit): string | null {
     const tries = this.perInstance.get(unit.row.instance_id);
-    if (!tries || unit.attempt === undefined || tries.mayStart(unit.attempt)) return true;
+    if (!tries || unit.attempt === undefined || tries.mayStart(unit.attempt)) return null;
     this.pending.delete(unitKey(unit.row.instance_id, unit.attempt));
+    const why = tries.stopReason() ?? "its attempts ended";
     if (!this.stopLogged.has(unit.row.instance_id)) {
       this.stopLogged.add(unit.row.instance_id);
-      this.log(
-        `${unit.row.instance_id}: no further attempt starts: ${tries.stopReason() ?? "its attempts ended"}`,
-      );
+      this.log(`${unit.row.instance_id}: no further attempt starts: ${why}`);
     }
-    return false;
+    return why;
+  }
+
+  /** A running attempt has spent `cost` so far: its instance's cost limit counts it. */
+  spending(unit: WorkUnit, cost: number): void {
+    if (unit.attempt !== undefined) this.perInstance.get(unit.row.instance_id)?.spending(unit.attempt, cost);
   }
 
   /** A unit starts now (the attempt policy counts it). */
@@ -494,7 +534,17 @@ export class RunFolder implements InstanceSink {
         `${key}: ${outcome.masked_lines} line(s) of the patch held a secret value and were masked as *** in preds.json`,
       );
     addCounts(this.replicas, result.replicas ?? {});
-    const again = mustRunAgain(outcome.exit_status, outcome.model_error);
+    const tries = this.perInstance.get(id);
+    // With attempts, the policy decides whether a failure runs again or a replacement covers it.
+    const policy =
+      tries && outcome.attempt_number !== undefined
+        ? tries.end({
+            ...outcome,
+            attempt: outcome.attempt_number,
+            again: mustRunAgain(outcome.exit_status, outcome.model_error),
+          })
+        : { again: mustRunAgain(outcome.exit_status, outcome.model_error) };
+    const { again } = policy;
     if (!again) this.pending.delete(key);
     this.outagesInARow = isOutage(outcome) ? this.outagesInARow + 1 : 0;
     const before = this.unitRecord(key);
@@ -503,12 +553,11 @@ export class RunFolder implements InstanceSink {
       ...recordOf(outcome),
       ...(isOutage(outcome) ? { model_error_runs: outageRuns(before) + 1 } : {}),
       ...(e.calls > 0 || e.cost > 0 ? { earlier_calls: e.calls, earlier_cost: e.cost } : {}),
+      ...(policy.replacedBy !== undefined ? { replaced_by: policy.replacedBy } : {}),
     });
-    const tries = this.perInstance.get(id);
     if (tries && outcome.attempt_number !== undefined) {
       this.priors.set(key, priorOf(outcome));
-      tries.end({ ...outcome, attempt: outcome.attempt_number, again });
-      await this.recordInstance(id, tries);
+      await this.recordInstance(id, tries, outcome);
     } else {
       await this.preds.set(predOf(outcome, this.o.modelName));
       this.statuses[id] = outcome.exit_status;
@@ -518,15 +567,25 @@ export class RunFolder implements InstanceSink {
     this.log(
       `end ${key} ${outcome.exit_status} (${outcome.api_calls} calls, $${outcome.cost.toFixed(4)}, ` +
         `${outcome.seconds}s, patch ${outcome.patch_bytes} bytes${result.worker ? `, worker ${result.worker.id}` : ""}): ` +
-        outcome.exit_message,
+        outcome.exit_message +
+        (policy.replacedBy !== undefined
+          ? `; attempt ${policy.replacedBy} replaces it (run.attempt_policy.replace_failed)`
+          : ""),
     );
-    return { outcome, again };
+    return { outcome, again, ...(policy.replacedBy !== undefined ? { replacedBy: policy.replacedBy } : {}) };
   }
 
-  /** An instance's line in run.json, preds.json and its status, from the attempt that stands for it. */
-  private async recordInstance(id: string, tries: InstanceAttempts): Promise<void> {
-    const chosen = tries.chosen();
-    if (!chosen) return;
+  /**
+   * An instance's line in run.json, preds.json and its status, from the attempt that stands for
+   * it; while none has a final status (every attempt so far must run again), from the attempt that
+   * just ended, as with one attempt per instance (no `standing_attempt` then).
+   */
+  private async recordInstance(id: string, tries: InstanceAttempts, latest: TaskOutcome): Promise<void> {
+    const chosen = tries.chosen() ?? {
+      attempt: undefined,
+      exit_status: latest.exit_status,
+      patch: latest.patch,
+    };
     const mine = Object.entries(this.record.attemptRecords()).filter(([k]) => k.startsWith(`${id}/attempt-`));
     const sum = (f: "api_calls" | "cost") => mine.reduce((a, [, r]) => a + (Number(r[f]) || 0), 0);
     this.statuses[id] = chosen.exit_status;
@@ -534,7 +593,7 @@ export class RunFolder implements InstanceSink {
       exit_status: chosen.exit_status,
       api_calls: sum("api_calls"),
       cost: sum("cost"),
-      standing_attempt: chosen.attempt,
+      ...(chosen.attempt !== undefined ? { standing_attempt: chosen.attempt } : {}),
     });
     await this.preds.set({
       instance_id: id,
@@ -597,6 +656,8 @@ interface Plan {
   skipped: string[];
   spent: Pick<ModelStats, "api_calls" | "cost">;
   perInstance: Map<string, InstanceAttempts>;
+  /** With attempts: the selected instances' attempts with a final status that do not run now, by unit key. */
+  keptAttempts: Record<string, ExitStatus>;
 }
 
 /** An earlier run's attempt as the attempt policy sees it. */

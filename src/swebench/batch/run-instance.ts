@@ -30,12 +30,13 @@ export interface InstanceContext {
  * config/attempt-variants.ts) as a task (src/task/run-task.ts): the row's problem statement in
  * the row's environment, the trajectory under `ctx.outputDir`. Its outcome goes to the run folder
  * (run-folder.ts writes preds.json and run.json from it); it rejects only when a file cannot be
- * written. Nothing of one attempt reaches another: each opens its own environment.
+ * written. Nothing of one attempt reaches another: each opens its own environment. The outcome
+ * always carries the unit's attempt number.
  */
-export function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise<TaskOutcome> {
+export async function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise<TaskOutcome> {
   const { row, attempt } = unit;
   const config = attempt === undefined ? ctx.config : attemptConfig(ctx.config, attempt);
-  return runTask({
+  const outcome = await runTask({
     config,
     instanceId: row.instance_id,
     attemptNumber: attempt,
@@ -51,4 +52,7 @@ export function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise<TaskO
     log: ctx.log,
     warn: ctx.warn ?? ((m) => ctx.log(`WARNING: ${m}`)),
   });
+  // Every outcome names its unit, however the task ended (an environment that never opened
+  // included): the run folder accepts results by `<id>/attempt-<k>`, and drops one it cannot place.
+  return attempt === undefined ? outcome : { ...outcome, attempt_number: attempt };
 }

@@ -16,52 +16,133 @@ const STOP_TEXT: Record<string, string> = {
     "the server, then run the same command again to continue",
 };
 
-/**
- * The table printed after a batch: per exit status, the instances that ended in this run, those
- * kept from earlier runs, and both; then usage totals and, when it stopped early, why and what to do.
- */
-export function summaryTable(result: BatchResult, outputDir: string): string {
-  const now: Record<string, number> = {};
-  for (const o of result.outcomes) now[o.exit_status] = (now[o.exit_status] ?? 0) + 1;
-  const earlier: Record<string, number> = {};
-  for (const id of result.skipped) {
-    const st = result.statuses[id];
-    if (st) earlier[st] = (earlier[st] ?? 0) + 1;
-  }
+/** Rows of a counts table: per exit status, this run's, earlier runs' and both; then the totals. */
+function countRows(now: Record<string, number>, earlier: Record<string, number>): string[][] {
   const rows: string[][] = [["exit status", "this run", "earlier", "total"]];
+  let a = 0;
+  let b = 0;
   for (const st of EXIT_STATUSES) {
-    const a = now[st] ?? 0;
-    const b = earlier[st] ?? 0;
-    if (a + b > 0) rows.push([st, String(a), String(b), String(a + b)]);
+    const x = now[st] ?? 0;
+    const y = earlier[st] ?? 0;
+    a += x;
+    b += y;
+    if (x + y > 0) rows.push([st, String(x), String(y), String(x + y)]);
   }
-  rows.push([
-    "total",
-    String(result.outcomes.length),
-    String(result.skipped.length),
-    String(result.outcomes.length + result.skipped.length),
-  ]);
-  if (result.notStarted.length > 0) rows.push(["not started", String(result.notStarted.length), "", ""]);
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  rows.push(["total", String(a), String(b), String(a + b)]);
+  return rows;
+}
+
+/** The rows as aligned text: a header, a rule, the rows. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const fmt = (r: string[]) =>
     r
       .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
       .join("  ")
       .trimEnd();
-  const lines = [fmt(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(fmt)];
+  return [fmt(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(fmt)];
+}
+
+const tally = (statuses: Iterable<string>): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const st of statuses) out[st] = (out[st] ?? 0) + 1;
+  return out;
+};
+
+/**
+ * With several attempts per instance: the instances (each once, by the status of the attempt that
+ * stands for it; "this run" when any of its attempts ended now) and the attempts (each once: those
+ * ended now, those kept from earlier runs).
+ */
+function attemptTables(result: BatchResult, a: NonNullable<BatchResult["attempts"]>): string[] {
+  const ranNow = new Set(result.outcomes.map((o) => o.instance_id));
+  const byNow: string[] = [];
+  const byEarlier: string[] = [];
+  let none = 0;
+  for (const id of selectedIds(result)) {
+    const st = result.statuses[id];
+    if (st === undefined) none++;
+    else if (ranNow.has(id)) byNow.push(st);
+    else byEarlier.push(st);
+  }
+  const instances = countRows(tally(byNow), tally(byEarlier));
+  if (none > 0) instances.push(["no result yet", "", "", String(none)]);
+  const attempts = countRows(tally(result.outcomes.map((o) => o.exit_status)), tally(Object.values(a.kept)));
+  if (a.notStarted > 0) attempts.push(["not started", String(a.notStarted), "", ""]);
+  const stopped = Object.keys(a.stopped).length;
+  if (stopped > 0) attempts.push(["stopped by policy", String(stopped), "", ""]);
+  return [
+    "instances (each once: the status of the attempt that stands for it)",
+    ...table(instances),
+    "",
+    `attempts (${a.perInstance} per instance, replacements included)`,
+    ...table(attempts),
+  ];
+}
+
+/** Every instance the result names, in a stable order. */
+function selectedIds(result: BatchResult): string[] {
+  const ids = new Set<string>([
+    ...Object.keys(result.statuses),
+    ...result.skipped,
+    ...result.notStarted,
+    ...result.pending,
+    ...result.outcomes.map((o) => o.instance_id),
+  ]);
+  return [...ids];
+}
+
+/**
+ * The table printed after a batch: per exit status, the instances that ended in this run, those
+ * kept from earlier runs, and both (with attempts: a table of instances and one of attempts); then
+ * usage totals and, when it stopped early, why and what to do.
+ */
+export function summaryTable(result: BatchResult, outputDir: string): string {
+  const a = result.attempts;
+  const lines: string[] = [];
+  if (a) lines.push(...attemptTables(result, a));
+  else {
+    const earlier: string[] = [];
+    for (const id of result.skipped) {
+      const st = result.statuses[id];
+      if (st) earlier.push(st);
+    }
+    const rows = countRows(tally(result.outcomes.map((o) => o.exit_status)), tally(earlier));
+    // the total of "earlier" counts every kept instance (one kept without a status counts too)
+    rows[rows.length - 1] = [
+      "total",
+      String(result.outcomes.length),
+      String(result.skipped.length),
+      String(result.outcomes.length + result.skipped.length),
+    ];
+    if (result.notStarted.length > 0) rows.push(["not started", String(result.notStarted.length), "", ""]);
+    lines.push(...table(rows));
+  }
   const t = result.totals;
   // Only instances that are done count: those that must run again are not throughput.
   const pending = new Set(result.pending);
-  const done = result.outcomes.filter((o) => !pending.has(o.instance_id)).length;
-  const perHour = result.wallSeconds > 0 ? (done / result.wallSeconds) * 3600 : 0;
+  const doneIds = new Set(
+    result.outcomes.filter((o) => !pending.has(o.instance_id)).map((o) => o.instance_id),
+  );
+  const done = a ? doneIds.size : result.outcomes.filter((o) => !pending.has(o.instance_id)).length;
+  const hours = result.wallSeconds / 3600;
+  const perHour = (n: number) => (result.wallSeconds > 0 ? n / hours : 0).toFixed(1);
+  const again = new Set(a?.again ?? []);
+  const attemptsDone = result.outcomes.filter(
+    (o) => !again.has(`${o.instance_id}/attempt-${o.attempt_number}`),
+  ).length;
+  const rate = a
+    ? `${perHour(done)} instances/hour (${perHour(attemptsDone)} attempts/hour)`
+    : `${perHour(done)} instances/hour`;
   lines.push(
     "",
     `model calls ${t.api_calls}, tokens ${formatCount(t.prompt_tokens)} in / ${formatCount(t.completion_tokens)} out, ` +
-      `cost $${t.cost.toFixed(2)}, wall ${formatDuration(result.wallSeconds)}, ${perHour.toFixed(1)} instances/hour`,
+      `cost $${t.cost.toFixed(2)}, wall ${formatDuration(result.wallSeconds)}, ${rate}`,
     `results in ${outputDir} (preds.json, exit_statuses.yaml, run.json, run.log)`,
   );
   if (result.stoppedBy) {
     lines.push(
-      `stopped early: ${STOP_TEXT[result.stoppedBy]} (finished instances are kept; Interrupted, ` +
+      `stopped early: ${STOP_TEXT[result.stoppedBy]} (finished ${a ? "attempts" : "instances"} are kept; Interrupted, ` +
         "EnvironmentError and ModelError-after-retries ones run again).",
     );
   } else if (result.pending.length > 0) {
@@ -69,7 +150,13 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
     const notStarted = new Set(result.notStarted);
     const ended = result.pending.filter((id) => !notStarted.has(id)).length;
     const never = result.pending.length - ended;
-    if (ended > 0)
+    if (ended > 0 && a)
+      lines.push(
+        `${ended} instance(s) must run again (${a.again.length} attempt(s) ended Interrupted, EnvironmentError, or ` +
+          "ModelError after the server kept failing, with no replacement left): run the same command again; " +
+          "it starts only those attempts.",
+      );
+    else if (ended > 0)
       lines.push(
         `${ended} instance(s) must run again (Interrupted, EnvironmentError, or ModelError ` +
           "after the server kept failing): run the same command again.",

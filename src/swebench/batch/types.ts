@@ -134,14 +134,39 @@ export interface BatchResult {
   /** Totals over this run's instances. */
   totals: ModelStats;
   wallSeconds: number;
+  /** With `run.attempts` above 1: what the counts of attempts need (the summary counts both). */
+  attempts?: AttemptCounts;
+}
+
+/** A batch's attempts, beside its instances (`run.attempts` above 1). */
+export interface AttemptCounts {
+  /** `run.attempts`. */
+  perInstance: number;
+  /** Attempts with a final status kept from earlier runs (not run now), by `<id>/attempt-<k>`. */
+  kept: Record<string, ExitStatus>;
+  /** Attempts ended in this run that a re-run starts again, by `<id>/attempt-<k>`. */
+  again: string[];
+  /** Attempts that were to run and did not start (a cap, Ctrl-C, a queue drained). */
+  notStarted: number;
+  /** Attempts the attempt policy did not start (agreement, cost limit), by `<id>/attempt-<k>`, with why. */
+  stopped: Record<string, string>;
 }
 
 /** Progress events of a batch (the progress display and tests consume these). */
 export type BatchEvent =
-  | { type: "planned"; total: number; skipped: number; todo: number }
+  /**
+   * What runs: units (instances, or with `attempts` per instance above 1, attempts): `total` =
+   * `skipped` (kept from earlier runs) + `todo`.
+   */
+  | { type: "planned"; total: number; skipped: number; todo: number; attempts?: number }
   | { type: "instance_start"; instance_id: string; attempt?: number; worker?: WorkerInfo }
   | { type: "agent"; instance_id: string; attempt?: number; event: AgentEvent }
-  | { type: "instance_end"; outcome: TaskOutcome }
+  /** A unit ended: `again` when a re-run starts it again; `replacedBy`: the attempt that replaces it. */
+  | { type: "instance_end"; outcome: TaskOutcome; again?: boolean; replacedBy?: number }
+  /** The attempt policy added attempt `attempt` to replace the failed attempt `replaces`. */
+  | { type: "attempt_added"; instance_id: string; attempt: number; replaces: number }
+  /** The attempt policy does not start this planned attempt, and why (agreement, cost limit). */
+  | { type: "attempt_skipped"; instance_id: string; attempt: number; reason: string }
   | { type: "stopping"; reason: Exclude<StopReason, null> }
   /** The remote workers (queue runs), whenever that list changes. */
   | { type: "workers"; workers: WorkerView[] };

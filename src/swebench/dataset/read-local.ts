@@ -6,8 +6,10 @@ import { parseCsv } from "./csv.js";
 import { DatasetError } from "./errors.js";
 import { checkRows } from "./rows.js";
 
-/** The file extensions `readDatasetFile` understands (.csv: SWE-bench Pro's sample files). */
-export const DATASET_EXTENSIONS = [".json", ".jsonl", ".parquet", ".csv"];
+import { DATASET_EXTENSIONS } from "./subset-help.js";
+
+/** The file extensions `readDatasetFile` understands (subset-help.ts owns the list). */
+export { DATASET_EXTENSIONS };
 
 /** Rows of a .jsonl text: one object a line, blank lines skipped; a bad line names its number. */
 export function parseJsonl(text: string, source: string): SwebenchInstance[] {

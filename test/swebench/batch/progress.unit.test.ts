@@ -83,6 +83,7 @@ function handClock(start: number): { clock: DisplayClock; advance(ms: number): v
 }
 
 const snap = (over: Partial<ProgressSnapshot>): ProgressSnapshot => ({
+  unit: "instances",
   total: 300,
   skipped: 10,
   doneNow: 20,
