@@ -1,10 +1,33 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-/** Where the demo works. Fixed, because the recorded trajectory uses absolute editor paths. */
+/**
+ * Where the recording was made (src/demo/record.ts): its editor calls name absolute paths under
+ * it. `patchloop demo` runs in a folder of its own (`makeDemoRoot`) and replays the recording with
+ * this path replaced by its own (`demoRecordingFor`), so two demos at once never meet.
+ */
 export const DEMO_ROOT = "/tmp/patchloop-demo";
 export const DEMO_REPO = join(DEMO_ROOT, "textstats");
+
+/** The repository's folder under a demo root. */
+export function demoRepoIn(root: string): string {
+  return join(root, "textstats");
+}
+
+/** A new, empty folder of this run's own under the system's temp folder. */
+export function makeDemoRoot(): string {
+  return mkdtempSync(join(tmpdir(), "patchloop-demo-"));
+}
+
+/**
+ * The recording's text with the repository path it was made in replaced by `repo` (as JSON text
+ * writes it), so the replayed editor calls name this run's files.
+ */
+export function demoRecordingFor(recordingText: string, repo: string): string {
+  return recordingText.replaceAll(DEMO_REPO, JSON.stringify(repo).slice(1, -1));
+}
 
 export const DEMO_TASK = `median() gives the wrong answer for numbers with different digit counts
 

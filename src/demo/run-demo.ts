@@ -7,18 +7,23 @@ import { createLocalEnvironment } from "../environments/local.js";
 import type { Model } from "../models/types.js";
 import type { TaskOutcome } from "../task/outcome.js";
 import { runTask } from "../task/run-task.js";
-import { DEMO_REPO, DEMO_ROOT, DEMO_TASK, HIDDEN_TEST, writeDemoRepo } from "./repo.js";
+import { DEMO_ROOT, DEMO_TASK, demoRepoIn, HIDDEN_TEST, writeDemoRepo } from "./repo.js";
 
 /** The demo task's instance id (its folder and preds.json key). */
 export const DEMO_ID = "textstats-1";
 
-/** Runs the bundled task with `model` (the replay model in `patchloop demo`), as any task runs. */
+/**
+ * Runs the bundled task with `model` (the replay model in `patchloop demo`), as any task runs, on a
+ * repository written afresh under `root` (default: where the recording was made).
+ */
 export async function runDemoAgent(
   model: Model,
   trajectoryPath: string,
   onEvent?: (e: AgentEvent) => void,
+  root: string = DEMO_ROOT,
 ): Promise<TaskOutcome> {
-  writeDemoRepo();
+  const repo = demoRepoIn(root);
+  writeDemoRepo(repo);
   const { config } = loadConfig({
     configArgs: ["default", `model.model_name=${model.name}`, "agent.step_limit=20"],
     defaultConfig: "default",
@@ -33,7 +38,7 @@ export async function runDemoAgent(
     trajectoryPath,
     open: async () => {
       const env = createLocalEnvironment({
-        cwd: DEMO_REPO,
+        cwd: repo,
         env: config.environment.env,
         timeout: config.environment.timeout,
       });
@@ -49,16 +54,23 @@ export interface HiddenTestResult {
   output: string;
 }
 
-/** Grades a patch: a fresh copy of the base repository, the patch applied with git apply, the hidden test run. */
-export function gradeDemoPatch(patch: string, applyPatch = true): HiddenTestResult & { applied: boolean } {
-  const dir = join(DEMO_ROOT, applyPatch ? "graded" : "base");
+/**
+ * Grades a patch under `root`: a fresh copy of the base repository, the patch applied with git
+ * apply, the hidden test run.
+ */
+export function gradeDemoPatch(
+  patch: string,
+  applyPatch = true,
+  root: string = DEMO_ROOT,
+): HiddenTestResult & { applied: boolean } {
+  const dir = join(root, applyPatch ? "graded" : "base");
   rmSync(dir, { recursive: true, force: true });
-  const base = writeDemoRepo(join(DEMO_ROOT, "pristine"));
-  cpSync(join(DEMO_ROOT, "pristine"), dir, { recursive: true });
+  const base = writeDemoRepo(join(root, "pristine"));
+  cpSync(join(root, "pristine"), dir, { recursive: true });
   execFileSync("git", ["checkout", "-q", base], { cwd: dir });
   if (applyPatch) {
-    writeFileSync(join(DEMO_ROOT, "model.patch"), patch);
-    const r = spawnSync("git", ["apply", "--verbose", join(DEMO_ROOT, "model.patch")], {
+    writeFileSync(join(root, "model.patch"), patch);
+    const r = spawnSync("git", ["apply", "--verbose", join(root, "model.patch")], {
       cwd: dir,
       encoding: "utf8",
     });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { runPatchloop } from "../support/cli.js";
@@ -346,5 +347,21 @@ describe("patchloop demo", () => {
     expect(r.stdout).toContain("hidden test before the patch: FAIL\nhidden test after the patch:  PASS\n");
     expect(r.stdout).toContain(`open this run with: patchloop inspect ${out}\n`);
     expect(r.stdout).toContain("STEP 4\nTHOUGHT\nConfirmed: it prints 2.");
+  });
+
+  it("two demos at once each work in a temp folder of their own, removed at the end", async () => {
+    const outs = [join(tempDir(), "demo-a"), join(tempDir(), "demo-b")];
+    const runs = await Promise.all(outs.map((o) => cli(["demo", "-o", o, "--quiet"])));
+    const folders = runs.map((r, i) => {
+      expect([r.code, r.stderr]).toEqual([0, ""]);
+      expect(r.stdout).toContain("hidden test before the patch: FAIL\nhidden test after the patch:  PASS\n");
+      // the editor calls of the replay name this run's repository
+      const traj = readFileSync(join(outs[i], "textstats-1", "textstats-1.traj.json"), "utf8");
+      const repo = /"path": ?"([^"]*)\/src\/stats\.js"/.exec(traj.replaceAll('\\"', '"'))?.[1] ?? "";
+      expect(repo).toMatch(new RegExp(`^${tmpdir()}/patchloop-demo-[A-Za-z0-9]{6}/textstats$`));
+      expect(existsSync(dirname(repo))).toBe(false);
+      return repo;
+    });
+    expect(folders[0]).not.toBe(folders[1]);
   });
 });
