@@ -28,6 +28,7 @@ const registrations: Record<string, Registration> = {
   images: () => import("./images.js"),
   env: () => import("./env-gc.js"),
   tokens: () => import("./tokens.js"),
+  doctor: () => import("./doctor.js"),
 };
 
 /** The command word of `argv` (node, script, then the first argument), when it names one. */

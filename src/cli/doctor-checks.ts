@@ -1,0 +1,431 @@
+import { createActionRunner } from "../agent/create-runner.js";
+import { createToolCallsProtocol } from "../agent/protocols/tool-calls.js";
+import type { FamilyChoice } from "../config/auto-family.js";
+import type { Config } from "../config/schema.js";
+import { createModel } from "../models/create-model.js";
+import { resolveEndpoint } from "../models/endpoint.js";
+import { createAgents, sendRequest } from "../models/http-transport.js";
+import { asRecord } from "../models/json-shape.js";
+import { parseModelName } from "../models/model-name.js";
+import type { ChatMessage, Model, ModelResult, ToolSpec } from "../models/types.js";
+
+/**
+ * The checks of `patchloop doctor` (docs/models.md, "Checking a server before a run"): what a run
+ * needs of an OpenAI-compatible server, asked in a few small requests. Each check is one line;
+ * `fail` lines are what would stop or ruin the run (the verdict), `warn` lines what would weaken it.
+ */
+export type Mark = "ok" | "warn" | "fail" | "info";
+
+export interface CheckLine {
+  mark: Mark;
+  name: string;
+  text: string;
+}
+
+export interface DoctorReport {
+  header: string;
+  lines: CheckLine[];
+  recommendations: string[];
+  /** Why the run would not work (the `fail` lines' reasons); empty: it would. */
+  failures: string[];
+}
+
+/** Tool calls asked for (the same prompt each time, so the later ones also test the prefix cache). */
+export const TOOL_PROBES = 3;
+
+/** Per family: vLLM's flags that return reasoning apart and parse tool calls (docs/models.md, "Serving them with vLLM"). */
+const VLLM_FLAGS: Record<string, { reasoning: string; tools: string }> = {
+  qwen3: {
+    reasoning: "--reasoning-parser qwen3",
+    tools: "--enable-auto-tool-choice --tool-call-parser hermes (qwen3_coder for Qwen3-Coder, 3.5, 3.6)",
+  },
+  gemma4: {
+    reasoning: "--reasoning-parser gemma4",
+    tools: "--enable-auto-tool-choice --tool-call-parser gemma4",
+  },
+  gpt_oss: { reasoning: "(none needed)", tools: "--enable-auto-tool-choice --tool-call-parser openai" },
+  glm: { reasoning: "--reasoning-parser glm45", tools: "--enable-auto-tool-choice --tool-call-parser glm45" },
+  kimi_k2: {
+    reasoning: "--reasoning-parser kimi_k2",
+    tools: "--enable-auto-tool-choice --tool-call-parser kimi_k2",
+  },
+  minimax_m2: {
+    reasoning: "--reasoning-parser minimax_m2",
+    tools: "--enable-auto-tool-choice --tool-call-parser minimax_m2",
+  },
+  deepseek_v4: {
+    reasoning: "the model card's reasoning parser",
+    tools: "--enable-auto-tool-choice with the model card's tool-call parser",
+  },
+};
+
+/** A system message long enough (about 1,500 tokens) that a prefix cache has whole blocks of it to keep. */
+const SYSTEM = [
+  "You are being checked by patchloop doctor before a long run: answer each request exactly as asked.",
+  ...Array.from(
+    { length: 60 },
+    (_, i) =>
+      `Line ${i + 1}: this text repeats across the check's requests so that a server with a prefix cache serves it from there.`,
+  ),
+].join("\n");
+const ASK = "Call the bash tool once with the command `echo ready`. Do not answer in text.";
+
+interface Listing {
+  status: number | null;
+  ms: number;
+  /** Why GET /models gave nothing (no answer, not JSON). */
+  problem: string | null;
+  ids: string[];
+  owner: string | null;
+  contextLength: number | null;
+  contextSource: string | null;
+}
+
+async function httpGet(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ status: number; text: string } | { error: string }> {
+  const agents = createAgents();
+  try {
+    const res = await sendRequest(
+      url,
+      { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) },
+      agents,
+    );
+    return { status: res.status, text: res.bodyText };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { error: e.code ?? e.name ?? e.message };
+  } finally {
+    agents.http.destroy();
+    agents.https.destroy();
+  }
+}
+
+const positive = (v: unknown): number | null => (typeof v === "number" && v > 0 ? v : null);
+
+async function listModels(
+  base: string,
+  model: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<Listing> {
+  const started = Date.now();
+  const res = await httpGet(`${base}/models`, headers, timeoutMs);
+  const ms = Date.now() - started;
+  const empty = { ids: [], owner: null, contextLength: null, contextSource: null };
+  if ("error" in res) return { status: null, ms, problem: res.error, ...empty };
+  if (res.status < 200 || res.status > 299) return { status: res.status, ms, problem: null, ...empty };
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = asRecord(JSON.parse(res.text));
+  } catch {
+    return { status: res.status, ms, problem: "the body is not JSON", ...empty };
+  }
+  const data = Array.isArray(body?.data) ? body.data.map(asRecord).filter((m) => m !== null) : [];
+  const card = data.find((m) => m.id === model);
+  const meta = asRecord(card?.meta);
+  const fromLen = positive(card?.max_model_len);
+  const fromMeta = positive(meta?.n_ctx);
+  return {
+    status: res.status,
+    ms,
+    problem: null,
+    ids: data.map((m) => String(m.id)),
+    owner: typeof card?.owned_by === "string" ? card.owned_by : null,
+    contextLength: fromLen ?? fromMeta,
+    contextSource: fromLen ? "max_model_len in GET /models" : fromMeta ? "meta.n_ctx in GET /models" : null,
+  };
+}
+
+/** Where a reply's reasoning came: the server's own field, `<think>` in the content, or nowhere. */
+function reasoningPlace(
+  result: Extract<ModelResult, { ok: true }>,
+): "reasoning" | "reasoning_content" | "think" | null {
+  const choices = asRecord(result.raw)?.choices;
+  const message = asRecord(Array.isArray(choices) ? choices[0] : null)?.message;
+  const wire = asRecord(message);
+  for (const field of ["reasoning", "reasoning_content"] as const)
+    if (typeof wire?.[field] === "string" && (wire[field] as string).trim() !== "") return field;
+  return result.message.reasoning ? "think" : null;
+}
+
+/** The model client as the run makes it, but answering in seconds: one attempt, a short timeout. */
+function probeModel(config: Config, timeoutS: number): Model {
+  return createModel(
+    {
+      ...config.model,
+      retry: { ...config.model.retry, max_attempts: 1, max_total: timeoutS },
+      request_timeout: Math.min(config.model.request_timeout, timeoutS),
+    },
+    { warn: () => {} },
+  );
+}
+
+export interface DoctorOptions {
+  config: Config;
+  family: FamilyChoice | null;
+  env?: NodeJS.ProcessEnv;
+  /** Seconds one request may take (default 60: a thinking model's first reply can be slow). */
+  timeoutS?: number;
+}
+
+/** Runs every check against the configured server; never throws for what the server does. */
+export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
+  const { config } = o;
+  const timeoutS = o.timeoutS ?? 60;
+  const parsed = parseModelName(config.model.model_name);
+  if (parsed.provider !== "openai")
+    throw new Error(
+      `patchloop doctor checks OpenAI-compatible servers (-m openai/<name> --base-url URL); ${config.model.model_name} is not one`,
+    );
+  const endpoint = resolveEndpoint("openai", config.model, o.env ?? process.env);
+  const base = endpoint.baseURL;
+  const root = base.replace(/\/v1\/?$/, "");
+  const headers = { authorization: `Bearer ${endpoint.apiKey}` };
+  const model = parsed.model;
+  const family = config.model.family === null || config.model.family === "none" ? null : config.model.family;
+  const protocol = config.agent.protocol;
+  const lines: CheckLine[] = [];
+  const recommendations: string[] = [];
+  const failures: string[] = [];
+  const add = (mark: Mark, name: string, text: string) => lines.push({ mark, name, text });
+  const fail = (name: string, text: string, reason: string) => {
+    add("fail", name, text);
+    failures.push(reason);
+  };
+  const header = `patchloop doctor: ${model} at ${base} (protocol ${protocol}, family ${family ?? "none"}, reasoning_history ${config.model.reasoning_history})`;
+
+  // 1. It answers, and serves the model.
+  const listing = await listModels(base, model, headers, Math.min(timeoutS, 10) * 1000);
+  if (listing.status === null) {
+    fail(
+      "answers",
+      `no answer from GET ${base}/models (${listing.problem})`,
+      `the server at ${base} does not answer (${listing.problem}): start it, or check --base-url`,
+    );
+    return { header, lines, recommendations, failures };
+  }
+  if (listing.status === 404) {
+    fail(
+      "answers",
+      `GET ${base}/models: HTTP 404 (no model list)`,
+      `GET ${base}/models answers 404: \`patchloop swebench\` checks it before the first instance and would stop; an OpenAI-compatible server's base URL usually ends in /v1`,
+    );
+  } else if (listing.status < 200 || listing.status > 299 || listing.problem) {
+    fail(
+      "answers",
+      `GET ${base}/models: HTTP ${listing.status}${listing.problem ? `, ${listing.problem}` : ""}`,
+      `GET ${base}/models answers HTTP ${listing.status}: check --base-url and the API key`,
+    );
+  } else {
+    add(
+      "ok",
+      "answers",
+      `GET /models in ${listing.ms} ms${listing.owner ? ` (owned_by ${listing.owner})` : ""}`,
+    );
+    if (listing.ids.includes(model)) add("ok", "serves the model", `"${model}" is listed`);
+    else
+      fail(
+        "serves the model",
+        `"${model}" is not listed; the server lists: ${listing.ids.join(", ") || "nothing"}`,
+        `the server does not serve "${model}" (it lists ${listing.ids.join(", ") || "nothing"}): pass -m openai/<a listed name>`,
+      );
+  }
+
+  // 2. Context length against max_tokens.
+  const kwargs = config.model.model_kwargs as Record<string, unknown>;
+  const maxTokens = positive(kwargs.max_tokens) ?? positive(kwargs.max_completion_tokens);
+  if (listing.contextLength === null)
+    add(
+      "info",
+      "context",
+      `not reported${listing.status === 200 ? " in GET /models" : ""}; max_tokens ${maxTokens ?? "unset"}`,
+    );
+  else if (maxTokens !== null && maxTokens >= listing.contextLength)
+    fail(
+      "context",
+      `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens} leaves no room for the prompt`,
+      `max_tokens ${maxTokens} is not below the context length ${listing.contextLength}: every request would be refused; lower model.model_kwargs.max_tokens`,
+    );
+  else if (maxTokens !== null && maxTokens > listing.contextLength / 2) {
+    add(
+      "warn",
+      "context",
+      `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens} leaves ${listing.contextLength - maxTokens} for the prompt`,
+    );
+    recommendations.push(
+      `max_tokens ${maxTokens} is more than half the context (${listing.contextLength}): a long trajectory soon leaves no room; use at most ${Math.floor(listing.contextLength / 4)} (-c model.model_kwargs.max_tokens=${Math.floor(listing.contextLength / 4)}) or serve a longer context (vLLM --max-model-len)`,
+    );
+  } else
+    add(
+      "ok",
+      "context",
+      `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens ?? "unset"}${maxTokens ? `, ${listing.contextLength - maxTokens} left for the prompt` : ""}`,
+    );
+
+  // 3. Tool calls, reasoning apart, the prefix cache: a few identical requests.
+  const specs: ToolSpec[] = createActionRunner(config).specs.filter((s) => s.name === "bash");
+  const tools =
+    specs.length > 0
+      ? specs
+      : createActionRunner({ ...config, agent: { ...config.agent, tools: ["bash"] } }).specs;
+  const parser = createToolCallsProtocol(tools);
+  const client = probeModel(config, timeoutS);
+  const ask: ChatMessage[] = [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: ASK },
+  ];
+  const replies: Array<Extract<ModelResult, { ok: true }>> = [];
+  let refused: string | null = null;
+  for (let i = 0; i < TOOL_PROBES && refused === null; i++) {
+    const r = await client.query({ messages: ask, tools });
+    if (r.ok) replies.push(r);
+    else refused = r.message;
+  }
+  if (refused !== null && replies.length === 0) {
+    fail(
+      "tool calls",
+      `the request with tools was refused: ${refused}`,
+      `a request with tools fails: ${refused}`,
+    );
+    return { header, lines, recommendations, failures };
+  }
+  const kinds = replies.map((r) => {
+    const p = parser.parse(r.message);
+    if (p.ok) return "ok";
+    return (r.message.tool_calls?.length ?? 0) === 0 ? "empty" : "malformed";
+  });
+  const good = kinds.filter((k) => k === "ok").length;
+  const empty = kinds.filter((k) => k === "empty").length;
+  const malformed = kinds.filter((k) => k === "malformed").length;
+  const toolText = `${good} of ${replies.length} came back as calls (${empty} empty, ${malformed} malformed)`;
+  const flags = family ? VLLM_FLAGS[family] : undefined;
+  if (good === replies.length) add("ok", "tool calls", toolText);
+  else if (protocol === "tool_calls") {
+    fail(
+      "tool calls",
+      toolText,
+      `tool calls came back empty or malformed in ${replies.length - good} of ${replies.length} requests: with agent.protocol tool_calls the run would end in format errors`,
+    );
+    recommendations.push(
+      `protocol: tool calls are unreliable on this server: use backticks (-c swebench_backticks, or -c agent.protocol=backticks), which needs no tool-call parser; or serve with ${flags?.tools ?? "--enable-auto-tool-choice and the model's --tool-call-parser"}`,
+    );
+  } else add("info", "tool calls", `${toolText} (the run uses backticks and needs none)`);
+
+  const places = replies.map(reasoningPlace);
+  const apart = places.filter((p) => p === "reasoning" || p === "reasoning_content");
+  const inline = places.filter((p) => p === "think").length;
+  if (apart.length > 0)
+    add("ok", "reasoning", `apart, in \`${apart[0]}\` (${apart.length} of ${replies.length} replies)`);
+  else if (inline > 0) {
+    add(
+      "warn",
+      "reasoning",
+      `inside the content as <think>...</think> (${inline} of ${replies.length} replies)`,
+    );
+    if (!(family === "gemma4" && protocol === "backticks"))
+      recommendations.push(
+        `reasoning: serve with a reasoning parser so the thinking comes apart (${flags?.reasoning ?? "vLLM --reasoning-parser <the model's>"}); patchloop splits <think> off the content meanwhile`,
+      );
+  } else add("info", "reasoning", `none came back (${replies.length} replies)`);
+  if (family === "gemma4" && protocol === "backticks" && apart.length > 0)
+    recommendations.push(
+      "Gemma 4 with backticks: serve without --reasoning-parser (the 26B write-up's lesson: the parser made its patches worse)",
+    );
+
+  // 4. The reasoning round trip: the reply with its tool call sent back as the run sends it.
+  const first = replies.find((_r, i) => kinds[i] === "ok");
+  if (!first) add("info", "reasoning round trip", "not tried: no tool call came back");
+  else {
+    const id = first.message.tool_calls?.[0]?.id ?? "call_0";
+    const next = await client.query({
+      messages: [...ask, first.message, { role: "tool", tool_call_id: id, content: "ready" }],
+      tools,
+    });
+    const what = `reasoning_history ${config.model.reasoning_history}${family ? `, family ${family}` : ""}`;
+    if (next.ok)
+      add(
+        "ok",
+        "reasoning round trip",
+        `accepted (${what}${first.message.reasoning ? "; the reply's reasoning was sent back as the family's template keeps it" : ""})`,
+      );
+    else {
+      fail(
+        "reasoning round trip",
+        `refused (${what}): ${next.message}`,
+        `the server refuses the request that sends a tool call back (${what}): ${next.message}; the run would stop at step 2`,
+      );
+      recommendations.push(
+        config.model.reasoning_history === "drop"
+          ? "reasoning round trip: the server wants the reasoning back (DeepSeek V4 answers 400 without it): set the family (-c deepseek_v4, or -c model.reasoning_history=chain -c model.family=<family>)"
+          : "reasoning round trip: the server refuses the reasoning sent back: -c model.reasoning_history=drop, or a server that takes reasoning_content",
+      );
+    }
+  }
+
+  // 5. The prefix cache: the repeats of the same prompt.
+  const repeats = replies.slice(1);
+  const cached = repeats.map((r) => r.usage.cached_tokens);
+  const prompt = repeats[0]?.usage.prompt_tokens ?? 0;
+  if (repeats.length === 0) add("info", "prefix cache", "not tried");
+  else if (cached.some((c) => typeof c === "number" && c > 0))
+    add(
+      "ok",
+      "prefix cache",
+      `${Math.max(...cached.map((c) => c ?? 0))} of ${prompt} prompt tokens served from cache on the repeat`,
+    );
+  else if (cached.every((c) => c === undefined)) {
+    add("info", "prefix cache", "usage reports no cached_tokens; cannot tell");
+    if (listing.owner === "vllm")
+      recommendations.push(
+        "prefix cache: vLLM reports cached_tokens with --enable-prompt-tokens-details (keep --enable-prefix-caching on)",
+      );
+  } else {
+    add("warn", "prefix cache", `0 of ${prompt} prompt tokens served from cache on the repeat`);
+    recommendations.push(
+      "prefix cache: the repeated prefix was not served from cache, so every step pays for the whole history: enable it (vLLM --enable-prefix-caching, SGLang's radix cache, llama.cpp --cache-reuse)",
+    );
+  }
+
+  // 6. Metrics.
+  const metrics = await httpGet(`${root}/metrics`, headers, 5000);
+  if ("error" in metrics || metrics.status !== 200)
+    add(
+      "info",
+      "metrics",
+      `GET ${root}/metrics: ${"error" in metrics ? metrics.error : `HTTP ${metrics.status}`}`,
+    );
+  else {
+    const series = new Set(
+      metrics.text
+        .split("\n")
+        .filter((l) => l !== "" && !l.startsWith("#"))
+        .map((l) => l.split(/[{ ]/)[0]),
+    );
+    const server = [...series].find((s) => s.includes(":"))?.split(":")[0];
+    add("ok", "metrics", `GET ${root}/metrics: ${series.size} series${server ? ` (${server})` : ""}`);
+  }
+
+  if (o.family) recommendations.push(`family: ${o.family.line}`);
+  else if (!family)
+    recommendations.push(
+      "family: none set and none named by the model's name: if it is Qwen3, Gemma 4, gpt-oss, GLM, Kimi K2, MiniMax M2 or DeepSeek V4, add its preset (-c qwen3, -c gemma4, ...; docs/models.md)",
+    );
+  return { header, lines, recommendations, failures };
+}
+
+const MARKS: Record<Mark, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL", info: "--  " };
+
+/** The report as the command prints it. */
+export function formatReport(r: DoctorReport): string {
+  const out = [r.header, ...r.lines.map((l) => `${MARKS[l.mark]}  ${l.name}: ${l.text}`)];
+  if (r.recommendations.length > 0) out.push("recommendations:", ...r.recommendations.map((t) => `  - ${t}`));
+  out.push(
+    r.failures.length === 0
+      ? "verdict: the run would work (exit 0)"
+      : `verdict: the run would not work (exit 1): ${r.failures.join("; ")}`,
+  );
+  return `${out.join("\n")}\n`;
+}
