@@ -11,6 +11,7 @@ import { defaultSpoolRoot } from "../distributed/spool.js";
 import { startWorker } from "../distributed/worker-process.js";
 import { environmentProblem } from "../environments/preflight.js";
 import { modelServerProblem } from "../swebench/batch/preflight.js";
+import { scrubVariable } from "../util/scrub-environ.js";
 import { collect, guarded } from "./common.js";
 
 /** The flags of `patchloop worker`. */
@@ -76,10 +77,15 @@ export async function runWorkerCommand(flags: WorkerFlags): Promise<number> {
     );
     if (server) throw new ConfigError(server);
   }
-  // Read once, then gone from this process's environment: no command a job runs can see it.
+  // Read once, then gone from this process's environment and from /proc/<pid>/environ: no command
+  // a job runs can see it, not even a `local` one running as this user.
   const secretEnv = own.run.queue.secret_env;
   const secret = queueSecret(secretEnv);
-  if (secretEnv !== null) delete process.env[secretEnv];
+  if (secretEnv !== null && !scrubVariable(secretEnv))
+    say(
+      `WARNING: ${secretEnv} could not be blanked in /proc/${process.pid}/environ (no /proc here): processes of this ` +
+        "user can read it there; run the worker with --environment bwrap, docker or podman",
+    );
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker({

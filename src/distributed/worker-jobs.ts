@@ -28,8 +28,9 @@ import {
   startLine,
 } from "./protocol.js";
 import type { QueueHealth } from "./queue-health.js";
+import { readResult } from "./result-check.js";
 import type { ScratchFolder } from "./scratch-folder.js";
-import { signature } from "./signing.js";
+import { canonicalJson, signature } from "./signing.js";
 import type { Spool } from "./spool.js";
 import type { Running, WorkerState } from "./worker-state.js";
 import { readHeartbeats } from "./workers.js";
@@ -133,7 +134,11 @@ export class JobProcessor {
     const waiting = new Set<string>();
     for (const a of started.filter((x) => !acked.has(x))) {
       const state = await h.call("look for a result", () => this.c.resultsOf(run).getJobState(a));
-      if (["waiting", "active", "delayed", "prioritized"].includes(state)) waiting.add(a);
+      if (!["waiting", "active", "delayed", "prioritized"].includes(state)) continue;
+      // Only a result its coordinator would take is on its way: one forged under the attempt's id
+      // (without the queue's secret) must not keep the instance from running again.
+      const result = await h.call("read a result", () => this.c.resultsOf(run).getJob(a));
+      if (result && readResult(result.data, run, this.c.fit.secret, this.c.fit.secretEnv).ok) waiting.add(a);
     }
     const beats = await h.call("read the heartbeats", () => readHeartbeats(this.c.redis, this.c.clock.now()));
     return {
@@ -337,10 +342,33 @@ export class JobProcessor {
           removeOnFail: false,
         }),
       );
+      // BullMQ adds nothing under a job id that is taken: a result forged under this attempt's id
+      // (it is in the job's log) would stand in for ours. Replace it, then send ours.
+      if (!(await this.isInQueue(message))) {
+        await this.c.health.call("remove a forged result", () =>
+          this.c.resultsOf(message.run).remove(attempt),
+        );
+        this.c.say(
+          `a result under ${shown(attempt)} was not this worker's: it was removed, and the real one sent`,
+        );
+        return "a result under its attempt's id was not this worker's";
+      }
       return null;
     } catch (err) {
       return (err as Error).message;
     }
+  }
+
+  /**
+   * Whether the results queue holds this very message under its attempt's id (a job there with
+   * other content is not ours, whoever put it there).
+   */
+  async isInQueue(message: OutcomeJob): Promise<boolean> {
+    const attempt = message.result.outcome.attempt;
+    const job = await this.c.health.call("look for a result", () =>
+      this.c.resultsOf(message.run).getJob(attempt),
+    );
+    return job !== undefined && job !== null && canonicalJson(job.data) === canonicalJson(message);
   }
 }
 

@@ -277,12 +277,7 @@ class QueueWorker implements WorkerProcess {
     );
     for (const [i, k] of kept.entries()) {
       if (acks[i]) await this.spool.forget(k.result.outcome.attempt);
-      else if (
-        (await h.call("look for a result", () =>
-          this.resultsOf(k.run).getJobState(k.result.outcome.attempt),
-        )) === "unknown"
-      )
-        await this.jobs.deliverOnce(k);
+      else if (!(await this.jobs.isInQueue(k))) await this.jobs.deliverOnce(k);
     }
   }
 

@@ -236,6 +236,12 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     const boss = coordinator(out, signed, env);
     const run = await runOf(boss);
     const w = worker(signed, env);
+    // Issue 41, finding 13: the secret stayed readable in /proc/<pid>/environ, where a `local`
+    // job's commands (the worker's user) could read it.
+    await until("the worker registers", () => / slot\(s\), environment local/.test(w.err()));
+    const environ = readFileSync(`/proc/${w.proc.pid}/environ`, "latin1");
+    expect(environ).not.toContain(SECRET);
+    expect(environ.split("\0")).toContain(`PLTEST_QUEUE_SECRET=${"*".repeat(SECRET.length)}`);
     const a = f.rows[0].instance_id;
     const jobA = instanceJobId(run, a);
     // The attempt a worker started is in Redis (the job's log): a forger can name it.
@@ -278,5 +284,40 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
       .join("");
     expect(stored).toContain("PLTEST_QUEUE_SECRET");
     expect(stored).not.toContain(SECRET);
+  }, 180_000);
+  it("with run.queue.secret_env: a forged result parked under a started attempt's id does not block the real one", async () => {
+    // Issue 41, finding 8: BullMQ adds nothing under a taken job id, so a forged result sent first
+    // under the attempt's id (delayed, so that it never runs) stood in for the worker's real one,
+    // which was never sent again: the run waited forever, and a resume too.
+    const env = { ...process.env, PLTEST_QUEUE_SECRET: SECRET };
+    const signed = ["-c", "run.queue.secret_env=PLTEST_QUEUE_SECRET"];
+    const out = join(root, "parked");
+    const boss = coordinator(out, signed, env);
+    const run = await runOf(boss);
+    const w = worker(signed, env);
+    const instances = queueOn(redis, INSTANCE_QUEUE);
+    const results = queueOn(redis, resultsQueueName(run));
+    const parked: string[] = [];
+    for (const row of f.rows) {
+      let attempt = "";
+      await until(`a worker started ${row.instance_id}`, async () => {
+        const { logs } = await instances.getJobLogs(instanceJobId(run, row.instance_id));
+        attempt = logs.map((l) => /^start (\S+)/.exec(l)?.[1]).find((x) => x !== undefined) ?? "";
+        return attempt !== "";
+      });
+      const forged = { ...forgedResult(run, row.instance_id, attempt), sig: "0".repeat(64) };
+      await results.add("result", forged, { jobId: attempt, attempts: 1, delay: 1e9 });
+      parked.push(attempt);
+    }
+    await instances.close();
+    expect((await boss.done).code).toBe(0);
+    const preds = readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"));
+    for (const row of f.rows) expect(preds[row.instance_id].model_patch).toBe(row.patch);
+    expect(
+      w.err().match(/a result under "[^\n]+" was not this worker's: it was removed, and the real one sent/g),
+    ).toHaveLength(parked.length);
+    await results.close();
+    w.proc.kill("SIGTERM");
+    expect((await w.done).code).toBe(0);
   }, 180_000);
 });
