@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { loadTrajectoryFile, TrajectoryFormatError } from "../inspect/normalize.js";
 import { renderTrajectoryText } from "../inspect/terminal-render.js";
+import { folderGivenToShow } from "./show-target.js";
 
 interface ShowOptions {
   full?: boolean;
@@ -26,6 +27,8 @@ export function register(program: Command): void {
     .option("--color", "colour the output even when it is not a terminal")
     .option("--no-color", "never colour the output")
     .action(async (file: string, opts: ShowOptions, command: Command) => {
+      const folder = await folderGivenToShow(file);
+      if (folder) command.error(`patchloop show: ${folder}`, { exitCode: 2, code: "patchloop.show.input" });
       try {
         const view = await loadTrajectoryFile(file);
         const color = opts.color ?? defaultColor(process.stdout, process.env);

@@ -1,5 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
+import { loadTrajectoryFile, TrajectoryFormatError } from "./normalize.js";
 
 /** What `patchloop inspect PATH` serves: a run folder, or a single trajectory file. */
 export type InspectTarget =
@@ -28,6 +29,18 @@ export async function resolveTarget(path: string): Promise<InspectTarget> {
   }
   const info = await stat(real);
   if (info.isDirectory()) return { mode: "run", root: real, name: basename(real) };
-  if (info.isFile()) return { mode: "trajectory", root: dirname(real), file: basename(real) };
-  throw new InspectTargetError(`${path} is neither a folder nor a regular file`);
+  if (!info.isFile())
+    throw new InspectTargetError(`${path} is neither a folder nor a regular file; ${TAKES}`);
+  // a file is served only when it reads as a trajectory (a dataset or preds file is not one)
+  try {
+    await loadTrajectoryFile(real);
+  } catch (err) {
+    if (!(err instanceof TrajectoryFormatError)) throw err;
+    throw new InspectTargetError(`${path} is not a trajectory: ${err.message}\n${TAKES}`);
+  }
+  return { mode: "trajectory", root: dirname(real), file: basename(real) };
 }
+
+/** What `inspect PATH` takes, said when PATH is something else. */
+const TAKES =
+  "inspect takes a run folder (patchloop swebench -o DIR, patchloop run -o DIR) or one trajectory file (.traj.json, .traj)";

@@ -171,6 +171,24 @@ test("patchloop inspect on a missing PATH: exit 2 with a message", async () => {
   );
 });
 
+test("patchloop inspect on a file that is not a trajectory (a dataset file): exit 2 saying what it takes", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "patchloop-inspect-"));
+  const file = join(dir, "tiny.jsonl");
+  writeFileSync(file, '{"instance_id": "a__b-1", "repo": "a/b"}\n{"instance_id": "a__b-2", "repo": "a/b"}\n');
+  try {
+    const res = await runCli(["inspect", file, "--port", "0"]);
+    expect([res.code, res.stdout]).toEqual([2, ""]);
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `^patchloop inspect: ${file} is not a trajectory: ${file} is not valid JSON \\(.+\\); \\d+ bytes were read\n` +
+          "inspect takes a run folder \\(patchloop swebench -o DIR, patchloop run -o DIR\\) or one trajectory file \\(\\.traj\\.json, \\.traj\\)\n$",
+      ),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("patchloop inspect --port rejects a non-number", async () => {
   const res = await runCli(["inspect", ".", "--port", "http"]);
   expect(res.code).not.toBe(0);

@@ -6,7 +6,7 @@ import { normalizeTrajectory } from "../../src/inspect/normalize.js";
 import { clipText, renderTrajectoryText } from "../../src/inspect/terminal-render.js";
 import { TRAJECTORIES } from "../support/data.js";
 import { runCli } from "./cli-driver.js";
-import { INSTANCES, patchloopTrajectory } from "./run-fixture.js";
+import { INSTANCES, makeRunFolder, patchloopTrajectory } from "./run-fixture.js";
 
 const view = () => normalizeTrajectory(patchloopTrajectory(INSTANCES[0]), "x.traj.json");
 
@@ -130,5 +130,29 @@ describe("patchloop show (CLI from dist/)", () => {
       `patchloop show: ${file}: got an object with keys hello; expected a patchloop trajectory`,
     );
     expect(res.stdout).toBe("");
+  });
+
+  test("a folder: exit 2 naming the trajectories in it and inspect, not EISDIR", async () => {
+    const run = makeRunFolder();
+    const empty = mkdtempSync(join(tmpdir(), "patchloop-show-"));
+    try {
+      const res = await runCli(["show", run]);
+      expect([res.code, res.stdout]).toEqual([2, ""]);
+      const [a, b, c] = INSTANCES.map((i) => join(run, i.id, `${i.id}.traj.json`)).sort();
+      expect(res.stderr).toBe(
+        `patchloop show: ${run} is a folder; show takes one trajectory file, such as one of the ` +
+          `${INSTANCES.length} trajectories in it: ${a}, ${b}, ${c}${INSTANCES.length > 3 ? ` and ${INSTANCES.length - 3} more` : ""}; ` +
+          `to browse a whole run folder: patchloop inspect ${run}\n`,
+      );
+      const none = await runCli(["show", empty]);
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        `patchloop show: ${empty} is a folder, and holds no trajectory (*.traj.json, *.traj); show takes ` +
+          `one trajectory file; to browse a whole run folder: patchloop inspect ${empty}\n`,
+      ]);
+    } finally {
+      rmSync(run, { recursive: true, force: true });
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
