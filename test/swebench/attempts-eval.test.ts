@@ -49,13 +49,20 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
       out,
       "--attempts",
       "3",
+      "-c",
+      "run.select.enabled=false",
       "--evaluate",
     ]);
     expect(r.code, r.err).toBe(0);
-    // preds.json holds the standing attempt (the first with a patch): the wrong one, unresolved.
+    // preds.json holds the standing attempt (the first with a patch): the wrong one, unresolved;
+    // nothing was selected, and neither the lines nor the totals say so.
     expect(r.out).toContain("Resolved 0/1 (0.0%)");
-    expect(r.out).toContain(`  ${id}  1:. 2:R 3:R  selected unresolved\n`);
-    expect(r.out).toContain("first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 0 (0.0%)\n");
+    expect(r.out).toContain(`  ${id}  1:. 2:R 3:R  standing (attempt 1) unresolved\n`);
+    expect(r.out).toContain("first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  standing 0 (0.0%)\n");
+    // Each eval line names the attempt it grades.
+    expect(r.err).toContain(`[eval 1/1] ${id} (attempt 1, in preds.json) unresolved\n`);
+    expect(r.err).toContain(`[eval 1/1] ${id} attempt 2 resolved\n`);
+    expect(r.err).not.toContain(`[eval 1/1] ${id} attempt 3`);
     expect(r.out).toContain("per resolved instance: none resolved");
     const report = readJson<{ total: Record<string, unknown> }>(
       join(out, "eval", "patchloop-run", "attempts.json"),
@@ -72,7 +79,7 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     expect(existsSync(join(out, "eval", "patchloop-run-attempt-3"))).toBe(false);
   });
 
-  it("with run.select the batch picks the attempts' majority patch at its end, and it grades resolved", async () => {
+  it("with --attempts N the batch selects at its end by default: the attempts' majority patch, graded resolved", async () => {
     const id = f.rows[0].instance_id;
     const WRONG = "sed -i 's/ - b  # BUG$/ * b/' $(git grep -l -e '# BUG$')";
     server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
@@ -84,8 +91,6 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
       out,
       "--attempts",
       "3",
-      "-c",
-      "run.select.enabled=true",
       "--evaluate",
     ]);
     expect(r.code, r.err).toBe(0);
@@ -100,6 +105,7 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
       f.rows[0].patch,
     );
+    expect(r.out).toContain(`  ${id}  1:. 2:R 3:R  selected (attempt 2) resolved\n`);
     expect(r.out).toContain(
       "first attempt resolved 0/1 (0.0%)  any attempt 1 (100.0%)  selected 1 (100.0%)\n",
     );

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { type EvaluateOptions, type EvaluationRun, evaluatePredictions } from "../eval/evaluate.js";
@@ -24,7 +25,12 @@ export interface AttemptsReport {
     attempts: Record<string, AttemptGrade>;
     first_resolved: boolean;
     any_resolved: boolean;
+    /** What preds.json holds resolves (the selected patch, or the standing attempt's without a selection). */
     selected_resolved: boolean;
+    /** How preds.json's patch was chosen: by a selection (selection.jsonl), or the standing attempt. */
+    preds: "selected" | "standing";
+    /** The first attempt whose patch preds.json holds; null when none (an instance with no patch). */
+    preds_attempt: number | null;
     cost: number;
     tokens: number;
   }>;
@@ -35,6 +41,8 @@ export interface AttemptsReport {
     any_attempt_resolved: number;
     /** What preds.json (the standing or selected patch) resolves. */
     selected_resolved: number;
+    /** Instances whose preds.json patch a selection chose (the others hold their standing attempt). */
+    selected: number;
     cost: number;
     tokens: number;
     /** null when nothing was resolved. */
@@ -69,6 +77,10 @@ export async function gradeAttempts(o: {
   attempts: Map<string, AttemptCandidate[]>;
   /** The graded preds.json of the folder (the standing or selected patch of each instance). */
   selected: EvaluationRun;
+  /** preds.json's patch of each instance. */
+  preds?: Map<string, string>;
+  /** Instances a selection chose a patch for (selection.jsonl); the others hold their standing attempt. */
+  chosenBySelection?: ReadonlySet<string>;
   modelName: string;
   grade: (predictions: Prediction[], attempt: number) => Promise<EvaluationRun>;
   reportPath: string;
@@ -102,12 +114,16 @@ export async function gradeAttempts(o: {
         a.patch.trim() === "" ? "empty" : resolved.has(`${id}\0${k}`) ? "resolved" : "unresolved";
     }
     const first = list.find((a) => a.attempt === 1);
+    const held = o.preds?.get(id);
+    const inPreds = held === undefined || held.trim() === "" ? undefined : list.find((a) => a.patch === held);
     instances.push({
       instance_id: id,
       attempts: grades,
       first_resolved: first ? grades["1"] === "resolved" : false,
       any_resolved: Object.values(grades).includes("resolved"),
       selected_resolved: selected.has(id),
+      preds: o.chosenBySelection?.has(id) ? "selected" : "standing",
+      preds_attempt: inPreds?.attempt ?? null,
       cost: list.reduce((s, a) => s + a.cost, 0),
       tokens: list.reduce((s, a) => s + a.tokens, 0),
     });
@@ -123,6 +139,7 @@ export async function gradeAttempts(o: {
       first_attempt_resolved: count((i) => i.first_resolved),
       any_attempt_resolved: count((i) => i.any_resolved),
       selected_resolved: sel,
+      selected: count((i) => i.preds === "selected"),
       cost,
       tokens,
       cost_per_resolved: sel > 0 ? cost / sel : null,
@@ -133,28 +150,58 @@ export async function gradeAttempts(o: {
   return report;
 }
 
-/** The attempts report as text: one line per instance, then the totals. */
+/**
+ * The attempts report as text: one line per instance (its attempts' grades, then what preds.json
+ * holds: `selected` only where a selection chose it, else `standing`, with the attempt), then the
+ * totals.
+ */
 export function formatAttemptsReport(r: AttemptsReport): string {
   const mark = (g: AttemptGrade) => (g === "resolved" ? "R" : g === "empty" ? "-" : ".");
   const lines = r.instances.map((i) => {
     const ks = Object.keys(i.attempts).sort((a, b) => Number(a) - Number(b));
     const row = ks.map((k) => `${k}:${mark(i.attempts[k])}`).join(" ");
-    return `  ${i.instance_id}  ${row}  selected ${i.selected_resolved ? "resolved" : "unresolved"}`;
+    const which = i.preds_attempt === null ? "" : ` (attempt ${i.preds_attempt})`;
+    return `  ${i.instance_id}  ${row}  ${i.preds}${which} ${i.selected_resolved ? "resolved" : "unresolved"}`;
   });
   const t = r.total;
   const pct = (n: number) => (t.instances ? `${((100 * n) / t.instances).toFixed(1)}%` : "-");
+  // "selected" only when a selection chose every instance's patch; none: the standing attempts
+  const label =
+    t.selected === t.instances
+      ? "selected"
+      : t.selected === 0
+        ? "standing"
+        : "preds.json (selected or standing)";
   return [
     "attempts (R resolved, . unresolved, - no patch):",
     ...lines,
     `first attempt resolved ${t.first_attempt_resolved}/${t.instances} (${pct(t.first_attempt_resolved)})  ` +
       `any attempt ${t.any_attempt_resolved} (${pct(t.any_attempt_resolved)})  ` +
-      `selected ${t.selected_resolved} (${pct(t.selected_resolved)})`,
+      `${label} ${t.selected_resolved} (${pct(t.selected_resolved)})`,
     `cost $${t.cost.toFixed(4)}, ${t.tokens} tokens; per resolved instance: ` +
       (t.cost_per_resolved === null
         ? "none resolved"
         : `$${t.cost_per_resolved.toFixed(4)}, ${t.tokens_per_resolved} tokens`),
     "",
   ].join("\n");
+}
+
+/** The instances a selection chose a patch for, from the folder's selection.jsonl (none without one). */
+export function selectedIds(dir: string): Set<string> {
+  const path = join(dir, "selection.jsonl");
+  const out = new Set<string>();
+  if (!existsSync(path)) return out;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const r = JSON.parse(line) as { instance_id?: unknown; selected?: unknown };
+      if (typeof r.instance_id === "string" && r.selected !== null && r.selected !== undefined)
+        out.add(r.instance_id);
+    } catch {
+      // a line cut short by a killed writer chose nothing
+    }
+  }
+  return out;
 }
 
 /**
@@ -171,10 +218,13 @@ export async function evaluateAttempts(
   const attempts = await readAttempts(dir, ids);
   if (attempts.size === 0) return null;
   const modelName = options.predictions[0]?.model_name_or_path ?? "patchloop";
+  const onResult = options.onResult;
   return gradeAttempts({
     attempts,
     selected,
     modelName,
+    preds: new Map(options.predictions.map((p) => [p.instance_id, p.model_patch ?? ""])),
+    chosenBySelection: selectedIds(dir),
     grade: (predictions, k) =>
       evaluatePredictions({
         ...options,
@@ -182,6 +232,13 @@ export async function evaluateAttempts(
         runId: `${options.runId}-attempt-${k}`,
         instanceIds: predictions.map((p) => p.instance_id),
         scope: { kind: "selection", description: `attempt ${k}'s distinct patches` },
+        // each line names the attempt it grades
+        ...(onResult
+          ? {
+              onResult: (r, done, total) =>
+                onResult({ ...r, instance_id: `${r.instance_id} attempt ${k}` }, done, total),
+            }
+          : {}),
       }),
     reportPath: join(options.outputDir, options.runId, "attempts.json"),
   });

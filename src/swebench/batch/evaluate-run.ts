@@ -9,7 +9,7 @@ import type { Prediction } from "../eval/predictions.js";
 import { readRunSelection, runScope } from "../eval/scope.js";
 import type { SpecOverrides } from "../eval/test-spec.js";
 import type { SwebenchInstance } from "../types.js";
-import { type AttemptsReport, evaluateAttempts } from "./attempts-report.js";
+import { type AttemptsReport, evaluateAttempts, readAttempts } from "./attempts-report.js";
 
 /** What `evaluateRun` needs: the batch's config, selection and folder. */
 export interface EvaluateRunOptions {
@@ -49,6 +49,17 @@ export async function evaluateRun(
     const p = o.preds.get(row.instance_id);
     if (p) predictions.push({ ...p });
   }
+  // With attempts, each line names the attempt whose patch preds.json holds (the first with it).
+  const attempts = await readAttempts(
+    outputDir,
+    predictions.map((p) => p.instance_id),
+  );
+  const held = new Map<string, number>();
+  for (const p of predictions) {
+    const k = attempts.get(p.instance_id)?.find((a) => a.patch === p.model_patch && a.patch.trim() !== "");
+    if (k) held.set(p.instance_id, k.attempt);
+  }
+  const onResult = o.onResult;
   const options: EvaluateOptions = {
     dataset: o.rows,
     predictions,
@@ -74,6 +85,17 @@ export async function evaluateRun(
     signal: o.signal,
     onResult: o.onResult,
   };
-  const run = await evaluatePredictions(options);
+  const run = await evaluatePredictions({
+    ...options,
+    ...(onResult && attempts.size > 0
+      ? {
+          onResult: (r, done, total) => {
+            const k = held.get(r.instance_id);
+            const which = k === undefined ? "preds.json" : `attempt ${k}, in preds.json`;
+            onResult({ ...r, instance_id: `${r.instance_id} (${which})` }, done, total);
+          },
+        }
+      : {}),
+  });
   return { ...run, attempts: await evaluateAttempts(outputDir, run, options) };
 }
