@@ -365,6 +365,12 @@ async function runWithProgress(
           instance_ids: flags.instanceIds,
         },
         limits: { cost_limit: n.costLimit ?? null, call_limit: n.callLimit ?? null },
+        // what `patchloop select DIR` runs the tests with unless its flags say otherwise (cli/run-settings.ts)
+        machine: {
+          repos_dir: flags.reposDir ? resolve(flags.reposDir) : null,
+          python: pythonFlag(flags.python) ?? null,
+          specs: flags.specs ? resolve(flags.specs) : null,
+        },
       },
     });
   } catch (err) {
