@@ -31,8 +31,8 @@ export interface Unit {
 
 /** What running the candidates in the instance's environment found. */
 export interface Execution {
-  /** Per patch sha: whether it applies, and its syntax-tree key. */
-  applies: Map<string, { applies: boolean; reasons: string[]; astKey?: string }>;
+  /** Per patch sha: whether it applies, its syntax-tree key, and the files not read for it (why, in words). */
+  applies: Map<string, { applies: boolean; reasons: string[]; astKey?: string; unread?: string[] }>;
   /** `files`: the modules run with the candidates; `left`: the chosen modules left out, and why. */
   regression?: { files: string[]; passingAtBase: number; left?: string[]; skipped?: string };
   /** Per text key. */
@@ -43,13 +43,27 @@ export interface Execution {
   /** Per text key: the examples whose output the candidate changes (null: none comparable). */
   examplesOf: Map<string, ExamplesResult>;
   reproductionOf: Map<string, { passed: number; of: number; error?: string; cached: boolean }>;
+  /**
+   * Why the regression tests planned for the candidates could not run at all (no test command,
+   * or no chosen module ran at the base commit for a reason other than the budget or failing
+   * tests); absent when they ran or none were planned.
+   */
+  untested?: string;
 }
 
 export interface ExecutionContext {
   row: PublicRow;
   config: SelectConfig;
-  /** Opens the workbench the first time it is needed (results in the cache need none). */
+  /**
+   * Opens the workbench the first time it is needed (results in the cache need none): the one
+   * where patches are applied and files read, and no candidate's code runs.
+   */
   bench: () => Promise<Workbench>;
+  /**
+   * Opens a workbench of its own (a fresh checkout or container, temp and home) for one test run;
+   * the caller closes it, which ends every process the run left.
+   */
+  freshBench: () => Promise<Workbench>;
   cache: SelectCache;
   /** The environment kind (part of every cache key). */
   kind: string;
@@ -69,6 +83,7 @@ const ApplyEntry = z.object({
   applies: z.boolean(),
   reasons: z.array(z.string()),
   astKey: z.string().optional(),
+  unread: z.array(z.string()).optional(),
 });
 const TestRunEntry: z.ZodType<TestRun> = z.union([
   z.object({
@@ -126,7 +141,12 @@ async function checkApplies(units: Unit[], ctx: ExecutionContext, out: Execution
         for (const f of u.files) {
           // a path leading out of the repository is not read (git apply refuses it anyway)
           if (f.startsWith("/") || f.split("/").includes("..")) break;
-          const text = await bench.readRepoFile(f);
+          const read = await bench.readRepoFile(f);
+          if ("refused" in read) {
+            entry.unread = [read.refused];
+            break;
+          }
+          const text = "text" in read ? read.text : null;
           const k = text === null ? "deleted" : f.endsWith(".py") ? await pythonAstKey(text) : sha(text);
           if (k === null) {
             parts.length = 0;
@@ -162,33 +182,47 @@ async function relevantTests(units: Unit[], ctx: ExecutionContext): Promise<stri
   return files;
 }
 
-/** The work tree at the base commit, with the unit's code changes (its test files left out) when given. */
-async function benchWith(
+/**
+ * Runs `use` in a workbench of its own at the base commit, with the unit's code changes (its test
+ * files left out) when given, then closes it: no file, process, temp or home folder of one run
+ * reaches another (a candidate's tests may write anywhere in the checkout, `.git` included).
+ */
+async function withBench<T>(
   ctx: ExecutionContext,
   unit: Unit | undefined,
-): Promise<{ bench: Workbench } | { error: string }> {
-  const bench = await ctx.bench();
-  await bench.reset();
-  if (!unit) return { bench };
-  const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
-  return applied.applied
-    ? { bench }
-    : { error: `its code changes do not apply alone (${applied.reasons.join("; ")})` };
+  use: (bench: Workbench) => Promise<T>,
+  notApplied: (error: string) => T,
+): Promise<T> {
+  const bench = await ctx.freshBench();
+  try {
+    if (unit) {
+      const applied = await bench.apply(withoutFiles(unit.patch, isTestPath));
+      if (!applied.applied)
+        return notApplied(`its code changes do not apply alone (${applied.reasons.join("; ")})`);
+    }
+    return await use(bench);
+  } finally {
+    await bench.close().catch(() => undefined);
+  }
 }
 
 /** Runs `files` with the unit's code changes (its test files left out), or at the base commit, under `cpu` CPU seconds. */
-async function runWith(
+function runWith(
   ctx: ExecutionContext,
   unit: Unit | undefined,
   files: string[],
   cpu: number,
   extra?: { path: string; text: string },
 ): Promise<TestRun> {
-  const ready = await benchWith(ctx, unit);
-  if ("error" in ready) return { ok: false, timedOut: false, error: ready.error, seconds: 0, cpuSeconds: 0 };
-  const { bench } = ready;
-  if (extra) await bench.writeRepoFile(extra.path, extra.text);
-  return bench.runTests(files, { cpu, wall: ctx.config.wall_timeout });
+  return withBench(
+    ctx,
+    unit,
+    async (bench) => {
+      if (extra) await bench.writeRepoFile(extra.path, extra.text);
+      return bench.runTests(files, { cpu, wall: ctx.config.wall_timeout });
+    },
+    (error): TestRun => ({ ok: false, timedOut: false, error, seconds: 0, cpuSeconds: 0 }),
+  );
 }
 
 /** CPU seconds of test runs one instance may use (run.select.budget), and how many it used. */
@@ -239,6 +273,8 @@ interface BaseTests {
   cpuSeconds: number;
   /** Why each other module was left out. */
   left: string[];
+  /** Of those, the modules whose base run gave no results (not stopped, not left for the budget or failing tests). */
+  failed: number;
 }
 
 /** A cached base run of one module: reused unless it was stopped under a smaller CPU limit than `cpu`. */
@@ -272,7 +308,7 @@ async function baseTests(
   ctx: ExecutionContext,
   budget: Budget,
 ): Promise<BaseTests> {
-  const out: BaseTests = { files: [], pass: [], cpuSeconds: 0, left: [] };
+  const out: BaseTests = { files: [], pass: [], cpuSeconds: 0, left: [], failed: 0 };
   for (const file of files) {
     const share = Math.floor((budget.limit - budget.spent - out.cpuSeconds * groups) / (groups + 1));
     const cpu = Math.min(ctx.config.regression.timeout, share);
@@ -283,6 +319,7 @@ async function baseTests(
     const { run } = await baseRunOf(ctx, file, cpu, budget);
     if (!run.ok) {
       out.left.push(`${file}: ${run.error}`);
+      if (!run.timedOut) out.failed++;
       continue;
     }
     const pass = Object.entries(run.statuses)
@@ -307,6 +344,7 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
   const cfg = ctx.config.regression;
   if (!ctx.runner) {
     out.regression = { files: [], passingAtBase: 0, skipped: ctx.runnerProblem ?? "no test command" };
+    out.untested = out.regression.skipped;
     return;
   }
   const chosen = await relevantTests(groups, ctx);
@@ -328,6 +366,8 @@ async function regression(groups: Unit[], ctx: ExecutionContext, out: Execution,
   };
   if (files.length === 0) {
     out.regression.skipped = `no chosen test module runs at the base commit within its share of the budget (${base.left.join("; ")})`;
+    if (base.failed === chosen.length)
+      out.untested = `the tests could not run at the base commit (${base.left.join("; ")})`;
     return;
   }
   const wanted = Math.min(cfg.timeout, Math.ceil(2 * base.cpuSeconds + 10));
@@ -382,10 +422,15 @@ async function examplesRun(
   const left = Math.floor(budget.limit - budget.spent);
   if (left < 1) return { budget: `not run: the instance's test budget (${budget.limit} CPU s) was spent` };
   const cpu = Math.min(ctx.config.examples.timeout, left);
-  const ready = await benchWith(ctx, unit);
-  if ("error" in ready) return { run: { ok: false, error: ready.error, cpuSeconds: 0 }, cached: false };
-  const { bench } = ready;
-  const run = await bench.runExamples(input, { cpu, wall: ctx.config.wall_timeout });
+  type Ran = { run: Awaited<ReturnType<Workbench["runExamples"]>> } | { notApplied: string };
+  const ran = await withBench<Ran>(
+    ctx,
+    unit,
+    async (bench) => ({ run: await bench.runExamples(input, { cpu, wall: ctx.config.wall_timeout }) }),
+    (error) => ({ notApplied: error }),
+  );
+  if ("notApplied" in ran) return { run: { ok: false, error: ran.notApplied, cpuSeconds: 0 }, cached: false };
+  const { run } = ran;
   budget.spent += run.cpuSeconds;
   const entry: ExamplesRun = run.ok
     ? { ok: true, outputs: run.outputs, cpuSeconds: run.cpuSeconds }

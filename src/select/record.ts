@@ -24,7 +24,10 @@ export interface CandidateTests {
 export interface CandidateRecord {
   /** Position among the instance's candidates (0-based). */
   index: number;
+  /** `attempt-<k>` (a run folder's attempt), or the prediction file it came from. */
   source: string;
+  /** The attempt number k of `attempt-<k>`, the name the console and the folders use (run folders). */
+  attempt?: number;
   exit_status?: string | null;
   model_name?: string;
   /** sha256 of the patch as written. */
@@ -80,6 +83,19 @@ export interface SelectionRecord {
   judge?: JudgeRecord;
   /** The chosen candidate's index; null when none could be chosen (preds.json gets an empty patch). */
   selected: number | null;
+  /** The chosen candidate's `source` (`attempt-3`), as the console names it; null with `selected`. */
+  selected_source?: string | null;
+  /**
+   * Why the tests planned for the candidates could not run (the environment did not open, no test
+   * command, no result at the base commit): the pick is the vote's alone. Absent when they ran.
+   */
+  untested?: string;
+  /**
+   * What preds.json got: `written` (the pick), or `kept` (an untested pick, not accepted with
+   * --accept-untested: preds.json keeps the patch it held, `kept_source`'s when a candidate has it).
+   */
+  preds_json?: "written" | "kept";
+  kept_source?: string;
   /** Why it was picked, in words. */
   reason: string;
   /** Steps of the filters and the vote, in words. */

@@ -21,10 +21,17 @@ export interface SelectOptions {
   /** The dataset rows of the instances (their hidden fields are never read). */
   rows: SwebenchInstance[];
   reposDir?: string;
+  /** Where the checkouts of local and bwrap workbenches are made (default the system temp folder). */
+  workRoot?: string;
   specs?: SpecOverrides;
   python?: string;
   /** Instances selected at once (default 1). */
   workers?: number;
+  /**
+   * Write the vote's pick of an instance whose planned tests could not run (`untested` in its
+   * record) to preds.json; by default preds.json keeps the patch it holds for it.
+   */
+  acceptUntested?: boolean;
   /** Models to use instead of the config's (tests pass a scripted one). */
   judge?: Model;
   reproducer?: Model;
@@ -90,15 +97,18 @@ export async function selectAll(
     } catch (err) {
       runnerProblem = (err as Error).message;
     }
-    let bench: Promise<Workbench> | undefined;
-    const open = () => {
-      bench ??= Workbench.open(row, {
+    const fresh = () =>
+      Workbench.open(row, {
         environment: o.config.environment,
         reposDir: o.reposDir,
+        workRoot: o.workRoot,
         runId: "patchloop-select",
         runner,
         timeout: cfg.wall_timeout,
       });
+    let bench: Promise<Workbench> | undefined;
+    const open = () => {
+      bench ??= fresh();
       return bench;
     };
     let record: SelectionRecord;
@@ -107,6 +117,7 @@ export async function selectAll(
         row,
         config: cfg,
         bench: open,
+        freshBench: fresh,
         cache: new SelectCache(outputDir, item.instanceId),
         kind,
         runner,
@@ -120,11 +131,20 @@ export async function selectAll(
       if (bench) await (await bench.catch(() => undefined))?.close().catch(() => undefined);
     }
     const chosen = record.selected === null ? undefined : item.candidates[record.selected];
-    await preds.set({
-      instance_id: item.instanceId,
-      model_name_or_path: chosen?.modelName ?? item.candidates[0]?.modelName ?? "patchloop-select",
-      model_patch: typeof chosen?.patch === "string" ? chosen.patch : "",
-    });
+    const held = preds.get(item.instanceId);
+    if (record.untested && !o.acceptUntested && held) {
+      // an untested pick never replaces what preds.json holds in silence: the record and the console say so
+      record.preds_json = "kept";
+      const same = item.candidates.find((c) => typeof c.patch === "string" && c.patch === held.model_patch);
+      if (same) record.kept_source = same.source;
+    } else {
+      record.preds_json = "written";
+      await preds.set({
+        instance_id: item.instanceId,
+        model_name_or_path: chosen?.modelName ?? item.candidates[0]?.modelName ?? "patchloop-select",
+        model_patch: typeof chosen?.patch === "string" ? chosen.patch : "",
+      });
+    }
     records[i] = record;
     await writer.write();
     done++;

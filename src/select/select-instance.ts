@@ -36,9 +36,11 @@ function unitsOf(cands: Candidate[], norms: Normalized[]): { units: Unit[]; grou
 }
 
 function candidateRecord(c: Candidate, i: number, n: Normalized, ex: Execution | undefined): CandidateRecord {
+  const attempt = /^attempt-(\d+)$/.exec(c.source);
   const rec: CandidateRecord = {
     index: i,
     source: c.source,
+    ...(attempt ? { attempt: Number(attempt[1]) } : {}),
     ...(c.exitStatus !== undefined ? { exit_status: c.exitStatus } : {}),
     ...(c.modelName ? { model_name: c.modelName } : {}),
     patch_sha256: typeof c.patch === "string" && c.patch !== "" ? sha(c.patch) : null,
@@ -120,19 +122,24 @@ export async function selectInstance(
   const norms = cands.map((c) => normalizePatch(typeof c.patch === "string" ? c.patch : null));
   const { units, groups } = unitsOf(cands, norms);
   let ex: Execution | undefined;
+  let untested: string | undefined;
   const steps: string[] = [];
   if (cands.length > 1 && groups.length > 1) {
     try {
       ex = await execute(units, groups, ctx);
+      untested = ex.untested;
     } catch (err) {
-      problems.push(
-        `the candidates could not be run in the instance's environment: ${(err as Error).message}; selected without tests`,
-      );
+      untested = `the candidates could not be run in the instance's environment: ${(err as Error).message}`;
+      problems.push(`${untested}; selected without tests`);
     }
   } else if (groups.length === 1 && cands.length > 1) {
     steps.push("every usable candidate normalizes to the same patch: no tests needed");
   }
   const records = cands.map((c, i) => candidateRecord(c, i, norms[i], ex));
+  for (const r of records) {
+    const unread = ex?.applies.get(r.patch_sha256 ?? "")?.unread ?? [];
+    for (const why of unread) problems.push(`${r.source}: ${why}; its patch has no syntax-tree key`);
+  }
   const result = vote(records.map((r) => voteInput(r, ex)));
   steps.push(...result.steps);
   for (const g of result.groups) for (const m of g.members) records[m].group = g.id;
@@ -154,11 +161,13 @@ export async function selectInstance(
     ...(ex?.examples ? { examples: ex.examples } : {}),
     steps,
     problems,
+    ...(untested ? { untested } : {}),
   };
   const done = (selected: number | null, reason: string, judge?: JudgeRecord): SelectionRecord => ({
     ...base,
     ...(judge ? { judge } : {}),
     selected,
+    selected_source: selected === null ? null : cands[selected].source,
     reason,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   });

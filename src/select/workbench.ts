@@ -39,6 +39,15 @@ const GIT_TIMEOUT = 120;
 
 const q = shellQuote;
 
+/** Bytes of one repository file selection reads at most (for its syntax-tree key). */
+export const MAX_REPO_FILE = 4 * 1024 * 1024;
+
+/** Bytes of the CPU times file at most (bash's `times`: two short lines). */
+const MAX_TIMES_FILE = 4096;
+
+/** A file selection read: its text, missing, or why it was not read. */
+export type FileRead = { text: string } | { missing: true } | { refused: string };
+
 /**
  * One instance opened for selection (`openInstance`'s `grade` use, the repository at the base
  * commit), and what selection does in it: reset the work tree, apply a candidate, read and write
@@ -58,6 +67,8 @@ export class Workbench {
     o: {
       environment: EnvironmentConfig;
       reposDir?: string;
+      /** Where a checkout is made (local, bwrap); default the system temp folder. */
+      workRoot?: string;
       runId: string;
       /** How the tests run; without one the workbench applies and reads patches only. */
       runner?: TestRunner;
@@ -67,6 +78,7 @@ export class Workbench {
     // openInstance reads the repository, commit, version and image fields; the hidden ones are blank.
     const opened = await openInstance(o.environment, row as SwebenchInstance, "grade", {
       reposDir: o.reposDir,
+      workRoot: o.workRoot,
       runId: o.runId,
       testTimeout: o.timeout,
     });
@@ -94,9 +106,13 @@ export class Workbench {
     return this.instance.env.exec(command, { cwd: this.instance.repoDir, timeout });
   }
 
-  /** Puts the work tree back to the base commit (changes and new files gone). */
+  /**
+   * Puts the work tree back to the base commit: changes, new files and ignored or excluded files
+   * gone (`clean -x`). Only for work trees where no candidate's code ran: test runs get a fresh
+   * workbench each (execution.ts), since the tests may have written `.git` itself.
+   */
   async reset(): Promise<void> {
-    const r = await this.exec("git checkout -q -- . && git clean -fdq");
+    const r = await this.exec("git checkout -q -- . && git clean -ffdxq");
     if (r.returncode !== 0)
       throw new Error(`cannot reset the work tree to the base commit: ${r.output.trim()}`);
   }
@@ -108,9 +124,13 @@ export class Workbench {
     return applyModelPatch(this.instance.env, this.instance.repoDir, path, "4.1", GIT_TIMEOUT);
   }
 
-  /** A repository file's text, or null when it does not exist. */
-  readRepoFile(path: string): Promise<string | null> {
-    return this.readFile(`${this.instance.repoDir}/${path}`);
+  /**
+   * A repository file's text (at most {@link MAX_REPO_FILE} bytes), `missing`, or why it was not
+   * read: only a regular file inside the repository is read, never a symbolic link (a patch may add
+   * one to `/dev/zero` or a host file), a device or a pipe.
+   */
+  readRepoFile(path: string): Promise<FileRead> {
+    return this.readRegular(this.instance.repoDir, path, MAX_REPO_FILE);
   }
 
   async writeRepoFile(path: string, text: string): Promise<void> {
@@ -229,6 +249,7 @@ export class Workbench {
       "#!/bin/bash",
       "set -uxo pipefail",
       ...this.prelude,
+      ...this.freshHome(),
       `cd ${q(this.instance.repoDir)}`,
       ...before,
       `ulimit -t ${cpu}`,
@@ -244,7 +265,8 @@ export class Workbench {
     await this.instance.env.exec(`rm -f ${q(cpuFile)}`, { timeout: GIT_TIMEOUT });
     const wall = Math.max(1, Math.ceil(limits.wall));
     const r = await this.exec(`/bin/bash ${q(path)}`, wall);
-    const used = childrenCpuSeconds((await this.readFile(cpuFile)) ?? "");
+    const times = await this.readRegular(this.instance.scratchDir, "select-cpu.txt", MAX_TIMES_FILE);
+    const used = "text" in times ? childrenCpuSeconds(times.text) : null;
     // a run stopped by the wall clock wrote no times: it is counted as having used its CPU limit or its wall time, the smaller
     const spent = { seconds: seconds(), cpuSeconds: used ?? Math.min(cpu, seconds()) };
     if (r.timedOut)
@@ -268,12 +290,67 @@ export class Workbench {
     return { ok: true, output: r.output, returncode: r.returncode, spent };
   }
 
-  private async readFile(path: string): Promise<string | null> {
+  /**
+   * `root/rel` as text when it is a regular file whose real path is that path (no symbolic link on
+   * the way, checked in the environment, as the environment sees it) of at most `cap` bytes; else
+   * `missing`, or `refused` in words. The read itself is capped too, so a file swapped after the
+   * check costs at most `cap` bytes.
+   */
+  private async readRegular(root: string, rel: string, cap: number): Promise<FileRead> {
+    const path = `${root}/${rel}`;
+    const check = [
+      `p=${q(path)}`,
+      'if [ -L "$p" ]; then printf "symlink %s\\n" "$(readlink -- "$p" | head -c 200 | tr -d "\\n")"; exit 0; fi',
+      'if [ ! -e "$p" ]; then echo missing; exit 0; fi',
+      'if [ ! -f "$p" ]; then echo other; exit 0; fi',
+      `want="$(cd -P -- ${q(root)} && pwd)/"${q(rel)}`,
+      'real=$(realpath -e -- "$p")',
+      'if [ "$real" != "$want" ]; then printf "outside %s\\n" "$(printf %s "$real" | head -c 200)"; exit 0; fi',
+      "echo regular",
+    ].join("\n");
+    const r = await this.instance.env.exec(check, { timeout: GIT_TIMEOUT });
+    const said = r.output.trim().split("\n").at(-1) ?? "";
+    if (r.returncode !== 0 || said === "")
+      return { refused: `${rel} could not be checked: ${r.output.trim().slice(0, 200)}` };
+    if (said === "missing") return { missing: true };
+    if (said.startsWith("symlink "))
+      return {
+        refused: `${rel} is a symbolic link (to ${JSON.stringify(said.slice(8))}); selection reads regular files only`,
+      };
+    if (said === "other")
+      return {
+        refused: `${rel} is not a regular file (a directory, device, socket or pipe); selection reads regular files only`,
+      };
+    if (said.startsWith("outside "))
+      return {
+        refused: `${rel} leads through a symbolic link to ${JSON.stringify(said.slice(8))}; selection reads regular files only`,
+      };
+    let bytes: Buffer;
     try {
-      return (await this.instance.env.readFile(path)).toString("utf8");
-    } catch {
-      return null;
+      bytes = await this.instance.env.readFile(path, { maxBytes: cap });
+    } catch (err) {
+      return { refused: `${rel} could not be read: ${(err as Error).message}` };
     }
+    if (bytes.length > cap)
+      return { refused: `${rel} is larger than ${cap} bytes; selection reads files up to that size` };
+    return { text: bytes.toString("utf8") };
+  }
+
+  /**
+   * On the host's Python (local, bwrap): a HOME and TMPDIR of this workbench's own (its scratch
+   * folder is made for it), so nothing a candidate's tests leave in them reaches another
+   * candidate; packages installed with `pip install --user` stay importable (PYTHONUSERBASE).
+   * Containers are fresh for each workbench already.
+   */
+  private freshHome(): string[] {
+    if (!this.instance.hostPython) return [];
+    const dir = this.instance.scratchDir;
+    return [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+      'export PYTHONUSERBASE="${PYTHONUSERBASE:-$HOME/.local}"',
+      `export HOME=${q(`${dir}/select-home`)} TMPDIR=${q(`${dir}/select-tmp`)}`,
+      'mkdir -p "$HOME" "$TMPDIR"',
+    ];
   }
 
   close(): Promise<void> {

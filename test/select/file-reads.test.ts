@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { selectRunFolder } from "../../src/select/index.js";
+import type { SelectionRecord } from "../../src/select/record.js";
+import { MAX_REPO_FILE } from "../../src/select/workbench.js";
+import { describeWithEngine } from "../support/engines.js";
+import { diffOf, newFileDiff } from "../swebench/support/calc-fixture.js";
+import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
+
+/**
+ * Selection reads a candidate's files only when they are regular files inside the repository, and
+ * at most MAX_REPO_FILE bytes of each (issue 41, item 5): a symbolic link a patch adds (to
+ * /dev/zero, to a host file) is not followed, and the record says why the candidate has no
+ * syntax-tree key.
+ */
+
+function havePytest(): boolean {
+  try {
+    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const ID = "acme__calc-1";
+
+function config(kind: string) {
+  return loadConfig({
+    configArgs: [
+      "swebench",
+      `environment.environment_class=${kind}`,
+      // only the apply step matters here: it is where the files are read
+      "run.select.regression.enabled=false",
+      "run.select.examples.enabled=false",
+    ],
+    defaultConfig: "swebench",
+  }).config;
+}
+
+function suite(kind: "local" | "bwrap") {
+  return () => {
+    let root: string;
+    let f: SelectFixture;
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), `patchloop-select-reads-${kind}-`));
+      f = buildSelectFixture(root);
+    });
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+    const select = async (patches: string[]): Promise<SelectionRecord> => {
+      const dir = mkdtempSync(join(root, "run-"));
+      patches.forEach((p, i) => {
+        const a = join(dir, ID, `attempt-${i + 1}`);
+        mkdirSync(a, { recursive: true });
+        writeFileSync(join(a, `${ID}.traj.json`), trajectory(ID, p));
+      });
+      const run = await selectRunFolder(dir, {
+        config: config(kind),
+        rows: [selectRow(f)],
+        reposDir: f.reposDir,
+        python: "/usr/bin/python3",
+      });
+      return run.records[0];
+    };
+    /** The good fix and a symbolic link calc/link.py to `target`, in one patch. */
+    const withLink = (target: string) => {
+      const clone = join(f.reposDir, "acme__calc");
+      return `${f.good}${diffOf(clone, () => symlinkSync(target, join(clone, "calc", "link.py")))}`;
+    };
+
+    it("a symbolic link to /dev/zero is not read: the candidate has no syntax-tree key, and the record says why", async () => {
+      const started = Date.now();
+      const rec = await select([withLink("/dev/zero"), f.goodOther]);
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(rec.problems).toEqual([
+        'attempt-1: calc/link.py is a symbolic link (to "/dev/zero"); selection reads regular files only; its patch has no syntax-tree key',
+      ]);
+      expect(rec.candidates[0]).toMatchObject({ status: "patch", files: ["calc/link.py", "calc/ops.py"] });
+      expect(rec.candidates[0].ast_key).toBeUndefined();
+      expect(rec.candidates[1].ast_key).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it("a symbolic link to a Python file outside the repository is not read either", async () => {
+      const outside = join(root, "outside.py");
+      writeFileSync(outside, "SECRET = 1\n");
+      const rec = await select([withLink(outside), f.goodOther]);
+      expect(rec.problems).toEqual([
+        `attempt-1: calc/link.py is a symbolic link (to ${JSON.stringify(outside)}); selection reads regular files only; its patch has no syntax-tree key`,
+      ]);
+      expect(rec.candidates[0].ast_key).toBeUndefined();
+    });
+
+    it("a file over the cap is not read", async () => {
+      const lines = Array.from({ length: Math.ceil(MAX_REPO_FILE / 6) + 10 }, () => "x = 1");
+      const big = `${f.good}${newFileDiff("calc/big.py", lines)}`;
+      const rec = await select([big, f.goodOther]);
+      expect(rec.problems).toEqual([
+        `attempt-1: calc/big.py is larger than ${MAX_REPO_FILE} bytes; selection reads files up to that size; its patch has no syntax-tree key`,
+      ]);
+      expect(rec.candidates[0].ast_key).toBeUndefined();
+    });
+  };
+}
+
+describe.skipIf(!havePytest())("select reads regular files only, capped (local)", suite("local"));
+describeWithEngine("bwrap", "select reads regular files only, capped (bwrap)", suite("bwrap"));
