@@ -40,20 +40,22 @@ export function positiveInt(value: string, flag: string): number {
 
 /** Adds the shared flags; `datasetHelp` says what the command's default dataset is. */
 export function addEnvironmentOptions(cmd: Command, datasetHelp: string, workersHelp: string): Command {
-  return cmd
-    .option("--dataset <NAME|PATH>", datasetHelp)
-    .option("-w, --workers <N>", workersHelp, "1")
-    .option(
-      "--environment <KIND>",
-      "docker, podman (instance images), local or bwrap (worktrees of --repos-dir)",
-      "docker",
-    )
-    .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
-    .option(
-      "--specs <FILE>",
-      "JSON/YAML mapping repo -> {log_parser, versions: {version or *: {test_cmd, install?, eval_commands?}}}",
-    )
-    .option("--python <PATH>", "local/bwrap: the interpreter the tests run with (default: python3 on PATH)");
+  return (
+    cmd
+      .option("--dataset <NAME|PATH>", datasetHelp)
+      .option("-w, --workers <N>", workersHelp, "1")
+      // no commander default: a command given a run folder takes the run's own (select DIR); else docker
+      .option(
+        "--environment <KIND>",
+        "docker, podman (instance images), local or bwrap (worktrees of --repos-dir) (default: a run folder's, else docker)",
+      )
+      .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
+      .option(
+        "--specs <FILE>",
+        "JSON/YAML mapping repo -> {log_parser, versions: {version or *: {test_cmd, install?, eval_commands?}}}",
+      )
+      .option("--python <PATH>", "local/bwrap: the interpreter the tests run with (default: python3 on PATH)")
+  );
 }
 
 /** Checks the shared flags (`FlagError` for a bad one) and loads `--specs`. */

@@ -2,13 +2,13 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
+import type { SelectionRecord } from "../select/record.js";
 import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { PredictionsError } from "../swebench/eval/predictions.js";
 import { runFolderOf, selectedRows } from "../swebench/eval/scope.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { PredsFileError } from "../task/preds-file.js";
-import type { SelectionRecord } from "../select/record.js";
 import { type CommandIo, collect } from "./common.js";
 import {
   addEnvironmentOptions,
@@ -30,12 +30,7 @@ export interface SelectFlags extends EnvironmentFlags {
 }
 
 /** One instance's line on the console: the attempt picked (by its folder's name), or why not and what preds.json holds. */
-export function selectLine(
-  r: SelectionRecord,
-  done: number,
-  total: number,
-  acceptUntested: boolean,
-): string {
+export function selectLine(r: SelectionRecord, done: number, total: number, acceptUntested: boolean): string {
   const head = `[${done}/${total}] ${r.instance_id}`;
   const pick = r.selected === null ? "none" : (r.selected_source ?? `candidate ${r.selected}`);
   const secs = `(${r.seconds} s)`;

@@ -40,7 +40,7 @@ describeWithEngine("bwrap", "patchloop select in a bubblewrap sandbox around a c
       { out: () => {}, err: (t) => err.push(t) },
     );
     expect(err.join("")).toMatch(
-      /^\[1\/1\] acme__calc-1: candidate 2: largest group: 1 of 1 surviving candidates/,
+      /^\[1\/1\] acme__calc-1: attempt-3: largest group: 1 of 1 surviving candidates/,
     );
     expect(code).toBe(0);
     const rec = JSON.parse(readFileSync(join(dir, "selection.jsonl"), "utf8")) as SelectionRecord;

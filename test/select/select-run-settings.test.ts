@@ -1,0 +1,122 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSelect } from "../../src/cli/select.js";
+import type { SelectionRecord } from "../../src/select/record.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  buildFixtureInstances,
+  FIX_COMMAND,
+  type FixtureInstances,
+  SUBMIT_COMMAND,
+} from "../support/fixture-instances.js";
+import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
+import { localBatchArgs, readJson } from "../swebench/batch/helpers.js";
+
+/**
+ * `patchloop select DIR` on a batch's folder tests the way the batch did (issue 40, item 1): the
+ * environment class, the clones folder and the config come from run.json, so it picks what the
+ * batch's own selection picked; when its tests cannot run it says so, keeps what preds.json holds
+ * and exits 1, unless --accept-untested.
+ */
+
+/** A wrong fix that breaks the test passing at the base commit (add(0, 0) becomes 1). */
+const BREAKS = "sed -i 's/ - b  # BUG$/ + b + 1/' $(git grep -l -e '# BUG$')";
+
+describe.skipIf(!havePytest())("patchloop select DIR takes the run's own settings", () => {
+  let root: string;
+  let f: FixtureInstances;
+  let server: FakeLlmServer;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "patchloop-select-settings-"));
+    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
+    f = buildFixtureInstances(root, { count: 1, repos: 1 });
+    server = await startFakeLlmServer();
+  });
+  afterAll(async () => {
+    await server.close();
+    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("picks what the batch picked without a flag; untested, it keeps preds.json and exits 1; --accept-untested takes the pick", async () => {
+    const id = f.rows[0].instance_id;
+    // -w 1: attempt 1 breaks a passing test, attempt 2 fixes the bug; one line each, so only the tests tell them apart
+    server.enqueue(bash(BREAKS), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const dir = join(root, "run");
+    const batch = await swebench([
+      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      "-o",
+      dir,
+      "--attempts",
+      "2",
+      "-c",
+      "run.select.enabled=true",
+    ]);
+    expect(batch.code, batch.err).toBe(0);
+    const runJson = readJson<{ info: { machine: Record<string, unknown> } }>(join(dir, "run.json"));
+    expect(runJson.info.machine).toEqual({ repos_dir: f.reposDir, python: null, specs: null });
+    const record = (): SelectionRecord => JSON.parse(readFileSync(join(dir, "selection.jsonl"), "utf8"));
+    const predsPatch = () =>
+      readJson<Record<string, { model_patch: string }>>(join(dir, "preds.json"))[id].model_patch;
+    const byBatch = record();
+    expect(byBatch.selected_source).toBe("attempt-2");
+    expect(byBatch.candidates.map((c) => [c.source, c.attempt, c.regression?.broke.length])).toEqual([
+      ["attempt-1", 1, 1],
+      ["attempt-2", 2, 0],
+    ]);
+    expect(predsPatch()).toBe(f.rows[0].patch);
+
+    const err: string[] = [];
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => err.push(t) };
+
+    // Again by hand, no flag but the folder: the same pick, for the same reasons.
+    expect(await runSelect(dir, { workers: "1", config: [] }, io)).toBe(0);
+    const again = record();
+    expect(again.selected).toBe(byBatch.selected);
+    expect(again.candidates.map((c) => c.regression)).toEqual(
+      byBatch.candidates.map((c) => ({ ...c.regression, cached: true })),
+    );
+    expect(again.untested).toBeUndefined();
+    expect(err.join("")).toMatch(
+      new RegExp(
+        `^\\[1/1\\] ${id}: attempt-2: largest group: 1 of 1 surviving candidates \\(group 2\\); its smallest patch \\([\\d.]+ s\\)\\n$`,
+      ),
+    );
+    expect(predsPatch()).toBe(f.rows[0].patch);
+
+    // The tests cannot run (the clones folder given is empty; the cache of the earlier runs removed):
+    // the console says so, preds.json keeps attempt 2's patch, exit 1.
+    err.length = 0;
+    const noClones = join(root, "empty-repos");
+    mkdirSync(noClones);
+    rmSync(join(dir, ".select-cache"), { recursive: true, force: true });
+    const noRepos = { workers: "1", config: [], reposDir: noClones };
+    expect(await runSelect(dir, noRepos, io)).toBe(1);
+    const untested = record();
+    expect(untested.untested).toMatch(/^the candidates could not be run in the instance's environment: /);
+    expect(untested).toMatchObject({
+      selected_source: "attempt-1",
+      preds_json: "kept",
+      kept_source: "attempt-2",
+    });
+    expect(predsPatch()).toBe(f.rows[0].patch);
+    const said = err.join("");
+    expect(said).toContain(
+      `[1/1] ${id}: NOT TESTED: ${untested.untested}. preds.json keeps attempt-2's patch; untested, the vote alone would pick attempt-1 (--accept-untested takes it)`,
+    );
+    expect(said).toContain(
+      `1 instance(s) NOT TESTED, preds.json kept their patches: ${id}. Fix what stopped the tests (the lines above say it), or pass --accept-untested to take the untested picks.\n`,
+    );
+
+    // Accepted explicitly: the untested pick is written, exit 0.
+    err.length = 0;
+    expect(await runSelect(dir, { ...noRepos, acceptUntested: true }, io)).toBe(0);
+    expect(record()).toMatchObject({ selected_source: "attempt-1", preds_json: "written" });
+    expect(err.join("")).toContain(`[1/1] ${id}: attempt-1, NOT TESTED (accepted with --accept-untested): `);
+    expect(predsPatch()).not.toBe(f.rows[0].patch);
+  });
+});
