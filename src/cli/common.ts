@@ -33,8 +33,11 @@ export function addSelectionOptions(cmd: Command): Command {
     .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, []);
 }
 
-/** The options every agent-running command shares. */
-export function addAgentOptions(cmd: Command): Command {
+/**
+ * The options every agent-running command shares; `environments` says what `--environment` takes
+ * there (localize reads only from containers).
+ */
+export function addAgentOptions(cmd: Command, environments = "local, bwrap, docker or podman"): Command {
   return cmd
     .option(
       "-c, --config <CONFIG>",
@@ -51,7 +54,7 @@ export function addAgentOptions(cmd: Command): Command {
       "--model-class <CLASS>",
       "mini-swe-agent model class: litellm_textbased means text actions (backticks)",
     )
-    .option("--environment <KIND>", "local, bwrap, docker or podman")
+    .option("--environment <KIND>", environments)
     .option("--image <IMAGE>", "container image (docker/podman)");
 }
 

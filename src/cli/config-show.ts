@@ -102,11 +102,20 @@ export function register(program: Command): void {
       const task = flags.instance
         ? String(instance.problem_statement)
         : (flags.task ?? "(the task text goes here)");
-      // The cwd the model is shown: a batch's for --instance (instance-environment.ts), else the config's.
+      // The cwd the model is shown: a batch's for --instance (instance-environment.ts); else, locally,
+      // the pattern of a batch's checkout path (a local environment is never at environment.cwd),
+      // else the config's.
+      const local = cfg.environment.environment_class === "local";
       const cwd = flags.instance
         ? instanceCwd(cfg.environment, flags.instance)
-        : cfg.environment.cwd ||
-          (cfg.environment.environment_class === "bwrap" ? "/testbed" : "<the repository directory>");
+        : local
+          ? instanceCwd(cfg.environment, "INSTANCE_ID").replace(/INSTANCE_ID$/, "<instance_id>")
+          : cfg.environment.cwd ||
+            (cfg.environment.environment_class === "bwrap" ? "/testbed" : "<the repository directory>");
+      const where =
+        local && !flags.instance
+          ? "environment local: a SWE-bench batch's checkout; patchloop run shows its worktree of --repo, or --repo itself with --in-place"
+          : `environment ${cfg.environment.environment_class}`;
       const localization =
         flags.instance && cfg.agent.localize.enabled
           ? await (await import("../localize/show.js")).localizationForShow(
@@ -125,7 +134,7 @@ export function register(program: Command): void {
         ...(family ? [`# ${scrub(family.line)}`] : []),
         stringify(scrubStringValues(redactSecrets(cfg), scrub), { lineWidth: 0 }).trimEnd(),
         "",
-        `# cwd shown to the model: ${cwd} (environment ${cfg.environment.environment_class})`,
+        `# cwd shown to the model: ${cwd} (${where})`,
         "",
         section("system message", templates.system(vars)),
         section(

@@ -149,5 +149,6 @@ export function register(program: Command): void {
       .option("--top <K>", "files per instance", "10")
       .option("--symbols <N>", "definitions per instance (default: agent.localize.top_symbols)")
       .requiredOption("-o, --output <FILE>", "the JSONL file to write (replaced), one line per instance"),
+    "docker or podman: read each repository in a container of its instance image (else --repos-dir)",
   ).action((flags: LocalizeFlags) => guarded(() => runLocalizeCommand(flags)));
 }

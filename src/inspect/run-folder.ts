@@ -141,7 +141,7 @@ export class RunFolder {
     return {
       name: basename(this.root),
       totals: run.totals,
-      evalSearch: evalSearchText(basename(this.root)),
+      evalSearch: evalSearchText(basename(this.root), run.totals !== null),
       rows: sorted,
       charts: computeCharts(sorted),
       evalFiles: [...evals.files, ...grades.files].sort(),
@@ -151,12 +151,22 @@ export class RunFolder {
   }
 }
 
-/** Where evaluation results are looked for, in words (shown when none was found). */
-export function evalSearchText(folder: string): string {
-  return (
+/**
+ * Where evaluation results are looked for, and how to make them, in words (shown when none was
+ * found). `batch`: the folder has a run.json (`patchloop swebench -o DIR`), whose dataset `eval`
+ * reads; without one (`patchloop run`, another scaffold's run) eval needs the dataset named, and a
+ * `patchloop run` folder has none to grade against.
+ */
+export function evalSearchText(folder: string, batch: boolean): string {
+  const looked =
     `looked under ${folder}/ for report.json files (up to ${SCAN.maxDepth} folders deep) and run summaries ` +
-    `(.json files with a resolved_ids list, up to ${SUMMARY_DEPTH} deep); grade this run with ` +
-    "`patchloop eval --predictions <this folder>`, which writes them to <this folder>/eval/"
+    `(.json files with a resolved_ids list, up to ${SUMMARY_DEPTH} deep); `;
+  if (batch)
+    return `${looked}grade this run with \`patchloop eval --predictions <this folder>\`, which writes them to <this folder>/eval/`;
+  return (
+    `${looked}this folder has no run.json, so it is not a \`patchloop swebench\` run: predictions of SWE-bench ` +
+    "instances are graded with `patchloop eval --predictions <this folder> --dataset NAME|FILE` (the rows they " +
+    "were made for), while a `patchloop run` folder has no dataset row to grade its patch against"
   );
 }
 

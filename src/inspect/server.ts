@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -101,7 +102,7 @@ class Handler {
     if (!ev && this.target.mode === "run")
       body.evalSearch = at
         ? attemptEvalSearchText(this.target.name, at.attempt)
-        : evalSearchText(this.target.name);
+        : evalSearchText(this.target.name, existsSync(join(this.target.root, "run.json")));
     sendJson(res, 200, body);
   }
 }

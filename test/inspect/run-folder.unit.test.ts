@@ -170,6 +170,15 @@ describe("run folder overview", () => {
           "with a resolved_ids list, up to 3 deep); grade this run with `patchloop eval --predictions <this folder>`, " +
           "which writes them to <this folder>/eval/",
       );
+      // without run.json (patchloop run, another scaffold): no eval command that cannot work
+      rmSync(join(extra, "run.json"));
+      expect((await new RunFolder(extra).overview()).evalSearch).toBe(
+        `looked under ${o.name}/ for report.json files (up to 6 folders deep) and run summaries (.json files ` +
+          "with a resolved_ids list, up to 3 deep); this folder has no run.json, so it is not a `patchloop swebench` " +
+          "run: predictions of SWE-bench instances are graded with `patchloop eval --predictions <this folder> " +
+          "--dataset NAME|FILE` (the rows they were made for), while a `patchloop run` folder has no dataset row " +
+          "to grade its patch against",
+      );
     } finally {
       rmSync(extra, { recursive: true, force: true });
     }
