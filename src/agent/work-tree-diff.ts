@@ -4,22 +4,24 @@ import { shellQuote } from "../tools/shell-quote.js";
 
 /**
  * The script behind {@link workTreeDiff}, for a shell whose working directory is in the work tree.
- * It stages into a temporary index set to `base` (the repository's own index is never written,
- * and what the agent staged or committed since does not matter): the changes of files `base` has,
- * then new files that neither the ignore rules nor PATCH_EXCLUDES match, and prints
- * `git diff --cached --binary` against `base`.
+ * It stages into a temporary index made fresh from `base` (the repository's own index is never
+ * read or written, so what the agent staged or committed since does not matter, nor any flag it set
+ * on an entry: `git update-index --assume-unchanged` or `--skip-worktree` cannot hide a change): the
+ * changes of files `base` has, then new files that neither the ignore rules nor PATCH_EXCLUDES
+ * match, and prints `git diff --cached --binary` against `base`. A fresh index has no stat data, so
+ * every file `base` has is read once (measured in docs/interactive.md).
  */
 export function workTreeDiffScript(base: string): string {
+  // settings that would let git skip a file (stat data trusted blindly, a sparse checkout) are off
+  const g = 'GIT_INDEX_FILE="$tmp/index" git -c core.ignoreStat=false -c core.sparseCheckout=false';
   return [
     "set -e",
-    "tmp=$(mktemp)",
-    `trap 'rm -f "$tmp" "$tmp.log"' EXIT`,
-    // the index as of `base`, keeping the stat data of unchanged entries (so unchanged files are not read)
-    `cp "$(git rev-parse --git-dir)/index" "$tmp" 2>/dev/null || true`,
-    `GIT_INDEX_FILE="$tmp" git read-tree -m ${shellQuote(base)} 2>/dev/null || GIT_INDEX_FILE="$tmp" git read-tree ${shellQuote(base)} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git add -u >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git add -A -- :/ ${PATCH_PATHSPECS} >"$tmp.log" 2>&1 || { cat "$tmp.log"; exit 1; }`,
-    `GIT_INDEX_FILE="$tmp" git -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${shellQuote(base)} 2>"$tmp.log" || { cat "$tmp.log"; exit 1; }`,
+    "tmp=$(mktemp -d)",
+    `trap 'rm -rf "$tmp"' EXIT`,
+    `${g} read-tree ${shellQuote(base)} >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }`,
+    `${g} add -u >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }`,
+    `${g} add -A -- :/ ${PATCH_PATHSPECS} >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }`,
+    `${g} -c core.quotepath=off diff --cached --binary --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ ${shellQuote(base)} 2>"$tmp/log" || { cat "$tmp/log"; exit 1; }`,
   ].join("\n");
 }
 

@@ -1,8 +1,8 @@
 import pc from "picocolors";
 import { coloredDiff } from "./action-view.js";
-import { canUndoInPlace, carryOut, type FinishChoice } from "./finish.js";
+import { canUndoInPlace, carryOut, type FinishChoice, undoAll } from "./finish.js";
 import { type Ask, type Choice, EndRun } from "./prompts.js";
-import { branchOf, type Workspace } from "./workspace.js";
+import { branchOf, removalHint, type Workspace } from "./workspace.js";
 
 /** Lines of the patch shown before the question; the whole patch is in the run folder. */
 export const SHOWN_PATCH_LINES = 200;
@@ -51,14 +51,21 @@ function choicesFor(ws: Workspace): Choice<FinishChoice>[] {
  * The end of `patchloop run`: the agent's changes (the work folder's diff) are shown, the
  * person chooses what becomes of them (or `choice` was made beforehand), and it is carried out
  * (finish.ts). Ctrl-C at the question keeps the tree as it is: discard in a worktree, keep in place.
- * When the changes cannot be read, the worktree is left where it is and the console says so.
+ * When the changes cannot be read, the worktree is left where it is and the console says so; in
+ * place with a sandbox the tree is put back as it was at the start instead (nothing unread stays).
  */
 export async function endOfRun(o: EndOfRunOptions): Promise<void> {
   const c = pc.createColors(o.color);
   const { ws } = o;
   if ("error" in o.changes) {
     o.write(`${c.red("the work folder's changes could not be read")}: ${o.changes.error}\n`);
+    if (ws.snapshot) {
+      // in place with a sandbox: what cannot be read cannot be shown, so none of it stays
+      for (const line of await undoAll(ws, ws.snapshot)) o.write(`${line}\n`);
+      return;
+    }
     o.write(`it is left as it is: ${ws.dir}\n`);
+    if (ws.mode === "worktree") o.write(`${removalHint(ws)}\n`);
     return;
   }
   const { patch } = o.changes;

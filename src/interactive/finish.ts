@@ -2,6 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git, runGit } from "./git.js";
+import {
+  compareTree,
+  type TreeChange,
+  type TreeSnapshot,
+  type Undone,
+  undoChanges,
+} from "./tree-snapshot.js";
 import { branchOf, closeWorkspace, type Workspace } from "./workspace.js";
 
 /**
@@ -63,7 +70,8 @@ async function undoInPlace(ws: Workspace, patch: string): Promise<void> {
 /**
  * Carries out the choice and ends the workspace (closeWorkspace). Returns what was done, one line
  * each, for the console. A patch that does not apply to the person's tree is put on the branch
- * instead, so it is never lost.
+ * instead, so it is never lost. In place with a sandbox (ws.snapshot), the tree is first compared
+ * with its state at the start: see {@link carryOutChecked}.
  */
 export async function carryOut(
   ws: Workspace,
@@ -71,6 +79,7 @@ export async function carryOut(
   patch: string,
   message: string,
 ): Promise<string[]> {
+  if (ws.snapshot) return carryOutChecked(ws, ws.snapshot, choice, patch, message);
   const said: string[] = [];
   if (patch === "") {
     await closeWorkspace(ws);
@@ -78,16 +87,14 @@ export async function carryOut(
   }
   let effective = choice;
   if (ws.mode === "in-place" && choice !== "apply" && !canUndoInPlace(ws)) {
-    said.push(
-      `the tree had uncommitted changes of yours at the start, so the agent's changes cannot be told apart from them: they stay in ${ws.repo}`,
-    );
+    said.push(keptOwnChanges(ws));
     effective = "apply";
   }
   if (effective === "apply" && ws.mode === "worktree") {
-    const r = await runGit(ws.git, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: patch });
-    if (r.code === 0) said.push(`applied to ${ws.repo} (the files are changed; nothing is staged)`);
+    const r = await applyToTree(ws, patch);
+    if (r === null) said.push(`applied to ${ws.repo} (the files are changed; nothing is staged)`);
     else {
-      said.push(`the patch does not apply to ${ws.repo} as it is now: ${r.stderr.trim().split("\n")[0]}`);
+      said.push(r);
       effective = "branch";
     }
   } else if (effective === "apply") {
@@ -97,19 +104,135 @@ export async function carryOut(
   if (effective === "branch") commit = await commitOf(ws, patch, message);
   if (ws.mode === "in-place" && effective !== "apply") await undoInPlace(ws, patch);
   await closeWorkspace(ws);
+  said.push(...(await afterwards(ws, effective, commit)));
+  return said;
+}
+
+function keptOwnChanges(ws: Workspace): string {
+  return `the tree had uncommitted changes of yours at the start, so the agent's changes cannot be told apart from them: they stay in ${ws.repo}`;
+}
+
+/** Applies the patch to the person's tree: null when it did, else the line saying why not. */
+async function applyToTree(ws: Workspace, patch: string): Promise<string | null> {
+  const r = await runGit(ws.git, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: patch });
+  return r.code === 0
+    ? null
+    : `the patch does not apply to ${ws.repo} as it is now: ${r.stderr.trim().split("\n")[0]}`;
+}
+
+/** Makes the branch of a commit, and says what became of the patch: the branch, or the tree as it was. */
+async function afterwards(ws: Workspace, effective: FinishChoice, commit: string | null): Promise<string[]> {
   if (commit !== null) {
     const branch = branchOf(ws);
     await git(ws.git, ["branch", "--force", branch, commit]);
-    said.push(
+    return [
       `committed on the branch ${branch} (${commit.slice(0, 12)}, on top of ${ws.base.slice(0, 12)}); your tree is as it was. ` +
         `See it with: git -C ${ws.repo} show ${branch}`,
-    );
-  } else if (effective === "discard") {
-    said.push(
-      ws.mode === "worktree"
-        ? `discarded: ${ws.repo} is as it was`
-        : `taken out of ${ws.repo} again: it is as it was`,
-    );
+    ];
   }
+  if (effective !== "discard") return [];
+  return [
+    ws.mode === "worktree"
+      ? `discarded: ${ws.repo} is as it was`
+      : `taken out of ${ws.repo} again: it is as it was`,
+  ];
+}
+
+/** The paths a patch names (old and new names of each file), read by git here from the text alone. */
+async function patchPaths(ws: Workspace, patch: string): Promise<Set<string>> {
+  if (patch === "") return new Set();
+  const out = await git(ws.git, ["apply", "--numstat", "-z", "-"], { input: patch });
+  // per file: "added\tdeleted\tpath\0", or for a rename "added\tdeleted\t\0old\0new\0"
+  const paths = new Set<string>();
+  for (const part of out.split("\0")) {
+    const tab = /^(?:-|\d+)\t(?:-|\d+)\t(.*)$/s.exec(part);
+    const path = tab ? tab[1] : part;
+    if (path !== "") paths.add(path);
+  }
+  return paths;
+}
+
+/**
+ * The end of an in-place run in a sandbox. The agent could leave changes that no patch carries
+ * (ignored or excluded files, bytecode, build output, a tracked file behind an index flag of its
+ * own), and any of them could run here later; so the whole tree is compared with the snapshot
+ * taken before it started:
+ * - every difference the patch does not account for is undone (put back, or removed) and listed,
+ *   whatever the choice;
+ * - a tree that was clean at the start is put back entirely, then `apply` applies the patch with
+ *   git here (so the tree holds exactly what the patch says, nothing else); `branch` and `discard`
+ *   leave it as it was;
+ * - with the person's own changes at the start (--allow-dirty) the patch's files stay as they are.
+ */
+async function carryOutChecked(
+  ws: Workspace,
+  snap: TreeSnapshot,
+  choice: FinishChoice,
+  patch: string,
+  message: string,
+): Promise<string[]> {
+  const said: string[] = [];
+  const changes = await compareTree(snap);
+  const named = await patchPaths(ws, patch);
+  const accounted = (c: TreeChange) =>
+    named.has(c.path) || (c.kind === "dir" && [...named].some((p) => p.startsWith(`${c.path}/`)));
+  const hidden = changes.filter((c) => !accounted(c));
+  let effective: FinishChoice = patch === "" ? "discard" : choice;
+  if (patch !== "" && choice !== "apply" && !canUndoInPlace(ws)) {
+    said.push(keptOwnChanges(ws));
+    effective = "apply";
+  }
+  const whole = canUndoInPlace(ws);
+  const undone = await undoChanges(snap, whole ? changes : hidden);
+  let commit: string | null = null;
+  if (effective === "apply" && whole) {
+    const r = await applyToTree(ws, patch);
+    if (r === null) said.push(`the changes stay in ${ws.repo} (nothing is staged)`);
+    else {
+      said.push(r);
+      effective = "branch";
+    }
+  } else if (effective === "apply") said.push(`the changes stay in ${ws.repo} (nothing is staged)`);
+  if (effective === "branch") commit = await commitOf(ws, patch, message);
+  await closeWorkspace(ws);
+  said.push(...hiddenLines(hidden, undone, snap));
+  if (patch === "") {
+    said.push(
+      hidden.length === 0
+        ? "the agent changed nothing: there is no patch"
+        : `there is no patch; ${ws.repo} is as it was at the start`,
+    );
+    return said;
+  }
+  said.push(...(await afterwards(ws, effective, commit)));
   return said;
+}
+
+/** In place with a sandbox, when the changes could not be read: the tree is put back as it was at the start. */
+export async function undoAll(ws: Workspace, snap: TreeSnapshot): Promise<string[]> {
+  const changes = await compareTree(snap);
+  const undone = await undoChanges(snap, changes);
+  await closeWorkspace(ws);
+  return [
+    ...hiddenLines(changes, undone, snap),
+    `${ws.repo} is as it was at the start (the patch file in the run folder is kept)`,
+  ];
+}
+
+/** The console's list of what the patch did not hold and what was done with each. */
+function hiddenLines(hidden: TreeChange[], undone: Undone[], snap: TreeSnapshot): string[] {
+  const checked = `compared with the tree at the start (${snap.stats.paths} paths)`;
+  if (hidden.length === 0) return [`nothing outside the patch changed in the tree (${checked})`];
+  const done = new Map(undone.map((u) => [u.change.path, u.done]));
+  // what lies under an added or removed folder that is listed goes with it
+  const folders = hidden.filter((c) => c.kind === "dir" && c.change !== "changed").map((c) => `${c.path}/`);
+  const shown = hidden.filter((c) => !folders.some((f) => c.path.startsWith(f)));
+  return [
+    `${shown.length} change(s) in the tree are not in the patch (ignored or excluded files, bytecode, build output, ` +
+      `or hidden from git by the agent; ${checked}); each is undone:`,
+    ...shown.map(
+      (c) =>
+        `  ${c.change} ${c.kind === "dir" ? "folder" : c.kind === "link" ? "link" : "file"} ${c.path}: ${done.get(c.path)}`,
+    ),
+  ];
 }

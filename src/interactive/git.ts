@@ -97,3 +97,18 @@ export async function discoverGit(cwd: string, args: string[]): Promise<GitResul
   });
   return hostResult(r, args, HOST_GIT_TIMEOUT);
 }
+
+/** A blob of the person's repository, as bytes (a file to put back as it was). */
+export async function gitBlob(repo: HostRepo, oid: string): Promise<Buffer> {
+  const r = await runProcess("git", [...HOST_GIT_CONFIG, "cat-file", "blob", oid], {
+    cwd: repo.workTree,
+    env: { ...process.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree },
+    timeout: HOST_GIT_TIMEOUT,
+    maxStdout: HOST_GIT_MAX_OUTPUT,
+  });
+  if (r.code !== 0 || r.timedOut || r.overflowed)
+    throw new Error(
+      `git cat-file blob ${oid} (in ${repo.workTree}) failed: ${r.stderr.trim() || `exit ${r.code}`}`,
+    );
+  return r.stdout;
+}

@@ -1,10 +1,21 @@
-import { existsSync, lstatSync, realpathSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { EnvironmentConfig } from "../config/schema.js";
+import { configuredRepoPath, SANDBOX_REPO } from "../environments/index.js";
 import { discoverGit, git, type HostRepo, runGit } from "./git.js";
+import { type TreeSnapshot, takeSnapshot } from "./tree-snapshot.js";
 
 /**
  * Where the agent works on the person's repository (docs/interactive.md):
@@ -46,6 +57,11 @@ export interface Workspace {
   admin: string;
   /** in-place: the run's scratch folder (the saved index, the agent's git folder). Removed at the end. */
   scratch: string | null;
+  /**
+   * in place with a sandbox: the whole tree as it was before the agent started (tree-snapshot.ts),
+   * set by {@link environmentFor}; at the end whatever the patch does not account for is put back.
+   */
+  snapshot: TreeSnapshot | null;
 }
 
 export interface WorkspaceOptions {
@@ -134,7 +150,7 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
       await copyKeepingTimes(index, savedIndex.copy);
       await copyKeepingTimes(index, join(admin, "index"));
     }
-    return { ...common, mode: "in-place", dir: o.repo, savedIndex, admin, scratch };
+    return { ...common, mode: "in-place", dir: o.repo, savedIndex, admin, scratch, snapshot: null };
   }
   // run ids are made by run.ts (a time stamp and hex digits): always a valid branch name
   if (!/^[0-9A-Za-z][0-9A-Za-z-]*$/.test(o.runId))
@@ -149,7 +165,23 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
   if (made.code !== 0)
     throw new Error(`the new worktree ${o.worktreeDir} cannot be read: ${made.stderr.trim()}`);
   const admin = made.stdout.trim();
-  return { ...common, mode: "worktree", dir: o.worktreeDir, savedIndex: null, admin, scratch: null };
+  return {
+    ...common,
+    mode: "worktree",
+    dir: o.worktreeDir,
+    savedIndex: null,
+    admin,
+    scratch: null,
+    snapshot: null,
+  };
+}
+
+/**
+ * Where bwrap shows the work folder: `environment.cwd`, else /testbed, as in a batch; the agent
+ * never sees the host path of the worktree or repository.
+ */
+export function sandboxRepoPath(config: EnvironmentConfig): string {
+  return configuredRepoPath(config) ?? SANDBOX_REPO;
 }
 
 /**
@@ -159,7 +191,8 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
  * and new objects, which borrow the repository's):
  * - worktree: the worktree read-write, its admin folder read-write;
  * - in place: the tree read-write but its `.git` and git folders read-only; the agent's git is
- *   pointed at the scratch git folder (GIT_DIR, GIT_WORK_TREE).
+ *   pointed at the scratch git folder (GIT_DIR, GIT_WORK_TREE). The whole tree is recorded first
+ *   (ws.snapshot): what the agent leaves that the patch does not hold is put back at the end.
  * Local environments are returned unchanged: there the agent can reach everything anyway.
  */
 export async function environmentFor(ws: Workspace, config: EnvironmentConfig): Promise<EnvironmentConfig> {
@@ -171,31 +204,39 @@ export async function environmentFor(ws: Workspace, config: EnvironmentConfig): 
     GIT_OBJECT_DIRECTORY: objects,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: join(ws.commonDir, "objects"),
   };
-  const readOnly = [ws.commonDir];
+  // bwrap shows the work folder at /testbed (or environment.cwd), as a batch does; a container
+  // mounts it at its own path (a config's container path belongs to an image's repository)
+  const inside = kind === "bwrap" ? sandboxRepoPath(config) : ws.dir;
+  const readOnly = [{ from: ws.commonDir, to: ws.commonDir }];
   if (ws.mode === "in-place") {
     const dotGit = join(ws.repo, ".git");
     if (lstatSync(dotGit, { throwIfNoEntry: false })?.isSymbolicLink())
       throw new ConfigError(
         `--in-place with ${kind}: ${dotGit} is a symbolic link, which the sandbox cannot show read-only; run without --in-place`,
       );
-    // a .git file (the repository is itself a linked worktree) is shown read-only like a folder
-    readOnly.push(...[dotGit, ws.git.gitDir].filter((p) => p !== ws.commonDir && existsSync(p)));
-    Object.assign(env, { GIT_DIR: ws.admin, GIT_WORK_TREE: ws.repo });
+    // the tree's own .git (a folder, or the file of a linked worktree) read-only where the tree is
+    // shown, and the git folder at its own path, which the agent's git folder names
+    const atOwnPath = [ws.git.gitDir].filter((p) => p !== ws.commonDir && existsSync(p));
+    readOnly.push(...atOwnPath.map((p) => ({ from: p, to: p })));
+    if (existsSync(dotGit) && (inside !== ws.repo || dotGit !== ws.commonDir))
+      readOnly.push({ from: dotGit, to: posix.join(inside, ".git") });
+    Object.assign(env, { GIT_DIR: ws.admin, GIT_WORK_TREE: inside });
+    if (ws.scratch) ws.snapshot = await takeSnapshot(ws.repo, ws.git, join(ws.scratch, "start"));
   }
-  const shown = [...readOnly.map((d) => ({ d, rw: false })), { d: ws.admin, rw: true }];
+  const shown = [...readOnly.map((m) => ({ ...m, rw: false })), { from: ws.admin, to: ws.admin, rw: true }];
   const merged = { ...config.env, ...env };
   if (kind === "bwrap")
     return {
       ...config,
       env: merged,
-      binds: [...config.binds, ...shown.map((m) => `${m.d}:${m.d}:${m.rw ? "rw" : "ro"}`)],
+      binds: [...config.binds, ...shown.map((m) => `${m.from}:${m.to}:${m.rw ? "rw" : "ro"}`)],
     };
   return {
     ...config,
     env: merged,
     run_args: [
       ...config.run_args,
-      ...shown.flatMap((m) => ["--volume", m.rw ? `${m.d}:${m.d}` : `${m.d}:${m.d}:ro`]),
+      ...shown.flatMap((m) => ["--volume", m.rw ? `${m.from}:${m.to}` : `${m.from}:${m.to}:ro`]),
     ],
   };
 }
@@ -220,6 +261,54 @@ export async function closeWorkspace(ws: Workspace): Promise<void> {
   await rm(ws.admin, { recursive: true, force: true });
   // the folder that held it (the run folder's worktree/), when nothing else is in it
   await rmdir(dirname(ws.dir)).catch(() => {});
+}
+
+/** How to remove a worktree patchloop left, without running git in the tree the agent wrote. */
+export function removalHint(ws: Workspace): string {
+  return `remove it with: rm -rf ${ws.dir} && git -C ${ws.repo} worktree prune`;
+}
+
+/**
+ * Ends the workspace at once, synchronously, when the person quits (a third Ctrl-C, a second
+ * SIGTERM) and the process exits right after: a worktree is removed (its folder and its git folder,
+ * so the person's repository no longer lists it); in place, the index is put back and the run's
+ * scratch folder goes, but the tree is not checked (there is no time to). Returns the lines that
+ * say what was done, or where the worktree is and how to remove it.
+ */
+export function quitWorkspace(ws: Workspace): string[] {
+  if (ws.mode === "in-place") {
+    try {
+      if (ws.savedIndex) {
+        copyFileSync(ws.savedIndex.copy, ws.savedIndex.index);
+        const st = statSync(ws.savedIndex.copy);
+        utimesSync(ws.savedIndex.index, st.atime, st.mtime);
+      }
+      if (ws.scratch) rmSync(ws.scratch, { recursive: true, force: true });
+    } catch {
+      // the lines below say what stays
+    }
+    return [
+      `quit at once: the agent's changes stay in ${ws.repo}` +
+        (ws.snapshot
+          ? "; the tree was not compared with its state at the start, so files the agent wrote outside the patch " +
+            `(ignored ones included) may remain: git -C ${ws.repo} status --ignored lists them`
+          : ""),
+    ];
+  }
+  try {
+    rmSync(ws.dir, { recursive: true, force: true });
+    rmSync(ws.admin, { recursive: true, force: true });
+    try {
+      rmdirSync(dirname(ws.dir));
+    } catch {
+      // not empty, or gone: either is fine
+    }
+    return [`quit at once: the worktree ${ws.dir} is removed, and the agent's changes with it`];
+  } catch (err) {
+    return [
+      `quit at once: the worktree is left at ${ws.dir} (${(err as Error).message}); ${removalHint(ws)}`,
+    ];
+  }
 }
 
 /** Says where the agent works, before it starts. */
