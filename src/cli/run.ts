@@ -22,6 +22,8 @@ import {
   describeWorkspace,
   environmentFor,
   openWorkspace,
+  quitWorkspace,
+  removalHint,
 } from "../interactive/workspace.js";
 import { createModel } from "../models/create-model.js";
 import type { Model } from "../models/types.js";
@@ -219,8 +221,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     throw err;
   }
   const runner = createActionRunner(config);
+  // quitting at once (a third Ctrl-C, a second signal) still ends the workspace, or says where it is
+  const quit = (): never => {
+    for (const line of quitWorkspace(ws)) process.stderr.write(`\n${line}\n`);
+    process.exit(130);
+  };
   const keyboard = terminal
-    ? new Keyboard(run, (line) => write(`\n${pc.createColors(color).yellow(line)}\n`))
+    ? new Keyboard(run, (line) => write(`\n${pc.createColors(color).yellow(line)}\n`), quit)
     : null;
   // only a terminal run has a person to ask: the session (and the diff library its views use) is
   // loaded then
@@ -240,7 +247,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       })
     : null;
   const onSignal = () => {
-    if (run.signal.aborted) process.exit(130);
+    if (run.signal.aborted) quit();
     process.stderr.write("\ninterrupted: saving the trajectory (press Ctrl-C again to quit at once)\n");
     run.abort();
   };
@@ -282,6 +289,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
   } catch (err) {
     write(`the agent's work is left as it is in ${ws.dir}\n`);
+    if (ws.mode === "worktree") write(`${removalHint(ws)}\n`);
     throw err;
   } finally {
     keyboard?.close();
