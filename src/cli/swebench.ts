@@ -190,7 +190,10 @@ async function selectAfter(
   workers: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const { selectRunFolder } = await import("../select/index.js");
+  const [{ selectRunFolder }, { selectLine }] = await Promise.all([
+    import("../select/index.js"),
+    import("./select.js"),
+  ]);
   io.err("selecting one patch per instance (run.select)...\n");
   const run = await selectRunFolder(resolve(flags.output), {
     config,
@@ -200,9 +203,16 @@ async function selectAfter(
     python: eval_.python,
     workers,
     signal,
+    // an instance whose tests could not run keeps its standing attempt, and says so (docs/selection.md)
+    onRecord: (r, done, total) => {
+      if (r.untested) io.err(selectLine(r, done, total, false));
+    },
   });
   const chosen = run.records.filter((r) => r.selected !== null).length;
-  io.out(`selection: a patch for ${chosen} of ${run.records.length} instances (${run.selectionPath})\n`);
+  const kept = run.records.filter((r) => r.preds_json === "kept").length;
+  io.out(
+    `selection: a patch for ${chosen} of ${run.records.length} instances (${run.selectionPath})${kept ? `; ${kept} NOT TESTED kept their standing attempt (patchloop select ${flags.output} --accept-untested takes the untested picks)` : ""}\n`,
+  );
 }
 
 /**
