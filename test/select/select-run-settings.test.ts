@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,5 +118,40 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     expect(record()).toMatchObject({ selected_source: "attempt-1", preds_json: "written" });
     expect(err.join("")).toContain(`[1/1] ${id}: attempt-1, NOT TESTED (accepted with --accept-untested): `);
     expect(predsPatch()).not.toBe(f.rows[0].patch);
+  });
+
+  it("the batch's own selection, when the tests cannot run (no test command), keeps the standing attempt and says so for the instance", async () => {
+    const id = f.rows[0].instance_id;
+    // rows without test_cmd and log_parser, for a repository no spec knows: no test command
+    const dataset = join(root, "no-test-command.jsonl");
+    const { test_cmd: _c, log_parser: _p, ...bare } = f.rows[0];
+    writeFileSync(dataset, `${JSON.stringify(bare)}\n`);
+    // attempt 1 fixes the bug with one more line than attempt 2: untested, the vote picks the smaller
+    const FIX_MORE = `${FIX_COMMAND} && printf 'EXTRA = 1\\n' >> $(git grep -l -e ' + b$' -- '*.py')`;
+    server.enqueue(bash(FIX_MORE), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const dir = join(root, "run-untested");
+    const batch = await swebench([
+      ...localBatchArgs(dataset, server.url, f.reposDir),
+      "-o",
+      dir,
+      "--attempts",
+      "2",
+      "-c",
+      "run.select.enabled=true",
+    ]);
+    expect(batch.code, batch.err).toBe(0);
+    const rec = JSON.parse(readFileSync(join(dir, "selection.jsonl"), "utf8")) as SelectionRecord;
+    expect(rec.untested).toBe(
+      `instance ${id}: no test command for acme/lib0 version "1.0". Give the row test_cmd and log_parser fields, or pass --specs FILE mapping the repo to them.`,
+    );
+    expect(rec).toMatchObject({ selected_source: "attempt-2", preds_json: "kept", kept_source: "attempt-1" });
+    expect(batch.err).toContain(
+      `[1/1] ${id}: NOT TESTED: ${rec.untested}. preds.json keeps attempt-1's patch; untested, the vote alone would pick attempt-2 (--accept-untested takes it)`,
+    );
+    expect(batch.out).toContain(
+      `selection: a patch for 1 of 1 instances (${join(dir, "selection.jsonl")}); 1 NOT TESTED kept their standing attempt (patchloop select ${dir} --accept-untested takes the untested picks)\n`,
+    );
+    const preds = readJson<Record<string, { model_patch: string }>>(join(dir, "preds.json"));
+    expect(preds[id].model_patch).toContain("+EXTRA = 1");
   });
 });
