@@ -117,8 +117,14 @@ export async function runLocalizeCommand(
         err(`${where}: error: ${r.line.error}\n`);
       } else {
         const first = r.line.files[0];
+        const rr = r.line.rerank;
+        const reranked = !rr
+          ? ""
+          : rr.error
+            ? `; re-rank kept the ranking: ${rr.error}`
+            : `; re-ranked by the model (it named ${rr.order.join(", ")})`;
         err(
-          `${where}: ${first ? `${first.path} first` : "no file matched"} of ${r.filesIndexed} files (${r.seconds.toFixed(2)} s)\n`,
+          `${where}: ${first ? `${first.path} first` : "no file matched"} of ${r.filesIndexed} files (${r.seconds.toFixed(2)} s)${reranked}\n`,
         );
       }
     }

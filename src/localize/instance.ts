@@ -107,7 +107,7 @@ export async function localizeRow(
       rerank = rr.record;
     }
     return {
-      line: { instance_id: id, files, symbols: r.symbols },
+      line: { instance_id: id, files, symbols: r.symbols, ...(rerank ? { rerank } : {}) },
       seconds: (performance.now() - t0) / 1000,
       filesIndexed: got.snapshot.files.length,
       rerank,

@@ -63,5 +63,7 @@ export async function rerankFiles(
   const moved = [...first, ...rest].map(({ f, i }, j) =>
     i === j ? f : { ...f, why: [`re-ranked by the model: ${i + 1} -> ${j + 1}`, ...f.why] },
   );
+  if (moved.every((f, j) => f === pool[j]))
+    record.error = "the reply named the candidates in the order they already had: ranking unchanged";
   return { files: [...moved, ...files.slice(pool.length)], record };
 }

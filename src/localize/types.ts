@@ -23,6 +23,8 @@ export interface LocalizationLine {
   instance_id: string;
   files: LocalizedFile[];
   symbols: LocalizedSymbol[];
+  /** With `agent.localize.rerank.enabled`: the re-rank's call, the order it named, why nothing moved. */
+  rerank?: RerankRecord;
   /** Present only when the instance could not be localized (files and symbols are then empty). */
   error?: string;
 }
@@ -46,7 +48,10 @@ export interface RerankRecord {
   cost: number;
   /** The candidate paths the reply named, in its order. */
   order: string[];
-  /** Why the ranking was kept as it was (a failed call, a reply naming no candidate). */
+  /**
+   * Why the ranking was kept as it was (a failed call, a reply naming no candidate, a reply naming
+   * them in the order they already had).
+   */
   error?: string;
 }
 

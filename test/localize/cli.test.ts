@@ -121,6 +121,85 @@ describe("patchloop localize", () => {
   });
 });
 
+describe("patchloop localize with the model re-rank", () => {
+  it("each line records the re-rank: its call, the order the reply named, and why nothing moved when nothing did", async () => {
+    const { dir, commit } = reposDir();
+    const row = (n: number) => ({
+      repo: "acme/shop",
+      instance_id: `acme__shop-${n}`,
+      base_commit: commit,
+      problem_statement: ISSUE,
+    });
+    const rows = dataset([row(1), row(2)]);
+    const plainOut = join(tempDir(), "plain.jsonl");
+    const args = ["localize", "--subset", rows, "--repos-dir", dir, "--top", "3"];
+    expect((await runPatchloop([...args, "-o", plainOut])).code).toBe(0);
+    const plain = (JSON.parse(readFileSync(plainOut, "utf8").split("\n")[0]) as LocalizationLine).files.map(
+      (f) => f.path,
+    );
+    // the issue matches two of the files
+    expect(plain.length).toBe(2);
+    server = await startFakeLlmServer();
+    // instance 1: the reply names the candidates in the order they have; instance 2: the second first
+    server.enqueue({
+      type: "reply",
+      content: plain.join("\n"),
+      usage: { prompt_tokens: 50, completion_tokens: 7 },
+    });
+    server.enqueue({
+      type: "reply",
+      content: `${plain[1]}\n`,
+      usage: { prompt_tokens: 50, completion_tokens: 3 },
+    });
+    const out = join(tempDir(), "rerank.jsonl");
+    const r = await runPatchloop([
+      ...args,
+      "-c",
+      "agent.localize.rerank.enabled=true",
+      "-m",
+      "openai/local-model",
+      "--base-url",
+      `${server.url}/v1`,
+      "-o",
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as LocalizationLine);
+    expect(lines[0].files.map((f) => f.path)).toEqual(plain);
+    expect(lines[0].rerank).toEqual({
+      model_calls: 1,
+      prompt_tokens: 50,
+      completion_tokens: 7,
+      cost: 0,
+      order: plain,
+      error: "the reply named the candidates in the order they already had: ranking unchanged",
+    });
+    expect(lines[1].files.map((f) => f.path)).toEqual([plain[1], plain[0]]);
+    expect(lines[1].rerank).toEqual({
+      model_calls: 1,
+      prompt_tokens: 50,
+      completion_tokens: 3,
+      cost: 0,
+      order: [plain[1]],
+    });
+    const progress = r.stderr.split("\n").filter((l) => l.startsWith("["));
+    expect(progress[0]).toMatch(
+      new RegExp(
+        `^\\[1/2\\] acme__shop-1: ${plain[0]} first of 4 files \\([\\d.]+ s\\); re-rank kept the ranking: ` +
+          "the reply named the candidates in the order they already had: ranking unchanged$",
+      ),
+    );
+    expect(progress[1]).toMatch(
+      new RegExp(
+        `^\\[2/2\\] acme__shop-2: ${plain[1]} first of 4 files \\([\\d.]+ s\\); re-ranked by the model \\(it named ${plain[1]}\\)$`,
+      ),
+    );
+  });
+});
+
 describe("agent.localize in the agent's run", () => {
   it("patchloop run puts the ranking into the first user message and the trajectory", async () => {
     const dir = tempDir();
