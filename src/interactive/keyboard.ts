@@ -9,6 +9,8 @@
  */
 export class Keyboard {
   private current: AbortController | null = null;
+  /** What `current` runs, for the line a Ctrl-C prints. */
+  private currentWhat: "call" | "command" = "call";
   private pending = false;
   private presses = 0;
   private readonly onSigint = () => this.press();
@@ -43,7 +45,9 @@ export class Keyboard {
       return;
     }
     if (this.current && !this.current.signal.aborted) {
-      this.say("Ctrl-C: stopping this call; you get a prompt next (Ctrl-C again ends the run).");
+      this.say(
+        `Ctrl-C: stopping this ${this.currentWhat}; you get a prompt next (Ctrl-C again ends the run).`,
+      );
       this.current.abort();
       return;
     }
@@ -53,11 +57,16 @@ export class Keyboard {
 
   /**
    * Runs one model call or command with a signal that the run's signal and the next Ctrl-C both
-   * abort. `interrupted` is true when Ctrl-C (not the run ending) stopped it.
+   * abort. `interrupted` is true when Ctrl-C (not the run ending) stopped it. `what`: a model
+   * `call` or a `command` (an action), as the Ctrl-C line names it.
    */
-  async call<T>(body: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+  async call<T>(
+    body: (signal: AbortSignal) => Promise<T>,
+    what: "call" | "command" = "call",
+  ): Promise<{ value: T; interrupted: boolean }> {
     const own = new AbortController();
     this.current = own;
+    this.currentWhat = what;
     cookedTerminal();
     try {
       const value = await body(AbortSignal.any([this.run.signal, own.signal]));

@@ -307,8 +307,9 @@ export class InteractiveSession {
   }
 
   private async runAction(runner: ActionRunner, action: Action, ctx: ToolContext): Promise<ToolResult> {
-    const { value, interrupted } = await this.o.keyboard.call((signal) =>
-      runner.run(action, { ...ctx, signal }),
+    const { value, interrupted } = await this.o.keyboard.call(
+      (signal) => runner.run(action, { ...ctx, signal }),
+      "command",
     );
     const note = this.edited.get(action);
     // the submission is read from fullOutput (its first line): the note goes into what the model reads only

@@ -68,6 +68,25 @@ describe("Ctrl-C", () => {
     ]);
   });
 
+  it("during a command, the Ctrl-C line names the command", async () => {
+    const said: string[] = [];
+    const keys = new Keyboard(
+      new AbortController(),
+      (l) => said.push(l),
+      () => {},
+    );
+    const stopped = keys.call(
+      (signal) =>
+        new Promise<string>((resolve) => signal.addEventListener("abort", () => resolve("stopped"))),
+      "command",
+    );
+    keys.press();
+    expect(await stopped).toEqual({ value: "stopped", interrupted: true });
+    expect(said).toEqual([
+      "Ctrl-C: stopping this command; you get a prompt next (Ctrl-C again ends the run).",
+    ]);
+  });
+
   it("between calls asks for the prompt; answering a prompt makes the next Ctrl-C a first one again", () => {
     const run = new AbortController();
     const keys = new Keyboard(
