@@ -64,11 +64,12 @@ describeWithEngine("bwrap", "quitting patchloop run at once", () => {
     await new Promise((r) => setTimeout(r, 1000));
     child.kill("SIGINT");
     expect(await closed).toBe(130);
+    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(existsSync(t.worktree)).toBe(false);
+    expect(existsSync(join(t.out, "worktree"))).toBe(false);
     expect(stderr).toContain(
       `quit at once: the worktree ${t.worktree} is removed, and the agent's changes with it\n`,
     );
-    expect(existsSync(t.worktree)).toBe(false);
-    expect(existsSync(join(t.out, "worktree"))).toBe(false);
     expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
     const admin = join(t.repo, ".git", "worktrees");
     expect(existsSync(admin) ? readdirSync(admin) : []).toEqual([]);

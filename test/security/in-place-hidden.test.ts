@@ -221,6 +221,24 @@ describeWithEngine("bwrap", "--in-place in bwrap: nothing hidden outlives the ru
     expect(git(p.repo, "status", "--porcelain")).toBe(" M app.py\n");
   });
 
+  it("--finish apply leaves exactly the patch, even when a clean filter of the agent's made git show other text", async () => {
+    const p = project();
+    const r = await hostileRun(
+      p,
+      [
+        // a filter in the sandbox's HOME: git inside stages "return 2" while the file says "return EVIL"
+        "printf '[filter \"hide\"]\\n\\tclean = sed s/EVIL/2/\\n[core]\\n\\tattributesFile = ~/attrs\\n' > ~/.gitconfig && " +
+          "echo 'app.py filter=hide' > ~/attrs && sed -i 's/return 1/return EVIL/' app.py && git diff --stat && cat app.py",
+      ],
+      "apply",
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(seen(p)[0]).toContain("return EVIL");
+    expect(readFileSync(join(p.out, "app", "app.patch"), "utf8")).toContain("+    return 2\n");
+    expect(readFileSync(join(p.repo, "app.py"), "utf8")).toBe("def f():\n    return 2\n");
+    expect(r.stdout).toContain(`the changes stay in ${p.repo} (nothing is staged)\n`);
+  });
+
   it("writes to .git (hooks, config) fail in the sandbox and leave nothing; --finish branch keeps the tree as it was", async () => {
     const p = project();
     const gitFiles = () => ({
