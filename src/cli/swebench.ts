@@ -1,5 +1,5 @@
-import { existsSync, statSync, writeSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, statSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
@@ -11,11 +11,13 @@ import { createModel } from "../models/create-model.js";
 import { BatchInputError } from "../swebench/batch/errors.js";
 import { batchPreflight } from "../swebench/batch/preflight.js";
 import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
+import { type ReproduceInfo, reproduceDifferences, reproduceInfo } from "../swebench/batch/reproduce.js";
 import { runBatch } from "../swebench/batch/run-batch.js";
 import type { RunFolder } from "../swebench/batch/run-folder.js";
 import { summaryTable } from "../swebench/batch/summary-table.js";
 import type { BatchResult } from "../swebench/batch/types.js";
 import type { SpecOverrides } from "../swebench/eval/test-spec.js";
+import { imageForRow } from "../swebench/images.js";
 import type { SwebenchInstance } from "../swebench/types.js";
 import { PredsFile } from "../task/preds-file.js";
 import { PREDICTION_FORMATS, predictionFormat, writePredsAs } from "../task/preds-format.js";
@@ -48,6 +50,8 @@ export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   python?: string;
   /** `redis://HOST:PORT[/DB]`: enqueue for `patchloop worker` processes instead of running here. */
   queue?: string;
+  /** `--like DIR`: the command line of the run in DIR, this one's flags over it (cli/like.ts). */
+  like?: string;
 }
 
 /** Where the command writes; tests pass their own. */
@@ -293,6 +297,8 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
     warn: (m) => io.err(`WARNING: ${m}\n`),
   });
   if (problem) throw new ConfigError(problem);
+  const reproduce = await reproduceOf(config, rows, dataset, !queue);
+  if (flags.like) io.err(likeReport(flags.like, reproduce));
   const abort = new AbortController();
   // The console gets what run.log gets: the config's and the host's secrets and URL credentials masked.
   const scrub = createScrubber(secretsOf({ config }));
@@ -310,6 +316,7 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       costLimit,
       callLimit,
       queue,
+      reproduce,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
     const select = selectsAtEnd(config, loaded.origin);
@@ -338,6 +345,7 @@ interface Numbers {
   callLimit?: number;
   dataset: DatasetInfo;
   queue?: QueueAddress;
+  reproduce: ReproduceInfo;
 }
 
 async function runWithProgress(
@@ -365,8 +373,10 @@ async function runWithProgress(
       warn: (m) => display.print(`WARNING: ${m}`),
       ...(n.queue ? { dispatch: coordinator(n.queue, config, display) } : {}),
       runInfo: {
-        argv: process.argv.slice(2),
+        argv: flags.like ? likeArgv(flags) : process.argv.slice(2),
+        cwd: process.cwd(),
         config_sources: sources,
+        reproduce: n.reproduce,
         dataset: n.dataset,
         selection: {
           slice: flags.slice,
@@ -413,12 +423,87 @@ function coordinator(queue: QueueAddress, config: Config, display: ProgressDispl
 
 /** Adds `swebench` to the program; `io` (default: the process's stdout/stderr) is for tests. */
 export function register(program: Command, io?: CommandIo): void {
-  addAgentOptions(
-    addSelectionOptions(
-      program
-        .command("swebench")
-        .description("run the agent on SWE-bench instances, many at once, into a resumable run folder"),
-    )
+  defineSwebenchOptions(
+    program
+      .command("swebench")
+      .description("run the agent on SWE-bench instances, many at once, into a resumable run folder"),
+  ).action((flags: SwebenchFlags, cmd: Command) =>
+    guarded(async () =>
+      runSwebenchCommand(flags.like ? await withLike(flags, cmd) : flags, io ?? processIo()),
+    ),
+  );
+}
+
+/** `--like DIR`: the recorded run's flags with this command's over them. */
+async function withLike(flags: SwebenchFlags, cmd: Command): Promise<SwebenchFlags> {
+  const { likeRun } = await import("./like.js");
+  const like = await likeRun(
+    flags.like as string,
+    flags as unknown as Record<string, unknown>,
+    (k) => cmd.getOptionValueSource(k),
+    defineSwebenchOptions,
+  );
+  return { ...(like.flags as unknown as SwebenchFlags), output: flags.output, like: flags.like };
+}
+
+/** The command line run.json records for a `--like` run: the merged flags, as they were used. */
+function likeArgv(flags: SwebenchFlags): string[] {
+  return ["swebench", ...flagArgs(flags)];
+}
+
+/** Flags back into a command line (long names; `-c` repeated), for run.json. */
+function flagArgs(flags: SwebenchFlags): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(flags)) {
+    if (k === "like" || v === undefined || v === false) continue;
+    const name = `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (Array.isArray(v)) for (const x of v) out.push(name, String(x));
+    else if (v === true) out.push(name);
+    else out.push(name, String(v));
+  }
+  return out;
+}
+
+/** What run.json records for reproducing the run (reproduce.ts); read once, before the first instance. */
+async function reproduceOf(
+  config: Config,
+  rows: SwebenchInstance[],
+  dataset: DatasetInfo,
+  askServer: boolean,
+): Promise<ReproduceInfo> {
+  const kind = config.environment.environment_class;
+  const images =
+    kind === "docker" || kind === "podman"
+      ? rows.flatMap((r) => {
+          try {
+            return [imageForRow(r, config.environment)];
+          } catch {
+            return [];
+          }
+        })
+      : undefined;
+  return reproduceInfo({ config, rows, dataset, images, askServer });
+}
+
+/** What `--like DIR` says before the run starts: what differs from the run in DIR. */
+function likeReport(dir: string, now: ReproduceInfo): string {
+  const path = join(resolve(dir), "run.json");
+  let recorded: unknown;
+  try {
+    recorded = (JSON.parse(readFileSync(path, "utf8")) as { info?: { reproduce?: unknown } }).info?.reproduce;
+  } catch {
+    recorded = undefined;
+  }
+  const lines = reproduceDifferences(recorded, now);
+  return lines.length === 0
+    ? `--like ${dir}: the same patchloop, config, model server, dataset rows and environment as recorded\n`
+    : `--like ${dir}: what differs from the recorded run:\n${lines.map((l) => `  ${l}\n`).join("")}`;
+}
+
+/** The options of `patchloop swebench` (also read by --like for a recorded command line). */
+export function defineSwebenchOptions(cmd: Command): Command {
+  return addAgentOptions(
+    addSelectionOptions(cmd)
       .option("-w, --workers <N>", "instances run at once", "1")
       .requiredOption("-o, --output <DIR>", "the run folder (created; an existing one is resumed)")
       .option("--repos-dir <DIR>", "local/bwrap: folder with one git clone per repository, named owner__repo")
@@ -446,6 +531,10 @@ export function register(program: Command, io?: CommandIo): void {
       .option(
         "--queue <URL>",
         "redis://HOST:PORT[/DB]: enqueue the instances for patchloop worker processes (on any machine) and collect their results into -o",
+      )
+      .option(
+        "--like <DIR>",
+        "run again as the run in DIR was run (its recorded command line and folder; flags given here win), saying what differs",
       ),
-  ).action((flags: SwebenchFlags) => guarded(() => runSwebenchCommand(flags, io ?? processIo())));
+  );
 }
