@@ -45,8 +45,10 @@ export function createPrinter(
       return;
     }
     if (e.type === "exit") {
+      // a message that only repeats the status (`Interrupted`: "interrupted") is left out
+      const message = e.message.trim().toLowerCase() === e.status.toLowerCase() ? "" : e.message;
       out(
-        `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))} ${neutralize(e.message)}\n`,
+        `${c.bold(e.status === "Submitted" ? c.green(`EXIT: ${e.status}`) : c.yellow(`EXIT: ${e.status}`))}${message ? ` ${neutralize(message)}` : ""}\n`,
       );
       return;
     }

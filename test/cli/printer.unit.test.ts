@@ -42,6 +42,15 @@ describe("printer", () => {
     );
   });
 
+  it("an exit message that only repeats the status is not printed twice", () => {
+    expect(printed([{ type: "exit", status: "Interrupted", message: "interrupted" }])).toBe(
+      "EXIT: Interrupted\n",
+    );
+    expect(printed([{ type: "exit", status: "LimitsExceeded", message: "step limit 3 reached" }])).toBe(
+      "EXIT: LimitsExceeded step limit 3 reached\n",
+    );
+  });
+
   it("shows tool calls with their arguments and flags format errors and timeouts", () => {
     expect(
       printed([
