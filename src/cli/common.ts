@@ -33,6 +33,10 @@ export function addSelectionOptions(cmd: Command): Command {
     .option("--instance-ids <ID...>", "only these instances (space- or comma-separated)", collect, []);
 }
 
+/** What a command that needs a model says when it got none: every form `-m` takes. */
+export const NO_MODEL =
+  "no model: pass -m openai/<name>, -m anthropic/<name>, -m gguf:<file.gguf> or -m replay:<file>, or set model.model_name";
+
 /**
  * The options every agent-running command shares; `environments` says what `--environment` takes
  * there (localize reads only from containers).

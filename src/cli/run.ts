@@ -31,7 +31,7 @@ import type { TaskOutcome } from "../task/outcome.js";
 import { PredsFile, predOf } from "../task/preds-file.js";
 import { runTask, type WorkTreeChanges } from "../task/run-task.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig } from "./common.js";
+import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig, NO_MODEL } from "./common.js";
 import { openTaskEnvironment } from "./open-environment.js";
 import { createPrinter } from "./printer.js";
 
@@ -172,10 +172,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const finish = finishFlag(flags.finish);
   const task = readTask(flags);
   const { config } = loadAgentConfig(flags, "default");
-  if (!config.model.model_name)
-    throw new ConfigError(
-      "no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name",
-    );
+  if (!config.model.model_name) throw new ConfigError(NO_MODEL);
   let model: Model;
   try {
     model = createModel(config.model);

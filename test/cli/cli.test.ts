@@ -269,7 +269,7 @@ describe("patchloop run", () => {
     const noModel = await cli(["run", "--repo", repo, "--task", "t"]);
     expect([noModel.code, noModel.stderr]).toEqual([
       2,
-      "error: no model: pass -m openai/<name>, -m anthropic/<name> or -m replay:<file>, or set model.model_name\n",
+      "error: no model: pass -m openai/<name>, -m anthropic/<name>, -m gguf:<file.gguf> or -m replay:<file>, or set model.model_name\n",
     ]);
     const notRepo = await cli(["run", "--repo", dir, "--task", "t", "-m", "openai/m"]);
     expect([notRepo.code, notRepo.stderr]).toEqual([
