@@ -1,11 +1,11 @@
 import { parseLines } from "./line-rules.js";
+import { dropTrailingInFile, GOOGLETEST_LINE } from "./line-shapes.js";
 import { pyRe } from "./py-regex.js";
 import { ParserCrash } from "./py-text.js";
 import type { StatusMap } from "./types.js";
 import { xmlElements } from "./xml-scan.js";
 
 const REDIS = pyRe("^\\[(ok|err|skip|ignore)\\]:\\s(.+?)(?:\\s\\((\\d+\\s*m?s)\\))?$");
-const REDIS_FILE = pyRe("\\s+in\\s+\\S+$");
 
 /** `parse_log_redis` (redis, valkey): `[ok]: name (12 ms)`, `[err]: name in tests/x.tcl` (the file is cut off), `[skip]`/`[ignore]`. */
 export function parseRedis(log: string): StatusMap {
@@ -14,7 +14,7 @@ export function parseRedis(log: string): StatusMap {
     REDIS,
     { name: 2, status: 1 },
     { ok: "PASSED", err: "FAILED", skip: "SKIPPED", ignore: "SKIPPED" },
-    { rename: (name, status) => (status === "FAILED" ? REDIS_FILE.sub("", name) : name) },
+    { rename: (name, status) => (status === "FAILED" ? dropTrailingInFile(name) : name) },
   );
 }
 
@@ -37,7 +37,8 @@ export function parseMicropython(log: string): StatusMap {
   );
 }
 
-const GOOGLETEST = pyRe("^.*\\[\\s*(OK|FAILED)\\s*\\]\\s(.*)\\s\\(.*\\)$");
+/** `^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`, matched in linear time (line-shapes.ts). */
+const GOOGLETEST = GOOGLETEST_LINE;
 
 /** `parse_log_googletest` (fmt): `[       OK ] Suite.Test (0 ms)` and `[  FAILED  ] Suite.Test (1 ms)`. */
 export function parseGoogletest(log: string): StatusMap {

@@ -1,8 +1,10 @@
 import { parseLines } from "./line-rules.js";
+import { GO_TEST_LINE, PHPUNIT_SUITE_LINE } from "./line-shapes.js";
 import { pyRe } from "./py-regex.js";
 import type { StatusMap } from "./types.js";
 
-const GO_TEST = pyRe("^--- (PASS|FAIL|SKIP): (.+) \\((.+)\\)$");
+/** `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`, matched in linear time (line-shapes.ts). */
+const GO_TEST = GO_TEST_LINE;
 
 /** `parse_log_gotest`: `go test -v` result lines, `--- PASS: TestName (0.00s)` (subtests keep their `Parent/sub` names). */
 export function parseGoTest(log: string): StatusMap {
@@ -21,7 +23,8 @@ export function parseCargo(log: string): StatusMap {
   return parseLines(log, CARGO, { name: 1, status: 2 }, { ok: "PASSED", FAILED: "FAILED" });
 }
 
-const PHPUNIT_SUITE = pyRe("^(\\w.+) \\(.+\\)$");
+/** `^(\w.+) \(.+\)$`, matched in linear time (line-shapes.ts). */
+const PHPUNIT_SUITE = PHPUNIT_SUITE_LINE;
 const PHPUNIT_TEST = pyRe("^\\s*([✔✘↩])\\s*(.*)$");
 const PHPUNIT_STATUS: Readonly<Record<string, string>> = { "✔": "PASSED", "✘": "FAILED", "↩": "SKIPPED" };
 

@@ -1,4 +1,4 @@
-import type { PyRegex } from "./py-regex.js";
+import type { LineMatcher } from "./line-shapes.js";
 import { pyStrip } from "./py-text.js";
 import type { StatusMap } from "./types.js";
 
@@ -10,7 +10,7 @@ import type { StatusMap } from "./types.js";
  */
 export function parseLines(
   log: string,
-  pattern: PyRegex,
+  pattern: LineMatcher,
   groups: { name: number; status: number },
   statuses: Readonly<Record<string, string>>,
   options: { raw?: boolean; rename?: (name: string, status: string) => string } = {},

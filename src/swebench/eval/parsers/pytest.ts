@@ -30,21 +30,23 @@ export function parsePytest(log: string, harness: HarnessVersion): StatusMap {
   return map;
 }
 
-const OPTION = /([^\n]*?)\[([^\n]*)\]/;
-
 /**
  * The name rewrite of `parse_log_pytest_options`: `main[option]`, where an option that is an
  * absolute path (starts with `/` but not `//`, no `*`) is cut to `/` + its last segment. Text
- * after the last `]` is dropped, as the harness's regex search does.
+ * after the last `]` is dropped, as the harness's `re.search(r"(.*?)\[(.*)\]", name)` does: its
+ * lazy `(.*?)` stops at the first `[`, its greedy `(.*)` at the last `]`. Found with indexOf (the
+ * regular expression, tried from every position, was quadratic on a name with `[` and no `]`); a
+ * name is one token of a line, so it holds no line break for `.` to stop at.
  */
 export function normalizeOptionName(name: string): string {
-  const m = OPTION.exec(name);
-  if (!m) return name;
-  let option = m[2];
+  const open = name.indexOf("[");
+  const close = name.lastIndexOf("]");
+  if (open < 0 || close < open) return name;
+  let option = name.slice(open + 1, close);
   if (option.startsWith("/") && !option.startsWith("//") && !option.includes("*")) {
     option = `/${option.split("/").at(-1)}`;
   }
-  return `${m[1]}[${option}]`;
+  return `${name.slice(0, open)}[${option}]`;
 }
 
 /** `parse_log_pytest_options`: requests, pylint, pydicom. */

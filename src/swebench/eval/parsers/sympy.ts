@@ -1,8 +1,27 @@
 import { pySplit, pyStrip } from "./py-text.js";
 import type { StatusMap } from "./types.js";
 
-// `(_*) (.*)\.py:(.*) (_*)` with Python's `.` (anything but a newline).
-const TRACEBACK_HEADER = /(_*) ([^\n]*)\.py:([^\n]*) (_*)/g;
+/**
+ * The harness's `re.findall(r"(_*) (.*)\.py:(.*) (_*)", log)`, as the names it yields
+ * (`path.py:test`), found line by line in linear time. The pattern cannot cross a line break, so
+ * each line holds at most one match (it runs to the line's last space). It starts at the line's
+ * first space (after any underscores before it); the greedy `(.*)\.py:` ends at the last `.py:`
+ * that still has a space after it, and `(.*) ` at the last space. The regular expression itself
+ * backtracked quadratically on a long line without `.py:`.
+ */
+export function tracebackHeaderNames(log: string): string[] {
+  const names: string[] = [];
+  for (const line of log.split("\n")) {
+    const first = line.indexOf(" ");
+    if (first < 0) continue;
+    const last = line.lastIndexOf(" ");
+    if (last < 4) continue;
+    const py = line.lastIndexOf(".py:", last - 4);
+    if (py <= first) continue;
+    names.push(`${line.slice(first + 1, py)}.py:${line.slice(py + 4, last)}`);
+  }
+  return names;
+}
 
 /**
  * `parse_log_sympy` (`bin/test --verbose`). First every traceback header in the whole text,
@@ -14,7 +33,7 @@ const TRACEBACK_HEADER = /(_*) ([^\n]*)\.py:([^\n]*) (_*)/g;
  */
 export function parseSympy(log: string): StatusMap {
   const map: StatusMap = new Map();
-  for (const m of log.matchAll(TRACEBACK_HEADER)) map.set(`${m[2]}.py:${m[3]}`, "FAILED");
+  for (const name of tracebackHeaderNames(log)) map.set(name, "FAILED");
   for (const raw of log.split("\n")) {
     const line = pyStrip(raw);
     if (!line.startsWith("test_")) continue;
