@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
-import { loadConfig } from "../config/load.js";
+import { resolveLayer } from "../config/layers.js";
+import { flagLayer, loadConfig } from "../config/load.js";
 import { evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
 import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
@@ -23,6 +24,7 @@ import {
   positiveInt,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
+import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
 export interface EvalFlags extends EnvironmentFlags {
@@ -74,8 +76,11 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     ) {
       throw new UsageError(`--harness-version must be 4.1 or 5, got ${JSON.stringify(flags.harnessVersion)}`);
     }
-    const { workers, kind, python, specs } = await resolveEnvironmentFlags(flags);
     const folder = flags.predictions === "gold" ? undefined : runFolderOf(flags.predictions);
+    // a run folder grades where its batch ran (run.json), unless the flags say otherwise
+    const settings = folder ? readRunSettings(folder.dir) : { sections: {} };
+    const given = withRunSettings(flags, settings);
+    const { workers, kind, python, specs } = await resolveEnvironmentFlags(given);
     if (folder && !existsSync(folder.preds)) {
       throw new UsageError(
         `--predictions ${flags.predictions}: a folder without preds.json (pass a run folder made by patchloop swebench -o DIR, or a predictions file)`,
@@ -91,7 +96,18 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     const layers = flags.platform
       ? [...flags.config, `environment.platform=${flags.platform}`]
       : flags.config;
-    const { config } = loadConfig({ configArgs: layers, defaultConfig: "swebench" });
+    const runLayer = runConfigLayer(settings, ["environment"]);
+    const { config } = runLayer
+      ? loadConfig({
+          configArgs: [],
+          defaultConfig: "swebench",
+          flagLayers: [
+            runLayer,
+            ...layers.map(resolveLayer),
+            flagLayer("--environment", "environment.environment_class", kind),
+          ],
+        })
+      : loadConfig({ configArgs: layers, defaultConfig: "swebench" });
     const subset = flags.dataset ?? folder?.selection?.subset ?? "lite";
     const split = flags.split ?? folder?.selection?.split ?? "test";
     const dataset = await loadDataset({ subset, split });
@@ -144,7 +160,7 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     }
     const provider = makeEvalProvider({
       kind,
-      reposDir: flags.reposDir,
+      reposDir: given.reposDir,
       environment: config.environment,
       runId,
       timeout,
@@ -259,7 +275,8 @@ export function register(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nExit status: 0 every prediction was graded (or was empty, or its patch did not apply);\n" +
+      "\nA run folder's run.json gives the environment, --repos-dir, --python, --specs and the config's environment section; flags and -c override them.\n" +
+        "\nExit status: 0 every prediction was graded (or was empty, or its patch did not apply);\n" +
         "1 some instance could not be graded (timeout, environment mismatch or infrastructure error);\n" +
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )

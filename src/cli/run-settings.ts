@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigLayer } from "../config/layers.js";
+import type { EnvironmentFlags } from "./eval-flags.js";
 
 /**
  * What a run folder remembers of the machine its batch ran on (run.json: the resolved config's
  * environment section, `info.machine`), so that a command given the folder (`patchloop select
- * DIR`) tests the way the batch did unless its own flags say otherwise.
+ * DIR`, `patchloop eval --predictions DIR`) tests the way the batch did unless its own flags say
+ * otherwise. The one reader of these for both.
  */
 export interface RunSettings {
   /** `environment.environment_class` of the run's config. */
@@ -17,11 +19,43 @@ export interface RunSettings {
   /** `--specs` of the batch (with --evaluate), absolute. */
   specs?: string;
   /**
-   * The run config's sections that decide how candidates are tested and chosen (`environment`,
-   * `run.select`, `model`), values masked in run.json (`***`) left out: the layer a command lays
-   * under its own `-c`.
+   * The run config's sections that decide how tests run and candidates are chosen
+   * (`environment`, `run.select`, `model`), values masked in run.json (`***`) left out.
    */
-  layer?: ConfigLayer;
+  sections: { environment?: unknown; select?: unknown; model?: unknown };
+  /** Where run.json is (named as the layers' source). */
+  path?: string;
+}
+
+/**
+ * Flags first, then what run.json records (environment class, clones folder, Python, specs): the
+ * environment flags a command given a run folder resolves (`resolveEnvironmentFlags`).
+ */
+export function withRunSettings<F extends EnvironmentFlags>(flags: F, run: RunSettings): F {
+  return {
+    ...flags,
+    environment: flags.environment ?? run.environmentClass,
+    reposDir: flags.reposDir ?? run.reposDir,
+    python: flags.python ?? run.python,
+    specs: flags.specs ?? run.specs,
+  };
+}
+
+/**
+ * The run config's `sections` as one config layer, laid under the command's own `-c` layers;
+ * undefined when run.json has none of them.
+ */
+export function runConfigLayer(
+  run: RunSettings,
+  sections: Array<"environment" | "select" | "model">,
+): ConfigLayer | undefined {
+  const data: Record<string, unknown> = {};
+  const { environment, select, model } = run.sections;
+  if (sections.includes("environment") && environment) data.environment = environment;
+  if (sections.includes("select") && select) data.run = { select };
+  if (sections.includes("model") && model) data.model = model;
+  if (Object.keys(data).length === 0) return undefined;
+  return { source: `${run.path ?? "run.json"} (the run's config)`, data: data as ConfigLayer["data"] };
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
@@ -40,23 +74,27 @@ function unmasked(v: unknown): unknown {
 
 /** The settings `DIR/run.json` records; empty when it is missing or unreadable (an older folder). */
 export function readRunSettings(dir: string): RunSettings {
+  const path = join(dir, "run.json");
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
+    doc = JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    return {};
+    return { sections: {} };
   }
-  if (!isMap(doc)) return {};
+  if (!isMap(doc)) return { sections: {} };
   const config = isMap(doc.config) ? doc.config : {};
   const info = isMap(doc.info) ? doc.info : {};
   const machine = isMap(info.machine) ? info.machine : {};
   const env = isMap(config.environment) ? config.environment : undefined;
   const run = isMap(config.run) ? config.run : {};
-  const data: Record<string, unknown> = {};
-  if (env) data.environment = unmasked(env);
-  if (isMap(run.select)) data.run = { select: unmasked(run.select) };
-  if (isMap(config.model)) data.model = unmasked(config.model);
-  const out: RunSettings = {};
+  const out: RunSettings = {
+    path,
+    sections: {
+      ...(env ? { environment: unmasked(env) } : {}),
+      ...(isMap(run.select) ? { select: unmasked(run.select) } : {}),
+      ...(isMap(config.model) ? { model: unmasked(config.model) } : {}),
+    },
+  };
   const kind = text(env?.environment_class);
   if (kind) out.environmentClass = kind;
   const repos = text(machine.repos_dir);
@@ -65,7 +103,5 @@ export function readRunSettings(dir: string): RunSettings {
   if (python) out.python = python;
   const specs = text(machine.specs);
   if (specs) out.specs = specs;
-  if (Object.keys(data).length > 0)
-    out.layer = { source: `${join(dir, "run.json")} (the run's config)`, data };
   return out;
 }

@@ -16,7 +16,7 @@ import {
   FlagError,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
-import { type RunSettings, readRunSettings } from "./run-settings.js";
+import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop select`, as commander hands them over. */
 export interface SelectFlags extends EnvironmentFlags {
@@ -41,20 +41,6 @@ export function selectLine(r: SelectionRecord, done: number, total: number, acce
   }
   const why = acceptUntested ? "accepted with --accept-untested" : "preds.json held nothing for it";
   return `${head}: ${pick}, NOT TESTED (${why}): ${r.untested}. ${r.reason} ${secs}\n`;
-}
-
-/**
- * Flags first, then what the run folder's run.json records (environment class, clones folder,
- * Python, specs), else the defaults: the settings `select DIR` tests with, as the batch did.
- */
-function withRunSettings(flags: SelectFlags, run: RunSettings): SelectFlags {
-  return {
-    ...flags,
-    environment: flags.environment ?? run.environmentClass,
-    reposDir: flags.reposDir ?? run.reposDir,
-    python: flags.python ?? run.python,
-    specs: flags.specs ?? run.specs,
-  };
 }
 
 /**
@@ -89,15 +75,16 @@ export async function runSelect(
     const folder = dir ? runFolderOf(dir) : undefined;
     if (dir && !folder)
       throw new FlagError(`${dir} is not a folder; pass a run folder made by patchloop swebench -o DIR`);
-    const run = folder ? readRunSettings(folder.dir) : {};
+    const run = folder ? readRunSettings(folder.dir) : { sections: {} };
     const given = withRunSettings(flags, run);
+    const runLayer = runConfigLayer(run, ["environment", "select", "model"]);
     const env = await resolveEnvironmentFlags(given);
     // the run's own config under the -c layers, the environment class last (--environment, else the run's)
     const { config } = loadConfig({
       configArgs: [],
       defaultConfig: "swebench",
       flagLayers: [
-        ...(run.layer ? [run.layer] : []),
+        ...(runLayer ? [runLayer] : []),
         ...flags.config.map(resolveLayer),
         flagLayer("--environment", "environment.environment_class", env.kind),
       ],

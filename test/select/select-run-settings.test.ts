@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runEval } from "../../src/cli/eval.js";
 import { runSelect } from "../../src/cli/select.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
@@ -87,6 +88,13 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
       ),
     );
     expect(predsPatch()).toBe(f.rows[0].patch);
+
+    // eval of the folder grades where the batch ran too (local, its clones), with no flag but the folder
+    const graded = { out: [] as string[], err: [] as string[] };
+    const evalIo = { out: (t: string) => graded.out.push(t), err: (t: string) => graded.err.push(t) };
+    const code = await runEval({ predictions: dir, workers: "1", timeout: "300", config: [] }, evalIo);
+    expect(code, graded.err.join("")).toBe(0);
+    expect(graded.out.join("")).toContain("Resolved 1/1 (100.0%) of the 1 instance the run selected");
 
     // The tests cannot run (the clones folder given is empty; the cache of the earlier runs removed):
     // the console says so, preds.json keeps attempt 2's patch, exit 1.
