@@ -254,7 +254,7 @@ describe("agent loop", () => {
     const errors = s.result.trajectory.messages.filter((m) => m.extra?.format_error);
     expect(errors.length).toBe(4);
     expect(textOf(errors[0])).toBe(
-      "Your reply could not be run: found no ```mswea_bash_command block in your reply.\nReply with a THOUGHT and exactly one ```mswea_bash_command block.",
+      "Your reply could not be run: your reply has no ```mswea_bash_command block, so nothing ran. End it with exactly one block holding the command, in the form expected:\n```mswea_bash_command\n<command>\n```\nReply with a THOUGHT and exactly one ```mswea_bash_command block.",
     );
   });
 

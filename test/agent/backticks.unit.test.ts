@@ -59,12 +59,18 @@ describe("backticks protocol", () => {
   it("says when there is no block, and names blocks with other tags", () => {
     expect(parse("I think the bug is in parse().")).toEqual({
       ok: false,
-      error: "found no ```mswea_bash_command block in your reply.",
+      error:
+        "your reply has no ```mswea_bash_command block, so nothing ran. End it with exactly one block holding the command, in the form expected:\n```mswea_bash_command\n<command>\n```",
     });
     expect(parse(`${F}bash\nls\n${F}\n${F}\nx\n${F}`)).toEqual({
       ok: false,
       error:
-        "found no ```mswea_bash_command block in your reply. It has 2 other fenced block(s): ```bash, ``` (no tag); only ```mswea_bash_command blocks run.",
+        "your reply has no ```mswea_bash_command block, so nothing ran: it has 2 fenced blocks of other tags: ```bash block (line 1), ``` (no tag) block (line 4), and only ```mswea_bash_command blocks run. The one on line 1, in the form expected:\n```mswea_bash_command\nls\n```",
+    });
+    expect(parse(`Run:\n${F}bash\nls -la\n${F}`)).toEqual({
+      ok: false,
+      error:
+        "your reply has no ```mswea_bash_command block, so nothing ran: its command is in a ```bash block (line 2), and only ```mswea_bash_command blocks run. The same command, in the form expected:\n```mswea_bash_command\nls -la\n```",
     });
   });
 
@@ -72,7 +78,7 @@ describe("backticks protocol", () => {
     expect(parse(`${F}mswea_bash_command\nls\n${F}\ntext\n${F}mswea_bash_command\npwd\n${F}\n`)).toEqual({
       ok: false,
       error:
-        "found 2 ```mswea_bash_command blocks (opening on lines 1, 5); put exactly one in each reply, joining commands with && if needed.",
+        "your reply has 2 ```mswea_bash_command blocks (lines 1, 5), and a reply runs exactly one: nothing ran. Send one block now (or join the commands with && in one block) and the next after its output; your first, in the form expected:\n```mswea_bash_command\nls\n```",
       actions: ["ls", "pwd"],
     });
   });
@@ -81,7 +87,7 @@ describe("backticks protocol", () => {
     expect(parse(`a\n${F}mswea_bash_command\nls\n`)).toEqual({
       ok: false,
       error:
-        "the ```mswea_bash_command block opened on line 2 is never closed with a line of three backticks.",
+        "the ```mswea_bash_command block opened on line 2 is never closed: nothing ran. Close it with a line of exactly three backticks, in the form expected:\n```mswea_bash_command\nls\n```",
     });
   });
 

@@ -28,7 +28,7 @@ describe("replies that must not crash the scaffold become format errors", () => 
     expect(parsed).toMatchObject({
       ok: false,
       error:
-        'the arguments of bash are nested more than 64 levels deep; send a flat JSON object such as {"command": "ls"}.',
+        'the arguments of bash are nested more than 64 levels deep; send a flat JSON object. The form expected: a call of bash with the arguments {"command":"<command>"}.',
     });
     expect(tools.parse(call("bash", deep(60))).ok).toBe(true);
   });
@@ -95,7 +95,8 @@ describe("replies that must not crash the scaffold become format errors", () => 
     } as unknown as ChatMessage;
     expect(tools.parse(notText)).toMatchObject({
       ok: false,
-      error: "the arguments of bash must be a JSON object written as text.",
+      error:
+        'the arguments of bash must be a JSON object written as text. The form expected: a call of bash with the arguments {"command":"<command>"}.',
     });
     expect(createBackticksProtocol("x", null).parse(odd)).toMatchObject({ ok: false });
     expect(

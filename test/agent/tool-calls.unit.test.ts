@@ -59,6 +59,10 @@ describe("tool_calls protocol", () => {
   });
 
   it("names an unknown tool, unparseable arguments and a missing argument, and answers every call id", () => {
+    const FORM = 'The form expected: a call of bash with the arguments {"command":"<command>"}.';
+    const UNKNOWN = `unknown tool "python"; the tools are: bash, str_replace_editor. Call one of them by its name, e.g. a call of bash with the arguments {"command":"<command>"}.`;
+    const BAD_JSON = `the arguments of bash are not valid JSON (Expected property name or '}' in JSON at position 1); received: {command: ls}. ${FORM} Write them as one JSON object: keys and strings in double quotes, newlines and quotes inside strings escaped (\\n, \\").`;
+    const MISSING = `bash needs the argument(s) command; received: {"cmd":"ls"}. ${FORM}`;
     const r = proto.parse(
       reply([
         call("a", "python", "{}"),
@@ -69,14 +73,11 @@ describe("tool_calls protocol", () => {
     );
     expect(r).toEqual({
       ok: false,
-      error:
-        'unknown tool "python"; the tools are: bash, str_replace_editor. ' +
-        "the arguments of bash are not valid JSON; received: {command: ls} " +
-        'bash needs the argument(s) command; received: {"cmd":"ls"}',
+      error: [UNKNOWN, BAD_JSON, MISSING].join(" "),
       toolReplies: [
-        { id: "a", text: 'Error: unknown tool "python"; the tools are: bash, str_replace_editor.' },
-        { id: "b", text: "Error: the arguments of bash are not valid JSON; received: {command: ls}" },
-        { id: "c", text: 'Error: bash needs the argument(s) command; received: {"cmd":"ls"}' },
+        { id: "a", text: `Error: ${UNKNOWN}` },
+        { id: "b", text: `Error: ${BAD_JSON}` },
+        { id: "c", text: `Error: ${MISSING}` },
         { id: "d", text: "Not run: another tool call in the same reply was invalid. Send the calls again." },
       ],
     });
@@ -85,7 +86,8 @@ describe("tool_calls protocol", () => {
   it("rejects arguments that are JSON but not an object", () => {
     expect(proto.parse(reply([call("a", "bash", '["ls"]')]))).toMatchObject({
       ok: false,
-      error: 'the arguments of bash must be a JSON object; received: ["ls"]',
+      error:
+        'the arguments of bash must be a JSON object, not an array; received: ["ls"]. The form expected: a call of bash with the arguments {"command":"<command>"}.',
     });
   });
 });

@@ -13,6 +13,10 @@ import {
 
 const TOOLS_HINT =
   "Every reply must call at least one of the tools (bash, str_replace_editor); to finish, submit with the bash tool.";
+const FORM = 'The form expected: a call of bash with the arguments {"command":"<command>"}.';
+const UNKNOWN = `unknown tool "grep"; the tools are: bash, str_replace_editor. Call one of them by its name, e.g. a call of bash with the arguments {"command":"<command>"}.`;
+const BAD_JSON = `the arguments of bash are not valid JSON (Expected ',' or '}' after property value in JSON at position 16); received: {"command": "ls". ${FORM} Write them as one JSON object: keys and strings in double quotes, newlines and quotes inside strings escaped (\\n, \\").`;
+const MISSING = `bash needs the argument(s) command; received: {"cmd":"ls"}. ${FORM}`;
 const BACKTICKS: TaskOptions = { builtin: "swebench_backticks" };
 const FENCE = "```mswea_bash_command";
 const block = (command: string) => textReply(`THOUGHT: go\n${FENCE}\n${command}\n\`\`\``);
@@ -50,11 +54,11 @@ const toolCases: ToolCase[] = [
       {
         role: "tool",
         tool_call_id: "call_u",
-        content: 'Error: unknown tool "grep"; the tools are: bash, str_replace_editor.',
+        content: `Error: ${UNKNOWN}`,
       },
       {
         role: "user",
-        content: defaultFormatError('unknown tool "grep"; the tools are: bash, str_replace_editor.'),
+        content: defaultFormatError(UNKNOWN),
       },
     ],
   },
@@ -65,11 +69,11 @@ const toolCases: ToolCase[] = [
       {
         role: "tool",
         tool_call_id: "call_j",
-        content: 'Error: the arguments of bash are not valid JSON; received: {"command": "ls"',
+        content: `Error: ${BAD_JSON}`,
       },
       {
         role: "user",
-        content: defaultFormatError('the arguments of bash are not valid JSON; received: {"command": "ls"'),
+        content: defaultFormatError(BAD_JSON),
       },
     ],
   },
@@ -80,11 +84,11 @@ const toolCases: ToolCase[] = [
       {
         role: "tool",
         tool_call_id: "call_m",
-        content: 'Error: bash needs the argument(s) command; received: {"cmd":"ls"}',
+        content: `Error: ${MISSING}`,
       },
       {
         role: "user",
-        content: defaultFormatError('bash needs the argument(s) command; received: {"cmd":"ls"}'),
+        content: defaultFormatError(MISSING),
       },
     ],
   },
@@ -146,9 +150,7 @@ describe("malformed model output through the real server (tool_calls)", () => {
     server.enqueue(toolCases[3].reply, toolCases[0].reply, toolCases[2].reply);
     const run = await runTask(server);
     expect(run.result.exitStatus).toBe("RepeatedFormatError");
-    expect(run.result.exitMessage).toBe(
-      `3 replies in a row could not be parsed; last: bash needs the argument(s) command; received: {"cmd":"ls"}`,
-    );
+    expect(run.result.exitMessage).toBe(`3 replies in a row could not be parsed; last: ${MISSING}`);
     expect(server.requests).toHaveLength(6);
     expect(server.pending()).toBe(0);
     expect(run.traj.info.model_stats.api_calls).toBe(6);
@@ -160,22 +162,22 @@ describe("malformed model output through the real server (backticks)", () => {
     {
       name: "zero blocks",
       text: "THOUGHT: the bug is in add(); I will run ls -la next.",
-      error: `found no ${FENCE} block in your reply.`,
+      error: `your reply has no ${FENCE} block, so nothing ran. End it with exactly one block holding the command, in the form expected:\n${FENCE}\n<command>\n\`\`\``,
     },
     {
       name: "zero blocks of the tag, one of another",
       text: "THOUGHT: look\n```bash\nls\n```",
-      error: `found no ${FENCE} block in your reply. It has 1 other fenced block(s): \`\`\`bash; only ${FENCE} blocks run.`,
+      error: `your reply has no ${FENCE} block, so nothing ran: its command is in a \`\`\`bash block (line 2), and only ${FENCE} blocks run. The same command, in the form expected:\n${FENCE}\nls\n\`\`\``,
     },
     {
       name: "two blocks",
       text: `THOUGHT: two\n${FENCE}\nls\n\`\`\`\n${FENCE}\npwd\n\`\`\``,
-      error: `found 2 ${FENCE} blocks (opening on lines 2, 5); put exactly one in each reply, joining commands with && if needed.`,
+      error: `your reply has 2 ${FENCE} blocks (lines 2, 5), and a reply runs exactly one: nothing ran. Send one block now (or join the commands with && in one block) and the next after its output; your first, in the form expected:\n${FENCE}\nls\n\`\`\``,
     },
     {
       name: "an unclosed block",
       text: `THOUGHT: open\n${FENCE}\nls -la\n`,
-      error: `the ${FENCE} block opened on line 2 is never closed with a line of three backticks.`,
+      error: `the ${FENCE} block opened on line 2 is never closed: nothing ran. Close it with a line of exactly three backticks, in the form expected:\n${FENCE}\nls -la\n\`\`\``,
     },
   ];
 

@@ -1,5 +1,6 @@
 import { compileActionRegex } from "../../config/mini-compat.js";
 import type { ChatMessage } from "../../models/types.js";
+import { fencedForm } from "./expected-form.js";
 import { fencedActionGbnf, fencedActionRegex } from "./fenced-constraint.js";
 import { nulProblem } from "./nul.js";
 import { type ParseResult, type Protocol, textOf } from "./types.js";
@@ -99,6 +100,45 @@ function without(text: string, from: number, to: number): string {
   return [...lines.slice(0, from), ...lines.slice(to)].join("\n").trim();
 }
 
+const describeFence = (b: FencedBlock): string =>
+  `${b.tag ? `\`\`\`${b.tag}` : "``` (no tag)"} block (line ${b.line})`;
+
+/**
+ * What is wrong with a reply that has not exactly one closed block tagged `tag`, and the exact
+ * form expected, built from the reply's own command where there is one: no block at all, the
+ * command in a block with another tag (or none), several blocks, or a block never closed.
+ */
+function blockProblem(
+  tag: string,
+  blocks: FencedBlock[],
+  ours: FencedBlock[],
+): { error: string; actions?: string[] } {
+  const fence = `\`\`\`${tag}`;
+  if (ours.length === 1)
+    return {
+      error: `the ${fence} block opened on line ${ours[0].line} is never closed: nothing ran. Close it with a line of exactly three backticks, in the form expected:\n${fencedForm(tag, ours[0].body)}`,
+    };
+  if (ours.length > 1) {
+    const lines = ours.map((b) => b.line).join(", ");
+    return {
+      error: `your reply has ${ours.length} ${fence} blocks (lines ${lines}), and a reply runs exactly one: nothing ran. Send one block now (or join the commands with && in one block) and the next after its output; your first, in the form expected:\n${fencedForm(tag, ours[0].body)}`,
+      actions: ours.map((b) => b.body),
+    };
+  }
+  if (blocks.length === 0)
+    return {
+      error: `your reply has no ${fence} block, so nothing ran. End it with exactly one block holding the command, in the form expected:\n${fencedForm(tag, null)}`,
+    };
+  const shown = blocks.find((b) => b.body.trim() !== "") ?? blocks[0];
+  const which =
+    blocks.length === 1
+      ? `its command is in a ${describeFence(shown)}`
+      : `it has ${blocks.length} fenced blocks of other tags: ${blocks.map(describeFence).join(", ")}`;
+  return {
+    error: `your reply has no ${fence} block, so nothing ran: ${which}, and only ${fence} blocks run. ${blocks.length === 1 ? "The same command" : `The one on line ${shown.line}`}, in the form expected:\n${fencedForm(tag, shown.body)}`,
+  };
+}
+
 /**
  * The text protocol with `agent.action_tag` fences, or with a mini-swe-agent style
  * `model.action_regex` (one capturing group: the command, trimmed as mini-swe-agent trims it; an
@@ -128,25 +168,7 @@ export function createBackticksProtocol(tag: string, actionRegex: string | null)
     const ours = blocks.filter((b) => b.tag === tag);
     if (ours.length === 1 && ours[0].closed)
       return commandResult(ours[0].body, without(text, ours[0].line - 1, ours[0].end));
-    if (ours.length === 1)
-      return {
-        ok: false,
-        error: `the ${fence} block opened on line ${ours[0].line} is never closed with a line of three backticks.`,
-      };
-    if (ours.length === 0) {
-      const others = blocks.map((b) => (b.tag ? `\`\`\`${b.tag}` : "``` (no tag)"));
-      const seen =
-        others.length > 0
-          ? ` It has ${others.length} other fenced block(s): ${others.join(", ")}; only ${fence} blocks run.`
-          : "";
-      return { ok: false, error: `found no ${fence} block in your reply.${seen}` };
-    }
-    const lines = ours.map((b) => b.line).join(", ");
-    return {
-      ok: false,
-      error: `found ${ours.length} ${fence} blocks (opening on lines ${lines}); put exactly one in each reply, joining commands with && if needed.`,
-      actions: ours.map((b) => b.body),
-    };
+    return { ok: false, ...blockProblem(tag, blocks, ours) };
   };
   const constraint =
     regex === null
