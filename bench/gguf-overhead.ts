@@ -51,7 +51,14 @@ function config(over: Partial<ModelConfig>): ModelConfig {
     api: "chat",
     constrain_actions: false,
     server: null,
-    gguf: { context_size: 8192, threads: 1, gpu_layers: 0, sequences: 1 },
+    gguf: {
+      context_size: 8192,
+      threads: 1,
+      gpu_layers: 0,
+      sequences: 1,
+      load_timeout: 600,
+      load_memory_gib: null,
+    },
     ...over,
   };
 }

@@ -46,6 +46,11 @@ export interface TinyModelOptions {
    * which tokens may come where.
    */
   lean?: Record<string, number>;
+  /**
+   * Metadata entries added to the file's own (default: none); llama.cpp ignores keys it does not
+   * read. A long array here makes the model slow to load while staying a model that loads.
+   */
+  extraMetadata?: Record<string, GgufValue>;
 }
 
 /**
@@ -142,6 +147,7 @@ export function writeTinyModel(dir: string, opts: TinyModelOptions = {}): string
     "tokenizer.ggml.padding_token_id": u32(0),
     "tokenizer.ggml.add_bos_token": { type: "bool", value: false },
     "tokenizer.chat_template": { type: "string", value: TINY_CHAT_TEMPLATE },
+    ...opts.extraMetadata,
   };
   const path = join(dir, "tiny.gguf");
   writeGguf(path, metadata, tensors);

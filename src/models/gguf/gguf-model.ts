@@ -1,6 +1,7 @@
 import type { Token } from "node-llama-cpp";
 import type { ModelConfig } from "../../config/schema.js";
 import type { ChatMessage, Model, ModelRequest, ModelResult, ToolCall } from "../types.js";
+import { loadMemoryOf } from "./load-bounds.js";
 import { PromptRenderer } from "./prompt.js";
 import { loadRuntime, type Runtime, type RuntimeSettings } from "./runtime.js";
 import { type Sampling, samplingOf } from "./sampling.js";
@@ -32,6 +33,8 @@ export function createGgufModel(config: ModelConfig, path: string, parallel: num
     threads: config.gguf.threads,
     gpuLayers: config.gguf.gpu_layers,
     sequences: config.gguf.sequences ?? Math.max(1, Math.floor(parallel)),
+    loadTimeout: config.gguf.load_timeout,
+    loadMemory: loadMemoryOf(config.gguf.load_memory_gib),
   };
   return new GgufModel(`gguf:${path}`, settings, sampling, config.reasoning_history === "keep");
 }
@@ -53,8 +56,9 @@ class GgufModel implements Model {
       ({ ok: false, kind, message, attempts: 1, ...(contextLength ? { contextLength } : {}) }) as const;
     let rt: Runtime;
     try {
-      rt = await loadRuntime(this.settings);
+      rt = await loadRuntime(this.settings, request.signal);
     } catch (e) {
+      if (request.signal?.aborted) return fail("aborted", "the call was aborted while the model loaded");
       return fail("fatal", (e as Error).message);
     }
     if (request.signal?.aborted) return fail("aborted", "the call was aborted before it started");

@@ -5,6 +5,7 @@ import type {
   LlamaGrammarEvaluationState,
   LlamaModel,
 } from "node-llama-cpp";
+import { type LoadBounds, loadBoundsOf, watchLoad } from "./load-bounds.js";
 import { RUNTIME_PACKAGE } from "./model-file.js";
 import { SequencePool } from "./sequence-pool.js";
 
@@ -15,6 +16,10 @@ export interface RuntimeSettings {
   threads: number | null;
   gpuLayers: number | "auto";
   sequences: number;
+  /** Seconds the load may take (model.gguf.load_timeout; default 600). */
+  loadTimeout?: number;
+  /** Bytes of memory the process may hold while it loads (model.gguf.load_memory_gib; default 90% of the machine's). */
+  loadMemory?: number;
 }
 
 /** A model loaded in this process: one context with `sequences` sequences, lent per query. */
@@ -32,37 +37,150 @@ export interface Runtime {
   grammarState(grammar: LlamaGrammar): LlamaGrammarEvaluationState;
 }
 
+/** A load of this process, shared by the queries that wait for it. */
+interface Loading {
+  runtime: Promise<Runtime>;
+  controller: AbortController;
+  /** Queries waiting with a signal of their own; when all of them are aborted, so is the load. */
+  waiting: number;
+  /** A query waits without a signal: the load is never given up for lack of waiters. */
+  pinned: boolean;
+  settled: boolean;
+}
+
 /** Loaded runtimes of this process, by their settings: a model file is loaded once. */
-const loaded = new Map<string, Promise<Runtime>>();
+const loaded = new Map<string, Loading>();
 
 /**
  * The runtime of `settings`, loaded on first use and shared by every client of this process with
  * the same settings. Uses the prebuilt binaries that came with the package (never a download or a
- * build); `gpu_layers: 0` loads the CPU build only. Rejects with what failed (the caller turns it
- * into a failed query).
+ * build); `gpu_layers: 0` loads the CPU build only. The load has a time and a memory bound
+ * (load-bounds.ts); a load that broke one is not tried again in this process, any other failure
+ * is. `signal` ends this caller's wait at once; when every caller that waits has been aborted the
+ * load itself is aborted (node-llama-cpp's load signal), so that an interrupted run can exit.
+ * Rejects with one line naming the file and what failed (the caller turns it into a failed query).
  */
-export function loadRuntime(settings: RuntimeSettings): Promise<Runtime> {
-  const key = JSON.stringify(settings);
-  let runtime = loaded.get(key);
-  if (!runtime) {
-    runtime = load(settings);
-    loaded.set(key, runtime);
-    runtime.catch(() => loaded.delete(key));
+export function loadRuntime(settings: RuntimeSettings, signal?: AbortSignal): Promise<Runtime> {
+  // the bounds are how it loads, not what: the same model and context are one runtime whatever they are
+  const key = JSON.stringify([
+    settings.path,
+    settings.contextSize,
+    settings.threads,
+    settings.gpuLayers,
+    settings.sequences,
+  ]);
+  let entry = loaded.get(key);
+  if (!entry) {
+    const controller = new AbortController();
+    const made: Loading = {
+      runtime: boundedLoad(settings, loadBoundsOf(settings), controller),
+      controller,
+      waiting: 0,
+      pinned: false,
+      settled: false,
+    };
+    made.runtime.then(
+      () => {
+        made.settled = true;
+      },
+      () => {
+        made.settled = true;
+        // a load that broke its bounds stays failed; after any other failure the next query tries again
+        if (!(controller.signal.reason instanceof LoadBoundError) && loaded.get(key) === made)
+          loaded.delete(key);
+      },
+    );
+    loaded.set(key, made);
+    entry = made;
   }
-  return runtime;
+  if (!signal) {
+    entry.pinned = true;
+    return entry.runtime;
+  }
+  return waitFor(key, entry, signal);
 }
+
+/** The runtime of `entry`, or a rejection as soon as `signal` aborts (then the load too, when no one else waits). */
+function waitFor(key: string, entry: Loading, signal: AbortSignal): Promise<Runtime> {
+  if (entry.settled) return entry.runtime;
+  return new Promise<Runtime>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error(`the wait for ${pathOf(key)} was aborted`));
+      return;
+    }
+    entry.waiting++;
+    const onAbort = () => {
+      entry.waiting--;
+      if (entry.waiting === 0 && !entry.pinned && !entry.settled) {
+        entry.controller.abort(new Error("every query that waited for the model was aborted"));
+        if (loaded.get(key) === entry) loaded.delete(key);
+      }
+      reject(new Error(`the wait for ${pathOf(key)} was aborted`));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    entry.runtime.then(
+      (rt) => {
+        signal.removeEventListener("abort", onAbort);
+        entry.waiting--;
+        resolve(rt);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        entry.waiting--;
+        reject(e);
+      },
+    );
+  });
+}
+
+const pathOf = (key: string) => (JSON.parse(key) as [string])[0];
 
 /** Frees every loaded runtime (tests, the bench; a CLI process just exits). */
 export async function disposeRuntimes(): Promise<void> {
   const all = [...loaded.values()];
   loaded.clear();
   for (const r of all) {
-    const rt = await r.catch(() => null);
+    r.controller.abort(new Error("the runtimes were disposed"));
+    const rt = await r.runtime.catch(() => null);
     if (rt) await rt.llama.dispose();
   }
 }
 
-async function load(s: RuntimeSettings): Promise<Runtime> {
+/** A load stopped by its time or memory bound (the message says which). */
+class LoadBoundError extends Error {}
+
+/**
+ * `load` under `bounds`: a timer and a memory watch abort it (node-llama-cpp stops loading at its
+ * next step) and the caller gets the bound's message at once, whatever the loader is doing.
+ */
+async function boundedLoad(
+  s: RuntimeSettings,
+  bounds: LoadBounds,
+  controller: AbortController,
+): Promise<Runtime> {
+  const stop = watchLoad(s.path, bounds, (message) => controller.abort(new LoadBoundError(message)));
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(controller.signal.reason);
+    if (controller.signal.aborted) fail();
+    else controller.signal.addEventListener("abort", fail, { once: true });
+  });
+  aborted.catch(() => {});
+  const loading = load(s, controller.signal);
+  // a runtime that arrives after the load was given up is freed, so that nothing keeps the process alive
+  loading.then(
+    (rt) => {
+      if (controller.signal.aborted) void rt.llama.dispose();
+    },
+    () => {},
+  );
+  try {
+    return await Promise.race([loading, aborted]);
+  } finally {
+    stop();
+  }
+}
+
+async function load(s: RuntimeSettings, signal: AbortSignal): Promise<Runtime> {
   let lib: typeof import("node-llama-cpp");
   try {
     lib = await import("node-llama-cpp");
@@ -79,10 +197,12 @@ async function load(s: RuntimeSettings): Promise<Runtime> {
     logLevel: lib.LlamaLogLevel.error,
   });
   try {
-    const model = await llama.loadModel({ modelPath: s.path, gpuLayers: s.gpuLayers });
+    if (signal.aborted) throw signal.reason;
+    const model = await llama.loadModel({ modelPath: s.path, gpuLayers: s.gpuLayers, loadSignal: signal });
     const context = await model.createContext({
       contextSize: Math.min(s.contextSize, model.trainContextSize),
       sequences: s.sequences,
+      createSignal: signal,
       ...(s.threads !== null ? { threads: s.threads } : {}),
     });
     const sequences = Array.from({ length: s.sequences }, () => context.getSequence());
@@ -106,6 +226,10 @@ async function load(s: RuntimeSettings): Promise<Runtime> {
     };
   } catch (e) {
     await llama.dispose();
-    throw new Error(`node-llama-cpp could not load the GGUF model ${s.path}: ${(e as Error).message}`);
+    if (signal.aborted) throw signal.reason;
+    const why = String((e as Error)?.message ?? e)
+      .replace(/\s+/g, " ")
+      .trim();
+    throw new Error(`${s.path}: node-llama-cpp could not load the model: ${why}`);
   }
 }

@@ -34,7 +34,7 @@ function ggufModel(kwargs: Record<string, unknown> = {}, contextSize = 4096) {
     modelConfig({
       model_name: `gguf:${path}`,
       model_kwargs: { temperature: 1, seed: 7, max_tokens: 2000, ...kwargs },
-      gguf: { context_size: contextSize, threads: 1, gpu_layers: 0, sequences: 2 },
+      gguf: { ...modelConfig().gguf, context_size: contextSize, threads: 1, gpu_layers: 0, sequences: 2 },
     }),
   );
 }
@@ -131,7 +131,7 @@ describeWithGguf("the embedded GGUF model", () => {
     const config = modelConfig({
       model_name: `gguf:${path}`,
       model_kwargs: { temperature: 1, seed: 7, max_tokens: 50 },
-      gguf: { context_size: 1024, threads: 1, gpu_layers: 0, sequences: null },
+      gguf: { ...modelConfig().gguf, context_size: 1024, threads: 1, gpu_layers: 0, sequences: null },
     });
     const r = await createModel(config, { parallel: 3 }).query({ messages: MESSAGES });
     expect(r.ok).toBe(true);

@@ -7,6 +7,7 @@ import { ggufFileProblem, runtimeProblem } from "../../../src/models/gguf/model-
 import { samplingOf } from "../../../src/models/gguf/sampling.js";
 import { parseModelName } from "../../../src/models/model-name.js";
 import { packageRoot } from "../../../src/package-root.js";
+import { writeTinyModel } from "../../../src/testing/gguf-tiny-model.js";
 import { modelConfig } from "../helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "patchloop-gguf-file-"));
@@ -31,9 +32,8 @@ describe("gguf: model names and files", () => {
     expect(ggufFileProblem(text)).toBe(
       `${text} is not a GGUF model file (it does not start with "GGUF": "<htm"); ${hint}`,
     );
-    const good = join(dir, "good.gguf");
-    writeFileSync(good, Buffer.from("GGUF\x03\x00\x00\x00", "latin1"));
-    expect(ggufFileProblem(good)).toBeNull();
+    // a whole model passes; a damaged one is refused by gguf-check.ts (test/models/gguf-check.unit.test.ts)
+    expect(ggufFileProblem(writeTinyModel(dir))).toBeNull();
   });
 
   it("makes createModel throw that one error for a bad file", () => {
