@@ -220,12 +220,13 @@ async function selectAfter(
 
 /**
  * Whether the batch selects at its end: `run.select.enabled` as a layer set it, else (the
- * default) with several attempts per instance: the person asked for one patch out of N.
+ * default) with several attempts per instance, the person having asked for one patch out of N;
+ * not by default through a queue, whose coordinator has none of the clones the tests need.
  */
-export function selectsAtEnd(config: Config, origin: ReadonlyMap<string, string>): boolean {
+export function selectsAtEnd(config: Config, origin: ReadonlyMap<string, string>, queued = false): boolean {
   const set = origin.get("run.select.enabled");
   if (set !== undefined && set !== "configs/base.yaml") return config.run.select.enabled;
-  return config.run.select.enabled || config.run.attempts > 1;
+  return config.run.select.enabled || (config.run.attempts > 1 && !queued);
 }
 
 /** What `--evaluate` passes on to the grading, read and checked before anything runs. */
@@ -318,10 +319,16 @@ export async function runSwebenchCommand(flags: SwebenchFlags, io: CommandIo = p
       reproduce,
     });
     io.out(scrub(summaryTable(result, resolve(flags.output))));
-    const select = selectsAtEnd(config, loaded.origin);
+    const select = selectsAtEnd(config, loaded.origin, queue !== undefined);
     if (select && !abort.signal.aborted)
       await selectAfter(flags, evalFlags, config, rows, io, workers, abort.signal);
-    else if (config.run.attempts > 1)
+    else if (config.run.attempts > 1 && !config.run.select.enabled && queue)
+      io.out(
+        "preds.json holds each instance's standing attempt (the first that did not fail): a queue's coordinator " +
+          "does not select unless run.select.enabled is set, since its workers hold the clones the tests need. " +
+          `To pick one patch per instance from its attempts, on a machine with them: patchloop select ${flags.output}\n`,
+      );
+    else if (config.run.attempts > 1 && !config.run.select.enabled)
       io.out(
         `preds.json holds each instance's standing attempt (the first that did not fail; run.select.enabled is false). ` +
           `To pick one patch per instance from its attempts: patchloop select ${flags.output}\n`,

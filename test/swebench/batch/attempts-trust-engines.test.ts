@@ -148,8 +148,7 @@ describe.skipIf(!REDIS_SERVER)(
       const boss = patchloop([
         ...["swebench", "--subset", data, "-m", "openai/fake", "-c", `model.base_url=${server.url}/v1`],
         ...["--environment", "local", "-o", out, "--queue", redis.url, "--attempts", "2"],
-        ...["-c", "run.attempt_policy.replace_failed=1", "-c", "run.select.enabled=false"],
-        ...["-c", "model.retry.max_attempts=1"],
+        ...["-c", "run.attempt_policy.replace_failed=1", "-c", "model.retry.max_attempts=1"],
       ]);
       started.push(boss);
       const { code } = await boss.done;
@@ -165,6 +164,11 @@ describe.skipIf(!REDIS_SERVER)(
       });
       expect(run.instances[x.instance_id].exit_status).toBe("EnvironmentError");
       expect(readFileSync(join(out, "run.log"), "utf8")).not.toContain("was dropped");
+      // The coordinator has no clones to test with: it does not select by default, and says how to.
+      expect(boss.out()).toContain(
+        "a queue's coordinator does not select unless run.select.enabled is set, since its workers hold the " +
+          `clones the tests need. To pick one patch per instance from its attempts, on a machine with them: patchloop select ${out}\n`,
+      );
     }, 180_000);
   },
 );
