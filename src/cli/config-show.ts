@@ -10,6 +10,7 @@ import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-v
 import { instanceCwd } from "../instance/open.js";
 import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import type { SwebenchInstance } from "../swebench/types.js";
+import { plural } from "../util/plural.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfigAsking } from "./common.js";
 
 /** A rough token estimate (about 4 characters per token for English text and code). */
@@ -33,7 +34,7 @@ async function findInstance(flags: ShowFlags): Promise<Record<string, unknown>> 
   const row = rows.find((r) => r.instance_id === flags.instance);
   if (!row)
     throw new ConfigError(
-      `--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${rows.length} rows`,
+      `--instance ${flags.instance}: no such instance in ${flags.subset} (${flags.split}), which has ${plural(rows.length, "row")}`,
     );
   return row;
 }

@@ -6,6 +6,7 @@ import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
 import { selectInstances } from "../swebench/select.js";
+import { plural } from "../util/plural.js";
 
 /** Flags of `patchloop images pull`, as commander hands them over. */
 export interface ImagesPullFlags {
@@ -99,7 +100,7 @@ export async function runImagesPull(flags: ImagesPullFlags, io: ImagesIo): Promi
       return 0;
     }
     io.err(
-      `${names.length} images with ${flags.executable}, ${parallel} at a time${platform ? `, platform ${platform}` : ""}\n`,
+      `${plural(names.length, "image")} with ${flags.executable}, ${parallel} at a time${platform ? `, platform ${platform}` : ""}\n`,
     );
     const active = new Set<string>();
     const counts = { pulled: 0, present: 0, failed: 0 };

@@ -9,6 +9,7 @@ import { instanceReader, localizeRow, type RepoReader, type RowSettings } from "
 import { repoAnalyses } from "../localize/repo-analyses.js";
 import { createModel } from "../models/create-model.js";
 import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
+import { plural } from "../util/plural.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
 import { type SelectionFlags, selectRows } from "./select-rows.js";
 
@@ -124,7 +125,7 @@ export async function runLocalizeCommand(
             ? `; re-rank kept the ranking: ${rr.error}`
             : `; re-ranked by the model (it named ${rr.order.join(", ")})`;
         err(
-          `${where}: ${first ? `${first.path} first` : "no file matched"} of ${r.filesIndexed} files (${r.seconds.toFixed(2)} s)${reranked}\n`,
+          `${where}: ${first ? `${first.path} first` : "no file matched"} of ${plural(r.filesIndexed, "file")} (${r.seconds.toFixed(2)} s)${reranked}\n`,
         );
       }
     }

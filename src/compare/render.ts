@@ -1,3 +1,4 @@
+import { plural } from "../util/plural.js";
 import type { CompareResult, PairComparison } from "./compare-runs.js";
 import { formatP } from "./compare-runs.js";
 
@@ -44,7 +45,7 @@ export function renderComparison(r: CompareResult): string {
   const lines = [
     "# Comparison of runs",
     "",
-    `${r.instances} instances compared (${r.missing === "exclude" ? "instances a run lacks or could not grade are left out" : "instances a run lacks or could not grade count as unresolved"}); bootstrap: ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.`,
+    `${plural(r.instances, "instance")} compared (${r.missing === "exclude" ? "instances a run lacks or could not grade are left out" : "instances a run lacks or could not grade count as unresolved"}); bootstrap: ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.`,
     "",
     "| run | source | read as | resolved | rate |",
     "| --- | --- | --- | ---: | ---: |",

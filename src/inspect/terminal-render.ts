@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { plural } from "../util/plural.js";
 import { neutralize } from "../util/terminal-text.js";
 import type { ObservationView, PromptView, StepView, TrajectoryView } from "./view-model.js";
 
@@ -154,7 +155,7 @@ function headerLines(c: Colors, v: TrajectoryView): string[] {
   const title = `${c.bold(neutralize(v.instanceId ?? "(no id)"))}  [${v.exitStatus ?? "no exit status"}]  (${v.source})`;
   const facts = [
     `model ${v.model ?? "?"}`,
-    `${v.steps.length} steps`,
+    plural(v.steps.length, "step"),
     `${num(v.prompt_tokens)} prompt / ${num(v.completion_tokens)} completion tokens`,
     `cost ${v.cost === null ? "?" : `$${v.cost.toFixed(4)}`}`,
     `wall ${v.wallSeconds === null ? "?" : `${v.wallSeconds.toFixed(1)} s`}`,

@@ -133,7 +133,7 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
     );
     expect(text).toContain("Unresolved (1):\n  acme__calc-2: RESOLVED_NO\n");
     expect(text).toContain(
-      `Compared with ${before} (1 instances in both runs):\n  Now resolved (1):\n    acme__calc-1\n`,
+      `Compared with ${before} (1 instance in both runs):\n  Now resolved (1):\n    acme__calc-1\n`,
     );
     expect(text).toContain("  No longer resolved: none\n");
     expect(text).toContain(`Report: ${join(root, "out", "after", "m.after.json")}`);

@@ -1,3 +1,4 @@
+import { plural } from "../../util/plural.js";
 import type { Flips } from "./compare.js";
 import type { RunSummary } from "./summary.js";
 
@@ -132,7 +133,7 @@ export function formatRunReport(s: RunSummary, flips?: Flips & { against: string
     if (block.length > 0) out.push("", ...block);
   }
   if (flips) {
-    out.push("", `Compared with ${flips.against} (${flips.common} instances in both runs):`);
+    out.push("", `Compared with ${flips.against} (${plural(flips.common, "instance")} in both runs):`);
     out.push(
       ...(flips.nowResolved.length
         ? list("Now resolved", flips.nowResolved, undefined, "  ")

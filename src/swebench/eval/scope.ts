@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { plural } from "../../util/plural.js";
 import { selectInstances } from "../select.js";
 import type { SwebenchInstance } from "../types.js";
 import type { SummaryScope } from "./summary.js";
@@ -110,5 +111,8 @@ export function datasetScope(subset: string, split: string, n: number, named = f
       description: `the ${n} instance${n === 1 ? "" : "s"} named by --instance-ids (${subset}, ${split})`,
     };
   }
-  return { kind: "dataset", description: `the whole dataset (${subset}, ${split}: ${n} instances)` };
+  return {
+    kind: "dataset",
+    description: `the whole dataset (${subset}, ${split}: ${plural(n, "instance")})`,
+  };
 }

@@ -1,3 +1,4 @@
+import { plural } from "../../util/plural.js";
 import type { SwebenchInstance } from "../types.js";
 import type { ResolvedStatus } from "./grading.js";
 import type { InstanceResult } from "./instance-result.js";
@@ -210,7 +211,7 @@ export function makeRunSummary(
       harness_version: harness,
       scope: options.scope ?? {
         kind: "dataset",
-        description: `the whole dataset (${rows.length} instances)`,
+        description: `the whole dataset (${plural(rows.length, "instance")})`,
       },
       patch_apply_failed_ids: sorted(ids.apply),
       timeout_ids: sorted(ids.timeout),
