@@ -16,9 +16,11 @@ import { writeFileAtomic } from "../util/atomic-write.js";
  * Part of every key: raised when a result of the same inputs would now be read differently
  * (2: a test command stopped at its CPU limit is known stopped whatever its exit status, where
  * version 1 kept the partial results of a run cut short as a finished one; the issue's examples
- * run as one session after the changed packages' names are imported).
+ * run as one session after the changed packages' names are imported; 3: every test run in a
+ * workbench of its own, where version 2's shared one let an earlier candidate's leftovers change a
+ * later candidate's results, and no symbolic link followed when reading a candidate's files).
  */
-export const CACHE_VERSION = 2;
+export const CACHE_VERSION = 3;
 
 export class SelectCache {
   private readonly dir: string;
