@@ -16,6 +16,8 @@ const common = {
  */
 export default defineConfig({
   test: {
+    // after the summary: which tests were skipped because Debian's python3-pytest is missing
+    reporters: ["default", "./test/support/pytest-skips.ts"],
     projects: [
       {
         // Two workers even on two cores (the default there is one): these tests mostly wait on
