@@ -56,6 +56,8 @@ export interface TreeSnapshot {
   /** The folder holding the copies (outside anything the sandbox shows). */
   copies: string;
   objectFormat: "sha1" | "sha256";
+  /** Bytes the copies could take (COPY_LIMIT_BYTES unless told). */
+  copyLimit: number;
   /** What the snapshot took: files, bytes copied, files left uncopied (over the limit), milliseconds. */
   stats: { paths: number; copiedFiles: number; copiedBytes: number; uncopied: number; ms: number };
 }
@@ -127,7 +129,12 @@ async function cleanBlobs(repo: HostRepo): Promise<Map<string, { blob: string; m
  * Records the tree at `root` (the person's repository, `repo` pinned for host git) before the agent
  * starts, copying into `copies` what git cannot give back.
  */
-export async function takeSnapshot(root: string, repo: HostRepo, copies: string): Promise<TreeSnapshot> {
+export async function takeSnapshot(
+  root: string,
+  repo: HostRepo,
+  copies: string,
+  copyLimit = COPY_LIMIT_BYTES,
+): Promise<TreeSnapshot> {
   const started = Date.now();
   const format = (await runGit(repo, ["rev-parse", "--show-object-format"])).stdout.trim();
   const [entries, blobs] = await Promise.all([walk(root), cleanBlobs(repo)]);
@@ -140,7 +147,7 @@ export async function takeSnapshot(root: string, repo: HostRepo, copies: string)
       e.source = { blob: tracked.blob };
       continue;
     }
-    if (stats.copiedBytes + Number(e.size) > COPY_LIMIT_BYTES) {
+    if (stats.copiedBytes + Number(e.size) > copyLimit) {
       e.source = null;
       stats.uncopied++;
       continue;
@@ -157,7 +164,8 @@ export async function takeSnapshot(root: string, repo: HostRepo, copies: string)
     } else stats.uncopied++;
   }
   stats.ms = Date.now() - started;
-  return { root, repo, entries, copies, objectFormat: format === "sha256" ? "sha256" : "sha1", stats };
+  const objectFormat = format === "sha256" ? "sha256" : "sha1";
+  return { root, repo, entries, copies, objectFormat, copyLimit, stats };
 }
 
 async function hashOf(path: string, prefix: string | null, algorithm: string): Promise<string> {
@@ -203,6 +211,9 @@ export async function compareTree(snap: TreeSnapshot): Promise<TreeChange[]> {
     if (!now.has(path)) out.push({ path, change: "removed", kind: e.kind });
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+const mib = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 100) / 100} MiB` : `${bytes} bytes`;
 
 /** What undoing one change did: `restored`, `removed`, or why it could not be put back. */
 export interface Undone {
@@ -252,7 +263,7 @@ export async function undoChanges(snap: TreeSnapshot, changes: TreeChange[]): Pr
       result.set(
         c.path,
         was.kind === "file"
-          ? `removed: no copy of it was kept at the start (the copies' limit, ${COPY_LIMIT_BYTES / 1024 / 1024} MiB, was reached), so it cannot be put back`
+          ? `removed: no copy of it was kept at the start (the copies' limit, ${mib(snap.copyLimit)}, was reached), so it cannot be put back`
           : "removed: a special file (pipe, socket, device) is not made again",
       );
   }
