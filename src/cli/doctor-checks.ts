@@ -68,6 +68,8 @@ const SYSTEM = [
       `Line ${i + 1}: this text repeats across the check's requests so that a server with a prefix cache serves it from there.`,
   ),
 ].join("\n");
+/** A tool call written in a reply's text (the server's tool-call parser missing or failing). */
+const CALL_AS_TEXT = /<tool_call>|<function=|"name"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|parameters)"\s*:/;
 const ASK = "Call the bash tool once with the command `echo ready`. Do not answer in text.";
 
 interface Listing {
@@ -300,7 +302,12 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const good = kinds.filter((k) => k === "ok").length;
   const empty = kinds.filter((k) => k === "empty").length;
   const malformed = kinds.filter((k) => k === "malformed").length;
-  const toolText = `${good} of ${replies.length} came back as calls (${empty} empty, ${malformed} malformed)`;
+  const asText = replies.filter(
+    (r, i) =>
+      kinds[i] === "empty" &&
+      CALL_AS_TEXT.test(typeof r.message.content === "string" ? r.message.content : ""),
+  ).length;
+  const toolText = `${good} of ${replies.length} came back as calls (${empty} empty${asText > 0 ? `, ${asText} of them a call written in the text: the server parsed no tool call` : ""}, ${malformed} malformed)`;
   const flags = family ? VLLM_FLAGS[family] : undefined;
   if (good === replies.length) add("ok", "tool calls", toolText);
   else if (protocol === "tool_calls") {
@@ -349,7 +356,13 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       add(
         "ok",
         "reasoning round trip",
-        `accepted (${what}${first.message.reasoning ? "; the reply's reasoning was sent back as the family's template keeps it" : ""})`,
+        `accepted (${what}; ${
+          !first.message.reasoning
+            ? "the reply had no reasoning"
+            : config.model.reasoning_history === "drop"
+              ? "its reasoning was not sent back"
+              : "its reasoning was sent back as the family's template keeps it"
+        })`,
       );
     else {
       fail(

@@ -82,6 +82,8 @@ export interface FakeLlmServerOptions {
   flavor?: FakeFlavor;
   /** The served model's context window (default 32768), reported and enforced by `sized` replies. */
   contextLength?: number;
+  /** `false`: no `GET /v1/models` (a 404, as some proxies answer); default true. */
+  modelList?: boolean;
 }
 
 /** A running fake server. `url` has no trailing slash and no `/v1`. */
@@ -217,14 +219,16 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
     }
     const wire = ROUTES[path];
     const described =
-      req.method === "GET" && flavor ? selfDescription(flavor, path, "fake-model", contextLength) : null;
+      req.method === "GET" && flavor && opts.modelList !== false
+        ? selfDescription(flavor, path, "fake-model", contextLength)
+        : null;
     if (described) {
       send(res, 200, JSON.stringify(described), {});
       return;
     }
     // Without a flavor the model list still answers, as every OpenAI-compatible server's does
     // (the batch preflight asks it), naming no server kind.
-    if (req.method === "GET" && path === "/v1/models") {
+    if (req.method === "GET" && path === "/v1/models" && opts.modelList !== false) {
       send(
         res,
         200,
