@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-write.js";
+import { BatchInputError } from "../batch/errors.js";
+import { checkInstanceIds } from "../batch/run-folder.js";
 import { selectInstances } from "../select.js";
 import type { SwebenchInstance } from "../types.js";
 import type { EnvironmentProvider } from "./eval-environment.js";
@@ -9,7 +11,7 @@ import { classifyInfraFailure } from "./infra-failure.js";
 import type { HarnessReportEntry } from "./instance-report.js";
 import type { InstanceResult } from "./instance-result.js";
 import type { HarnessVersion } from "./parsers/index.js";
-import { checkPredictionIds, type Prediction } from "./predictions.js";
+import { checkPredictionIds, type Prediction, PredictionsError } from "./predictions.js";
 import { evaluateInstance } from "./run-instance.js";
 import { makeRunSummary, type RunSummary, type SummaryOptions, type SummaryScope } from "./summary.js";
 import type { SpecOverrides } from "./test-spec.js";
@@ -107,6 +109,23 @@ async function pool<T>(
 }
 
 /**
+ * Each graded instance's reports go to `<runDir>/<instance id>/`: the ids must name a folder
+ * there, by the batch's rule for `DIR/<id>/` (`checkInstanceIds`: no `/`, `\`, NUL, `.`, `..` or
+ * empty id, none twice), checked before anything is graded or written. A `PredictionsError`
+ * (`eval` exits 2) naming the id and the folder.
+ */
+function checkReportFolders(rows: SwebenchInstance[], runDir: string): void {
+  try {
+    checkInstanceIds(rows);
+  } catch (err) {
+    if (!(err instanceof BatchInputError)) throw err;
+    throw new PredictionsError(
+      `${err.message.replace(/\bin the run directory\b/, `under ${runDir}`)}; eval writes each instance's reports to <output>/<run id>/<instance id>/, so it grades nothing until the dataset and predictions use such ids`,
+    );
+  }
+}
+
+/**
  * Evaluates predictions like the official harness's `run_evaluation`: checks the predictions
  * against the dataset, runs every non-empty prediction in a fresh environment (at most
  * `workers` at once), writes per-instance reports and the run summary (atomically, after every
@@ -122,6 +141,7 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
   const summaryPath = join(runDir, `${model}.${options.runId}.json`);
   const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
   const todo = rows.filter((r) => byId.has(r.instance_id));
+  checkReportFolders(todo, runDir);
   const results: InstanceResult[] = [];
   const summaryOptions: SummaryOptions = {
     scope: options.scope,
