@@ -55,7 +55,9 @@ export interface MessageExtra {
   timed_out?: boolean;
   duration_ms?: number;
   format_error?: boolean;
-  kind?: "format_error" | "length" | "images";
+  kind?: "format_error" | "length" | "images" | "actions_dropped";
+  /** A reply's actions past `agent.max_actions_per_reply`: not run, and cut from the reply's tool calls. */
+  dropped_actions?: number;
 }
 
 /**
