@@ -5,7 +5,7 @@ import { afterEach, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { describeWithEngine } from "../support/engines.js";
 import { git } from "../support/git-repo.js";
-import { bash, calcTask, runArgs } from "./fixture.js";
+import { bash, calcTask, runArgs, type Task } from "./fixture.js";
 import { BIN } from "./pty.js";
 
 /**
@@ -21,58 +21,74 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** Runs `patchloop run` in bwrap, sends SIGINT while the second command runs and again while the run ends. */
+async function quitTwice(t: Task, more: string[]): Promise<{ code: number | null; stderr: string }> {
+  server = await startFakeLlmServer();
+  // the huge file keeps the end-of-run diff busy, so the second signal comes while the run is ending
+  server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      ...runArgs(t, server, ...more),
+      "--environment",
+      "bwrap",
+      "-c",
+      "environment.memory=null",
+      "-c",
+      "environment.pids_limit=null",
+      "-c",
+      "environment.timeout=30",
+    ],
+    { cwd: t.dir, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => {
+    stdout += c;
+  });
+  child.stderr.on("data", (c) => {
+    stderr += c;
+  });
+  const closed = new Promise<number | null>((done) => child.on("close", done));
+  const until = async (what: () => boolean, label: string) => {
+    for (let i = 0; i < 600 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(what(), `${label}\n${stdout}\n${stderr}`).toBe(true);
+  };
+  await until(() => stdout.includes('"command":"sleep 60"'), "the second command started");
+  child.kill("SIGINT");
+  await until(() => stderr.includes("interrupted: saving the trajectory"), "the first SIGINT was taken");
+  await new Promise((r) => setTimeout(r, 1000));
+  child.kill("SIGINT");
+  return { code: await closed, stderr };
+}
+
 describeWithEngine("bwrap", "quitting patchloop run at once", () => {
   it("a second SIGINT exits 130, removes the worktree and its registration, and says so", async () => {
     const t = calcTask();
-    server = await startFakeLlmServer();
-    // the huge file keeps the end-of-run diff busy, so the second signal comes while the run is ending
-    server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        ...runArgs(t, server),
-        "--environment",
-        "bwrap",
-        "-c",
-        "environment.memory=null",
-        "-c",
-        "environment.pids_limit=null",
-        "-c",
-        "environment.timeout=30",
-      ],
-      { cwd: t.dir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c) => {
-      stderr += c;
-    });
-    const closed = new Promise<number | null>((done) => child.on("close", done));
-    const until = async (what: () => boolean, label: string) => {
-      for (let i = 0; i < 600 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(what(), `${label}\n${stdout}\n${stderr}`).toBe(true);
-    };
-    await until(() => stdout.includes('"command":"sleep 60"'), "the second command started");
-    expect(existsSync(t.worktree)).toBe(true);
-    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(2);
-    child.kill("SIGINT");
-    await until(() => stderr.includes("interrupted: saving the trajectory"), "the first SIGINT was taken");
-    await new Promise((r) => setTimeout(r, 1000));
-    child.kill("SIGINT");
-    expect(await closed).toBe(130);
+    const { code, stderr } = await quitTwice(t, []);
+    expect(code).toBe(130);
     expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
     expect(existsSync(t.worktree)).toBe(false);
     expect(existsSync(join(t.out, "worktree"))).toBe(false);
     expect(stderr).toContain(
       `quit at once: the worktree ${t.worktree} is removed, and the agent's changes with it\n`,
     );
-    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
     const admin = join(t.repo, ".git", "worktrees");
     expect(existsSync(admin) ? readdirSync(admin) : []).toEqual([]);
     expect(git(t.repo, "status", "--porcelain")).toBe("");
+  });
+
+  it("--in-place: a second SIGINT exits 130 and says the tree was not checked, and how to list what may remain", async () => {
+    const t = calcTask();
+    const { code, stderr } = await quitTwice(t, ["--in-place"]);
+    expect(code).toBe(130);
+    expect(stderr).toContain(
+      `quit at once: the agent's changes stay in ${t.repo}; the tree was not compared with its state at the start, ` +
+        "so files the agent wrote outside the patch (ignored ones included) may remain: " +
+        `git -C ${t.repo} status --ignored lists them\n`,
+    );
+    expect(git(t.repo, "status", "--porcelain")).toBe("?? huge.bin\n");
+    expect(git(t.repo, "diff", "--cached", "--name-only")).toBe("");
   });
 });
