@@ -68,6 +68,7 @@ class Handler {
     if (pathname === "/app.css") return send(res, 200, "text/css; charset=utf-8", STYLES);
     if (pathname === "/api/overview") return sendJson(res, 200, await this.overview());
     if (pathname === "/api/trajectory") return this.trajectory(res, params.get("path"));
+    if (pathname === "/api/report") return this.report(res);
     if (pathname.startsWith("/files/")) {
       const file = await fileFor(this.target, safeSegments(pathname.slice("/files/".length), true));
       if (!file) return notFound(res);
@@ -81,6 +82,24 @@ class Handler {
       return { mode: "trajectory", name: this.target.file, file: this.target.file };
     }
     return { mode: "run", overview: await this.run!.overview() };
+  }
+
+  /** `patchloop report`'s JSON for the run folder (dataset rows only from a local file); 404 for one trajectory. */
+  private async report(res: ServerResponse): Promise<void> {
+    if (this.target.mode !== "run") return notFound(res);
+    const { collectRun } = await import("../report/collect.js");
+    const { buildReport } = await import("../report/build.js");
+    const { readDatasetFile } = await import("../swebench/dataset.js");
+    try {
+      const run = await collectRun(this.target.root, async (name) => {
+        if (!existsSync(name))
+          throw new Error("the viewer reads only a local dataset file; patchloop report reads the rest");
+        return readDatasetFile(name);
+      });
+      sendJson(res, 200, buildReport(run));
+    } catch (err) {
+      sendJson(res, 422, { error: (err as Error).message.replace(this.target.root, ".") });
+    }
   }
 
   private async trajectory(res: ServerResponse, rel: string | null): Promise<void> {

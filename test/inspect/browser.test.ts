@@ -142,6 +142,30 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
     await page.screenshot({ path: "/tmp/patchloop-inspect-overview.png", fullPage: true });
   });
 
+  test("overview: the run report's tables (patchloop report), one verdict per instance", async () => {
+    await page.goto(url);
+    await page.waitForSelector("#run-report");
+    expect(await page.textContent("#run-report .report-headline")).toBe("2 of 4 resolved (50.0%); 4 graded");
+    const tables = await page.$$eval("#run-report table", (ts) =>
+      ts.map((t) =>
+        [...t.querySelectorAll("tbody tr")].map((tr) =>
+          [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim()),
+        ),
+      ),
+    );
+    expect(tables[0]).toEqual([
+      ["django/django", "2", "1", "50.0%"],
+      ["psf/requests", "1", "1", "100.0%"],
+      ["sympy/sympy", "1", "0", "0.0%"],
+    ]);
+    expect(tables[1]).toEqual([
+      ["not submitted", "step limit", "1", "sympy__sympy-20590"],
+      ["submitted", "applied; the fix broke tests that passed", "1", "django__django-12345"],
+      ["resolved", "resolved", "2", ""],
+    ]);
+    await page.screenshot({ path: "/tmp/patchloop-inspect-report.png", fullPage: true });
+  });
+
   test("overview: sorting and filtering", async () => {
     await page.click('th[data-key="steps"]');
     await page.click('th[data-key="steps"]');

@@ -4,6 +4,7 @@ import * as diff from "../client/diff.js";
 import * as dom from "../client/dom.js";
 import * as main from "../client/main.js";
 import * as overview from "../client/overview.js";
+import * as report from "../client/report.js";
 import * as trajectory from "../client/trajectory.js";
 
 /**
@@ -11,7 +12,7 @@ import * as trajectory from "../client/trajectory.js";
  * must therefore be exported too). They refer to each other by name inside one script scope.
  */
 function clientFunctions(): Array<(...args: never[]) => unknown> {
-  const modules: object[] = [dom, charts, diff, attempts, overview, trajectory, main];
+  const modules: object[] = [dom, charts, diff, attempts, overview, report, trajectory, main];
   return modules.flatMap((m) =>
     Object.values(m).filter((v): v is (...args: never[]) => unknown => typeof v === "function"),
   );

@@ -67,4 +67,6 @@ pre.diff { max-height: none; } pre.diff span { display: block; }
 .diff-hunk { color: #6b4fa0; } .diff-meta { color: var(--muted); font-weight: 600; }
 section.eval ul.failing { margin: 4px 0 10px; }
 button.link { background: none; border: none; color: var(--accent); cursor: pointer; padding: 0 4px; font: inherit; text-decoration: underline; }
+section.run-report { margin-top: 24px; } table.report-table { border-collapse: collapse; margin: 4px 0 12px; }
+table.report-table th, table.report-table td { text-align: left; padding: 3px 14px 3px 0; border-bottom: 1px solid #e5e7eb; }
 `;

@@ -1,7 +1,9 @@
 /** Browser code (see dom.ts): hash routing between the overview (`#/`) and a trajectory (`#/t/REL`). */
+import type { RunReport } from "../../report/build.js";
 import type { OverviewResponse, RunOverview, TrajectoryResponse } from "../view-model.js";
 import { el, getJson, mount } from "./dom.js";
 import { renderOverview } from "./overview.js";
+import { renderReportPanel } from "./report.js";
 import { renderTrajectory } from "./trajectory.js";
 
 /** A rendered view: its nodes and the document title to show with it. */
@@ -18,7 +20,11 @@ export async function loadRoute(overview: OverviewResponse, reuse: boolean): Pro
   if (file === null) {
     const fresh = reuse ? overview : ((await getJson("/api/overview")) as OverviewResponse);
     const run = (fresh as { overview: RunOverview }).overview;
-    return { nodes: [renderOverview(run)], title: `${run.name} · patchloop inspect` };
+    const nodes: HTMLElement[] = [renderOverview(run)];
+    // The run report's tables below the overview; a folder the report cannot read shows none.
+    const report = (await getJson("/api/report").catch(() => null)) as RunReport | null;
+    if (report) nodes.push(renderReportPanel(report));
+    return { nodes, title: `${run.name} · patchloop inspect` };
   }
   const data = (await getJson(`/api/trajectory?path=${encodeURIComponent(file)}`)) as TrajectoryResponse;
   const nodes = [renderTrajectory(data)];
