@@ -188,7 +188,8 @@ function summariesIn(dir: string): string[] {
 }
 
 /**
- * The eval summary of a run folder: `DIR/eval/<run id>/<model>.<run id>.json`, leaving out the runs
+ * The eval summary of a run folder: `DIR/eval/<run id>/<model>.<run id>.json` (or one directly in
+ * `DIR/eval/`, where the harness run from DIR leaves it), leaving out the runs
  * that grade attempts (`<run id>-attempt-<k>`); the newest when several evaluations are there. A
  * folder holding a summary itself (an eval run folder) is read too. null: none.
  */
@@ -200,7 +201,9 @@ export function findRunSummary(dir: string): { path: string; others: string[] } 
         .filter((e) => e.isDirectory() && !/-attempt-\d+$/.test(e.name))
         .flatMap((e) => summariesIn(join(evalDir, e.name)))
     : [];
-  const all = [...here, ...nested].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const all = [...here, ...summariesIn(evalDir), ...nested].sort(
+    (a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs,
+  );
   return all.length ? { path: all[0], others: all.slice(1) } : null;
 }
 

@@ -74,6 +74,18 @@ export function touchedFiles(patch: string): string[] {
   return [...out].sort();
 }
 
+/** `report.json` files under `dir`, at most `depth` folders down, leaving out the runs that grade attempts. */
+function reportFiles(dir: string, depth: number): string[] {
+  if (depth < 0 || !existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isFile() && e.name === "report.json") out.push(join(dir, e.name));
+    else if (e.isDirectory() && !/-attempt-\d+$/.test(e.name))
+      out.push(...reportFiles(join(dir, e.name), depth - 1));
+  }
+  return out.sort();
+}
+
 /** Per instance: what grading found, from the summary's lists and each instance's report.json. */
 function readGrades(dir: string): {
   grades: Map<string, GradeFacts>;
@@ -104,17 +116,24 @@ function readGrades(dir: string): {
   set(doc.infra_failure_ids, "infrastructure");
   set(doc.resolved_ids, "resolved");
   const runDir = dirname(found.path);
-  for (const [id, g] of grades) {
-    const report = readJsonFile(join(runDir, id, "report.json"));
-    const entry = isObject(report) && isObject(report[id]) ? report[id] : null;
-    const status = entry && isObject(entry.tests_status) ? entry.tests_status : null;
-    if (!status) continue;
-    const failing = (key: string) => {
-      const part = status[key];
-      return isObject(part) ? strings(part.failure).length : 0;
-    };
-    g.fail_to_pass_failing = failing("FAIL_TO_PASS");
-    g.pass_to_pass_failing = failing("PASS_TO_PASS");
+  // A per-instance report.json beats the summary (as in the viewer): the harness's layout
+  // (<run>/<model>/<id>/report.json) and patchloop's (<run>/<id>/report.json) alike.
+  for (const file of reportFiles(join(dir, "eval"), 4)) {
+    const report = readJsonFile(file);
+    if (!isObject(report)) continue;
+    for (const [id, entry] of Object.entries(report)) {
+      if (!isObject(entry) || typeof entry.resolved !== "boolean") continue;
+      const status = isObject(entry.tests_status) ? entry.tests_status : null;
+      const failing = (key: string) => {
+        const part = status?.[key];
+        return isObject(part) ? strings(part.failure).length : 0;
+      };
+      grades.set(id, {
+        outcome: entry.resolved ? "resolved" : status ? "unresolved" : "no_results",
+        fail_to_pass_failing: status ? failing("FAIL_TO_PASS") : null,
+        pass_to_pass_failing: status ? failing("PASS_TO_PASS") : null,
+      });
+    }
   }
   const scope =
     own && isObject(own.scope) && typeof own.scope.description === "string" ? own.scope.description : null;
