@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { neutralize } from "../util/terminal-text.js";
 import { coloredDiff } from "./action-view.js";
 import { canUndoInPlace, carryOut, type FinishChoice, undoAll } from "./finish.js";
 import { type Ask, type Choice, EndRun } from "./prompts.js";
@@ -61,7 +62,7 @@ export async function endOfRun(o: EndOfRunOptions): Promise<void> {
     o.write(`${c.red("the work folder's changes could not be read")}: ${o.changes.error}\n`);
     if (ws.snapshot) {
       // in place with a sandbox: what cannot be read cannot be shown, so none of it stays
-      for (const line of await undoAll(ws, ws.snapshot)) o.write(`${line}\n`);
+      for (const line of await undoAll(ws, ws.snapshot)) o.write(`${o.scrub(neutralize(line))}\n`);
       return;
     }
     o.write(`it is left as it is: ${ws.dir}\n`);
@@ -91,5 +92,7 @@ export async function endOfRun(o: EndOfRunOptions): Promise<void> {
       choice = ws.mode === "worktree" ? "discard" : "apply";
     }
   }
-  for (const line of await carryOut(ws, choice ?? "discard", patch, o.message)) o.write(`${line}\n`);
+  // the lines name paths the agent chose: no control character reaches the terminal
+  for (const line of await carryOut(ws, choice ?? "discard", patch, o.message))
+    o.write(`${o.scrub(neutralize(line))}\n`);
 }

@@ -138,10 +138,15 @@ async function afterwards(ws: Workspace, effective: FinishChoice, commit: string
   ];
 }
 
-/** The paths a patch names (old and new names of each file), read by git here from the text alone. */
-async function patchPaths(ws: Workspace, patch: string): Promise<Set<string>> {
+/**
+ * The paths a patch names (old and new names of each file), read by git here from the text alone;
+ * git's complaint when it cannot read it (the text came from inside the agent's environment).
+ */
+async function patchPaths(ws: Workspace, patch: string): Promise<Set<string> | string> {
   if (patch === "") return new Set();
-  const out = await git(ws.git, ["apply", "--numstat", "-z", "-"], { input: patch });
+  const r = await runGit(ws.git, ["apply", "--numstat", "-z", "-"], { input: patch });
+  if (r.code !== 0) return (r.stderr.trim().split("\n")[0] || `exit ${r.code}`).slice(0, 300);
+  const out = r.stdout;
   // per file: "added\tdeleted\tpath\0", or for a rename "added\tdeleted\t\0old\0new\0"
   const paths = new Set<string>();
   for (const part of out.split("\0")) {
@@ -174,6 +179,10 @@ async function carryOutChecked(
   const said: string[] = [];
   const changes = await compareTree(snap);
   const named = await patchPaths(ws, patch);
+  if (typeof named === "string") {
+    said.push(`the work folder's changes are not a patch git here can read (${named}): none of them is kept`);
+    return [...said, ...(await carryOutChecked(ws, snap, choice, "", message))];
+  }
   const accounted = (c: TreeChange) =>
     named.has(c.path) || (c.kind === "dir" && [...named].some((p) => p.startsWith(`${c.path}/`)));
   const hidden = changes.filter((c) => !accounted(c));
@@ -219,6 +228,11 @@ export async function undoAll(ws: Workspace, snap: TreeSnapshot): Promise<string
   ];
 }
 
+/** A path the agent named, as one line of plain text: quoted (JSON) when it holds a control character. */
+function shownPath(path: string): string {
+  return /[\u0000-\u001f\u007f-\u009f]/.test(path) ? JSON.stringify(path) : path;
+}
+
 /** The console's list of what the patch did not hold and what was done with each. */
 function hiddenLines(hidden: TreeChange[], undone: Undone[], snap: TreeSnapshot): string[] {
   const checked = `compared with the tree at the start (${snap.stats.paths} paths)`;
@@ -232,7 +246,7 @@ function hiddenLines(hidden: TreeChange[], undone: Undone[], snap: TreeSnapshot)
       `or hidden from git by the agent; ${checked}); each is undone:`,
     ...shown.map(
       (c) =>
-        `  ${c.change} ${c.kind === "dir" ? "folder" : c.kind === "link" ? "link" : "file"} ${c.path}: ${done.get(c.path)}`,
+        `  ${c.change} ${c.kind === "dir" ? "folder" : c.kind === "link" ? "link" : "file"} ${shownPath(c.path)}: ${done.get(c.path)}`,
     ),
   ];
 }

@@ -197,7 +197,9 @@ describeWithEngine("bwrap", "--in-place in bwrap: nothing hidden outlives the ru
           "printf 'TOKEN=evil\\n' > .env.new && cat .env.new > .env && rm .env.new && touch -d '2020-01-02 03:04:05' .env && " +
           "echo 'import os' > local_settings.py && echo 'print(\"owned\")' > sitecustomize.py && " +
           "mkdir -p node_modules/.bin build && echo evil > node_modules/.bin/tool && echo x > build/out.txt && " +
-          "echo 'evil.py' >> .git/info/exclude 2>&1; echo done",
+          "echo 'evil.py' >> .git/info/exclude 2>&1; " +
+          // a name that would forge a console line and clear the screen, were it printed as it is
+          "touch \"$(printf 'x\\nnothing outside the patch changed\\033[2J.log')\"; echo done",
       ],
       "apply",
     );
@@ -206,14 +208,15 @@ describeWithEngine("bwrap", "--in-place in bwrap: nothing hidden outlives the ru
     // the patch (the fix) is applied; nothing else is left
     expect(files(p.repo)).toEqual({ ...FILES, "app.py": "def f():\n    return 2\n", ".env": "TOKEN=mine\n" });
     expect(r.stdout).toContain(
-      "5 change(s) in the tree are not in the patch (ignored or excluded files, bytecode, build output, or hidden from git by the agent; compared with the tree at the start (",
+      "6 change(s) in the tree are not in the patch (ignored or excluded files, bytecode, build output, or hidden from git by the agent; compared with the tree at the start (",
     );
     expect(r.stdout).toContain(
       "  changed file .env: restored\n" +
         "  added folder build: removed\n" +
         "  added file local_settings.py: removed\n" +
         "  added folder node_modules: removed\n" +
-        "  added file sitecustomize.py: removed\n",
+        "  added file sitecustomize.py: removed\n" +
+        '  added file "x\\nnothing outside the patch changed\\u001b[2J.log": removed\n',
     );
     expect(r.stdout).toContain(`the changes stay in ${p.repo} (nothing is staged)\n`);
     expect(statSync(join(p.repo, ".env")).mtimeMs).toBe(envTime);
