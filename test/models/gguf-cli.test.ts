@@ -169,8 +169,8 @@ describe("patchloop swebench with a damaged GGUF file", () => {
 describeWithGguf("a signal while the model loads", () => {
   let slow: string;
   beforeAll(() => {
-    // a whole model whose million-string metadata array keeps node-llama-cpp's parser busy for seconds
-    const padding = Array.from({ length: 1_000_000 }, () => "x");
+    // a whole model whose two-million-string metadata array keeps node-llama-cpp's parser busy for seconds
+    const padding = Array.from({ length: 2_000_000 }, () => "x");
     slow = writeTinyModel(mkdirOf(join(dir, "slow")), {
       extraMetadata: { "patchloop.padding": { type: "strings", value: padding } },
     });
