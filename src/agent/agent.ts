@@ -13,13 +13,13 @@ import {
   recordRequest,
   requestRecord,
 } from "./history/index.js";
-import { type LimitHit, limitsFor, type Progress, type StopCondition } from "./limits.js";
+import { type LimitHit, limitsFor, type Progress, type StopCondition, timeLimit } from "./limits.js";
 import { addCall, addStats } from "./model-stats.js";
 import { observationMessages } from "./observe.js";
 import { cleanPatch } from "./patch-filter.js";
 import { createProtocol } from "./protocols/create.js";
 import { type Action, type Protocol, textOf } from "./protocols/types.js";
-import { rejectionMessages, replyMessage } from "./step-messages.js";
+import { capToolCalls, droppedActionsMessage, rejectionMessages, replyMessage } from "./step-messages.js";
 import { AgentTemplates } from "./templates.js";
 import { TrajectoryRecorder } from "./trajectory.js";
 import type { ExitStatus, Trajectory } from "./trajectory-types.js";
@@ -163,6 +163,8 @@ class AgentRun {
   private readonly protocol: Protocol;
   private readonly templates: AgentTemplates;
   private readonly limits: StopCondition[];
+  /** The one limit that can be reached between the actions of a reply (no model call happens there). */
+  private readonly timeLimit: StopCondition;
   private readonly started = Date.now();
   private lastPromptTokens = 0;
   /** What is sent of the history (agent.history), and how the last request was laid out. */
@@ -204,6 +206,7 @@ class AgentRun {
         );
     }
     this.limits = limitsFor(config.agent);
+    this.timeLimit = timeLimit(config.agent.time_limit);
     this.history = createHistoryPolicy(config.agent.history, config.agent.context_limit);
   }
 
@@ -251,16 +254,25 @@ class AgentRun {
     await this.rec.save();
   }
 
-  /** The first stop condition reached (limits, interruption), after asking `onLimit`; null to go on. */
-  private async stopReason(): Promise<LimitHit | null> {
-    if (this.o.signal?.aborted) return INTERRUPTED;
-    const progress = {
+  private progress(): Progress {
+    return {
       steps: this.stats.api_calls,
       cost: this.stats.cost,
       elapsedSeconds: (Date.now() - this.started) / 1000,
       lastPromptTokens: this.lastPromptTokens,
     };
-    for (const limit of this.limits) {
+  }
+
+  /**
+   * The first stop condition reached (limits, interruption), after asking `onLimit`; null to go on.
+   * Before a model call every limit is checked; between the actions of one reply (`between`) only
+   * the time limit and an interruption: steps, cost and context count model calls, and none is made
+   * there (the reply that reached the step limit still runs its actions).
+   */
+  private async stopReason(between = false): Promise<LimitHit | null> {
+    if (this.o.signal?.aborted) return INTERRUPTED;
+    const progress = this.progress();
+    for (const limit of between ? [this.timeLimit] : this.limits) {
       const hit = limit(progress);
       if (hit && !(await this.o.hooks?.onLimit?.(hit, progress))) return hit;
     }
@@ -276,6 +288,7 @@ class AgentRun {
     const step = this.stats.api_calls;
     const reply = replyMessage(res, step);
     if (this.lastRequest) recordRequest(reply, this.lastRequest);
+    const dropped = capToolCalls(reply, this.o.config.agent.max_actions_per_reply);
     const parsed =
       res.finishReason === "length" ? this.templates.cutOff(reply, this.vars()) : this.protocol.parse(reply);
     if (parsed.ok) {
@@ -312,12 +325,15 @@ class AgentRun {
         };
     } else {
       this.formatErrors = 0;
-      for (const action of parsed.actions) {
+      for (const [i, action] of parsed.actions.entries()) {
         if (this.o.signal?.aborted) this.exit = INTERRUPTED;
+        else if (i > 0 && !this.exit) this.exit = await this.stopReason(true);
         if (this.exit) break;
         await this.execute(action, step);
       }
     }
+    if (dropped > 0)
+      this.add(droppedActionsMessage(dropped, this.o.config.agent.max_actions_per_reply, step), step);
     await this.rec.save();
   }
 

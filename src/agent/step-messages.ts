@@ -65,3 +65,32 @@ export function rejectionMessages(
   );
   return [...toolReplies, { role: "user", content: text, extra }];
 }
+
+/**
+ * Cuts a reply's tool calls to the first `cap` (`agent.max_actions_per_reply`; 0: no cap) before
+ * it is parsed, recorded or sent back: the rest never run, and since the reply the conversation
+ * keeps holds only the calls that ran, every call still gets its tool message (as the APIs
+ * require) without one message per dropped call. Returns how many were cut, also kept in
+ * `extra.dropped_actions` (the response body in `extra.raw` keeps them all).
+ */
+export function capToolCalls(reply: ChatMessage, cap: number): number {
+  const calls = reply.tool_calls;
+  if (cap <= 0 || !Array.isArray(calls) || calls.length <= cap) return 0;
+  const dropped = calls.length - cap;
+  reply.tool_calls = calls.slice(0, cap);
+  reply.extra = { ...reply.extra, dropped_actions: dropped };
+  return dropped;
+}
+
+/** The message after a reply's observations telling the model that `dropped` of its actions did not run, and why. */
+export function droppedActionsMessage(dropped: number, cap: number, step: number): ChatMessage {
+  const asked = dropped + cap;
+  return {
+    role: "user",
+    content:
+      `Your last reply asked for ${asked} actions; only the first ${cap} were run (at most ${cap} run per reply: agent.max_actions_per_reply). ` +
+      `The other ${dropped} were not run and are removed from your reply. ` +
+      `Send the ones you still need in your next replies, at most ${cap} in each.`,
+    extra: { kind: "actions_dropped", dropped_actions: dropped, step, timestamp: now() },
+  };
+}
