@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ggufFileProblem } from "../../src/models/gguf/model-file.js";
+import { modelServerProblem } from "../../src/swebench/batch/preflight.js";
 import {
   writeGarbageHeaderGguf,
   writeHugeCountGguf,
@@ -10,6 +11,7 @@ import {
   writeTruncatedGguf,
 } from "../../src/testing/gguf-damaged.js";
 import { writeTinyModel } from "../../src/testing/gguf-tiny-model.js";
+import { modelConfig } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "patchloop-gguf-check-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -321,5 +323,18 @@ describe("the GGUF check before node-llama-cpp", () => {
       if (problem(path) !== null) refused++;
     }
     expect(refused).toBeGreaterThan(100);
+  });
+
+  it("is what the batch's preflight reports for a gguf: model", async () => {
+    const path = writeHugeCountGguf(dir);
+    const warned: string[] = [];
+    const found = await modelServerProblem(modelConfig({ model_name: `gguf:${path}` }), (m) =>
+      warned.push(m),
+    );
+    expect(found).toBe(`${path}: tensor count 18446744073709551615 cannot fit in a 24-byte file; ${DAMAGED}`);
+    expect(
+      await modelServerProblem(modelConfig({ model_name: `gguf:${writeTinyModel(dir)}` }), () => {}),
+    ).toBeNull();
+    expect(warned).toEqual([]);
   });
 });
