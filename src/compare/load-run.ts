@@ -63,8 +63,8 @@ function empty(name: string, source: string, kind: RunKind): RunVerdicts {
  * A run summary with `resolved_ids`: the SWE-bench harness's `<model>.<run_id>.json`, or patchloop's
  * (the same keys plus a `patchloop` section). Resolved: `resolved_ids`. Unresolved:
  * `unresolved_ids`, `empty_patch_ids` and, in a patchloop summary, the error ids that are the
- * patch's own (did not apply, tests timed out). Infrastructure: patchloop's environment mismatches
- * and infrastructure errors; the harness's `error_ids` (its summary does not say why); v5's
+ * patch's own (did not apply, tests timed out). Infrastructure: patchloop's environment mismatches,
+ * infrastructure errors and runs without test results; the harness's `error_ids` (its summary does not say why); v5's
  * `infra_failure_ids` (the environment tier; the ambiguous tier stays unresolved, with a note).
  */
 function fromSummary(doc: Json, name: string, source: string, kind: RunKind): RunVerdicts {
@@ -83,6 +83,8 @@ function fromSummary(doc: Json, name: string, source: string, kind: RunKind): Ru
       );
     for (const id of strings(own.infrastructure_error_ids))
       infra.set(id, `infrastructure error: ${firstLine(errors[id], "not graded")}`);
+    for (const id of strings(own.no_results_ids))
+      infra.set(id, `no test results: ${firstLine(errors[id], "the log gave no results")}`);
   }
   for (const id of strings(doc.infra_failure_ids))
     infra.set(id, `infrastructure failure (v5 label): ${firstLine(reasons[id], "environment")}`);
@@ -127,6 +129,8 @@ function fromVerdictMap(doc: Json, name: string, source: string): RunVerdicts | 
   for (const [id, v] of entries) {
     if (!isObject(v) || typeof v.resolved !== "boolean") return null;
     if (v.infra_failure === true) run.infrastructure.set(id, "infrastructure failure (v5 report)");
+    else if (!v.resolved && !isObject(v.tests_status) && typeof v.no_results_reason === "string")
+      run.infrastructure.set(id, `no test results: ${firstLine(v.no_results_reason, "")}`);
     else (v.resolved ? run.resolved : run.unresolved).add(id);
   }
   return run;
