@@ -98,7 +98,7 @@ describe("the GGUF check before node-llama-cpp", () => {
     const path = writeGarbageHeaderGguf(dir);
     const version = readFileSync(path).readUInt32LE(4);
     expect(problem(path)).toBe(
-      `${path}: GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3): the header is damaged; ${DAMAGED}`,
+      `${path}: GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3); ${DAMAGED}`,
     );
   });
 

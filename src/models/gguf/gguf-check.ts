@@ -88,7 +88,7 @@ function check(r: BoundedReader, at: (where: string) => void): void {
     if ((version & 0xffff) === 0 && version !== 0)
       throw new Bad(`the version reads ${version}: a big-endian GGUF file, which llama.cpp here cannot read`);
     throw new Bad(
-      `GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3): the header is damaged`,
+      `GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3)`,
     );
   }
   const tensors = r.u64("the tensor count");
