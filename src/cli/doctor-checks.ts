@@ -144,7 +144,8 @@ async function listModels(
 /** Where a reply's reasoning came: the server's own field, `<think>` in the content, or nowhere. */
 function reasoningPlace(
   result: Extract<ModelResult, { ok: true }>,
-): "reasoning" | "reasoning_content" | "think" | null {
+): "reasoning" | "reasoning_content" | "reasoning items" | "think" | null {
+  if (Array.isArray(asRecord(result.raw)?.output)) return result.message.reasoning ? "reasoning items" : null;
   const choices = asRecord(result.raw)?.choices;
   const message = asRecord(Array.isArray(choices) ? choices[0] : null)?.message;
   const wire = asRecord(message);
@@ -322,7 +323,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   } else add("info", "tool calls", `${toolText} (the run uses backticks and needs none)`);
 
   const places = replies.map(reasoningPlace);
-  const apart = places.filter((p) => p === "reasoning" || p === "reasoning_content");
+  const apart = places.filter((p) => p !== null && p !== "think");
   const inline = places.filter((p) => p === "think").length;
   if (apart.length > 0)
     add("ok", "reasoning", `apart, in \`${apart[0]}\` (${apart.length} of ${replies.length} replies)`);
