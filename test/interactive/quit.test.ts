@@ -6,7 +6,7 @@ import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-l
 import { describeWithEngine } from "../support/engines.js";
 import { git } from "../support/git-repo.js";
 import { bash, calcTask, runArgs, type Task } from "./fixture.js";
-import { BIN } from "./pty.js";
+import { BIN, cliInPty, KEY, type Pty } from "./pty.js";
 
 /**
  * Quitting at once (a second signal after the run was asked to end; on a terminal, a third Ctrl-C)
@@ -16,7 +16,10 @@ import { BIN } from "./pty.js";
  */
 
 let server: FakeLlmServer | undefined;
+let pty: Pty | undefined;
 afterEach(async () => {
+  pty?.kill();
+  pty = undefined;
   await server?.close();
   server = undefined;
 });
@@ -90,5 +93,43 @@ describeWithEngine("bwrap", "quitting patchloop run at once", () => {
     );
     expect(git(t.repo, "status", "--porcelain")).toBe("?? huge.bin\n");
     expect(git(t.repo, "diff", "--cached", "--name-only")).toBe("");
+  });
+
+  it("on a terminal, a third Ctrl-C exits 130 and removes the worktree, and says so", async () => {
+    const t = calcTask();
+    server = await startFakeLlmServer();
+    server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
+    pty = cliInPty(
+      [
+        ...runArgs(t, server, "--mode", "yolo"),
+        "--environment",
+        "bwrap",
+        "-c",
+        "environment.memory=null",
+        "-c",
+        "environment.pids_limit=null",
+        "-c",
+        "environment.timeout=30",
+      ],
+      { cwd: t.dir },
+    );
+    // the sandbox's /tmp is its own: the command is seen on the screen, then given a moment to start
+    await pty.waitFor("sleep 60", 60_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(2);
+    // the first stops the command; at its prompt the second ends the run; the end-of-run diff meets
+    // the huge file, and the third quits
+    pty.send(KEY.ctrlC);
+    await pty.waitFor("? The command was stopped. What now?");
+    pty.send(KEY.ctrlC);
+    await pty.waitFor("ending the run (Interrupted); the patch is kept");
+    await new Promise((r) => setTimeout(r, 1000));
+    pty.send(KEY.ctrlC);
+    expect(await pty.exited).toBe(130);
+    expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(existsSync(t.worktree)).toBe(false);
+    expect(pty.text()).toContain(
+      `quit at once: the worktree ${t.worktree} is removed, and the agent's changes with it\n`,
+    );
   });
 });
