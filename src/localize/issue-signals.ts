@@ -240,6 +240,33 @@ function uniq(items: Iterable<string>): string[] {
  */
 export const MAX_ISSUE_CHARS = 100_000;
 
+/** Distinct dotted names kept from one issue, in order of first mention: a few dozen in real issues. */
+export const MAX_DOTTED_NAMES = 200;
+/** Parts of a dotted name (`a.b.c` has 3); a longer chain is not a name anyone writes (a dotted path of a deep Java package has about 8). */
+export const MAX_DOTTED_PARTS = 16;
+/** Characters of a dotted name, for the same reason. */
+export const MAX_DOTTED_CHARS = 256;
+
+/**
+ * The dotted names of `texts` (code, then backticks, then prose), first mentions first, file names
+ * (`x.py`, `README.md`) and names past {@link MAX_DOTTED_PARTS} or {@link MAX_DOTTED_CHARS} left
+ * out, at most {@link MAX_DOTTED_NAMES}. The ranking resolves each name against every prefix of
+ * it, so one name of 50,000 parts (`a.` x 50,000) held a localization for minutes.
+ */
+function dottedNames(texts: string[]): string[] {
+  const names = new Set<string>();
+  for (const text of texts) {
+    for (const m of text.matchAll(DOTTED)) {
+      const d = m[0];
+      if (d.length > MAX_DOTTED_CHARS || /\.(py|rst|txt|cfg|toml|html|md)$/.test(d)) continue;
+      if (d.split(".", MAX_DOTTED_PARTS + 1).length > MAX_DOTTED_PARTS) continue;
+      names.add(d);
+      if (names.size >= MAX_DOTTED_NAMES) return [...names];
+    }
+  }
+  return [...names];
+}
+
 /** Reads the signals out of an issue's text (its first {@link MAX_ISSUE_CHARS} characters). */
 export function issueSignals(issue: string): IssueSignals {
   const text = issue.length > MAX_ISSUE_CHARS ? issue.slice(0, MAX_ISSUE_CHARS) : issue;
@@ -287,11 +314,7 @@ export function issueSignals(issue: string): IssueSignals {
   for (const m of text.matchAll(RAISE_STRING)) messages.push(m[2]);
 
   const paths = uniq([...text.matchAll(PATH)].map((m) => m[1].replace(/\\/g, "/")));
-  const dotted = uniq(
-    [code, ...inline, prose]
-      .flatMap((s) => [...s.matchAll(DOTTED)].map((m) => m[0]))
-      .filter((d) => !/\.(py|rst|txt|cfg|toml|html|md)$/.test(d)),
-  );
+  const dotted = dottedNames([code, ...inline, prose]);
   return {
     frames: frames(text),
     paths,
