@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readLiveParserOutput } from "../../src/swebench/eval/live.js";
 import { rescuedNames } from "../../src/swebench/eval/parsers/django.js";
 import { LOG_PARSER_NAMES, parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import {
@@ -185,6 +186,48 @@ describe("linear matchers agree with the harness patterns they replace", () => {
       const want = rescues.flatMap((re) => [...log.matchAll(re)].map((m) => m[1]));
       expect(rescuedNames(log), JSON.stringify(log)).toEqual(want);
     }
+  });
+});
+
+describe("Live's parser output is read in linear time", () => {
+  const re = /PATCHLOOP_LIVE_PARSER_BEGIN\n([\s\S]*?)\nPATCHLOOP_LIVE_PARSER_END/;
+  const shown = (r: ReturnType<typeof readLiveParserOutput>) => (r.ok ? [...r.map] : r.reason);
+
+  it("the text between the markers is what the regular expression found", () => {
+    const pieces = [
+      "PATCHLOOP_LIVE_PARSER_BEGIN",
+      "PATCHLOOP_LIVE_PARSER_END",
+      "\n",
+      "{}",
+      '{"a": "PASSED"}',
+      "x",
+    ];
+    for (const output of samples(pieces, 8, 20_000, 17)) {
+      const m = re.exec(output);
+      const r = readLiveParserOutput(output);
+      if (!m) expect(r.ok, JSON.stringify(output)).toBe(false);
+      else {
+        let want: unknown;
+        try {
+          want = JSON.parse(m[1]);
+        } catch {
+          want = undefined;
+        }
+        if (want && typeof want === "object" && !Array.isArray(want))
+          expect(r.ok, JSON.stringify(output)).toBe(true);
+        else expect(r.ok, JSON.stringify(output)).toBe(false);
+      }
+    }
+    expect(
+      shown(
+        readLiveParserOutput('x\nPATCHLOOP_LIVE_PARSER_BEGIN\n{"t": "PASSED"}\nPATCHLOOP_LIVE_PARSER_END\n'),
+      ),
+    ).toEqual([["t", "pass"]]);
+  });
+
+  it("40,000 begin markers without an end: under 2 s", () => {
+    const output = "PATCHLOOP_LIVE_PARSER_BEGIN\n".repeat(40_000);
+    expect(millis(() => readLiveParserOutput(output))).toBeLessThan(2000);
   });
 });
 

@@ -97,15 +97,31 @@ export function liveParserRunner(parserFile: string, logFile: string): string {
   ].join("\n");
 }
 
+const PARSER_BEGIN = "PATCHLOOP_LIVE_PARSER_BEGIN\n";
+const PARSER_END = "\nPATCHLOOP_LIVE_PARSER_END";
+
+/**
+ * The text from the first begin marker to the first end marker after it (what
+ * `BEGIN\n([\s\S]*?)\nEND` matched), found with indexOf: the regular expression, tried from each
+ * of many begin markers without an end, was quadratic in the output's length.
+ */
+function parserPrinted(output: string): string | undefined {
+  const begin = output.indexOf(PARSER_BEGIN);
+  if (begin < 0) return undefined;
+  const end = output.indexOf(PARSER_END, begin + PARSER_BEGIN.length);
+  return end < 0 ? undefined : output.slice(begin + PARSER_BEGIN.length, end);
+}
+
 /** The map a row's parser printed through `liveParserRunner`, or why there is none. */
 export function readLiveParserOutput(
   output: string,
 ): { ok: true; map: Map<string, LiveStatus> } | { ok: false; reason: string } {
-  const m = /PATCHLOOP_LIVE_PARSER_BEGIN\n([\s\S]*?)\nPATCHLOOP_LIVE_PARSER_END/.exec(output);
-  if (!m) return { ok: false, reason: `the row's parser printed no result: ${output.slice(-400)}` };
+  const printed = parserPrinted(output);
+  if (printed === undefined)
+    return { ok: false, reason: `the row's parser printed no result: ${output.slice(-400)}` };
   let data: unknown;
   try {
-    data = JSON.parse(m[1]);
+    data = JSON.parse(printed);
   } catch (err) {
     return { ok: false, reason: `the row's parser printed no JSON map (${(err as Error).message})` };
   }
