@@ -400,6 +400,27 @@ class QueueCoordinator implements Dispatcher {
     if (remove) await this.removeJob(remove);
   }
 
+  /**
+   * The attempt policy stopped this unit's instance: its job is taken off the queue if no worker
+   * has started it (its `run` resolves null). True when it was taken off.
+   */
+  async takeBack(unit: WorkUnit): Promise<boolean> {
+    const e = this.state.pending.get(unitKey(unit.row.instance_id, unit.attempt));
+    if (!e || e.done || e.started) return false;
+    await this.flushing;
+    try {
+      if (!WAITING_STATES.includes(await this.call("look at a job", () => this.queue.getJobState(e.jobId))))
+        return false;
+      await this.call("withdraw a job", () => this.queue.remove(e.jobId));
+      if ((await this.call("look at a job", () => this.queue.getJobState(e.jobId))) !== "unknown")
+        return false;
+    } catch {
+      return false; // a worker took it meanwhile (locked), or the queue does not answer: it runs
+    }
+    this.state.withdrawn(e);
+    return true;
+  }
+
   async stopStarting(): Promise<void> {
     this.state.stopping = true;
     await this.withdraw().catch(() => undefined);

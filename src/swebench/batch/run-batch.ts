@@ -148,6 +148,10 @@ class Scheduler {
   private readonly unitsNotStarted = new Set<string>();
   /** Attempts ended now that a re-run starts again. */
   private readonly again: string[] = [];
+  /** Units handed to the dispatcher and not back yet, by unit key. */
+  private readonly handedOver = new Map<string, WorkUnit>();
+  /** Units whose instance the attempt policy stopped, being taken back from the dispatcher, with why. */
+  private readonly takingBack = new Map<string, string>();
   /** Attempts the attempt policy did not start, with why. */
   private readonly stoppedAttempts: Record<string, string> = {};
   /** Units not started yet, in order. */
@@ -273,7 +277,11 @@ class Scheduler {
     }
   }
 
-  /** Takes the queued attempts of instance `id` that the attempt policy no longer starts off the queue. */
+  /**
+   * Takes the queued attempts of instance `id` that the attempt policy no longer starts off the
+   * queue, and asks the dispatcher to take back those it was handed but has not started (a queue's
+   * waiting jobs: attempts 2..N are enqueued as soon as attempt 1 is answered).
+   */
   private dropStopped(id: string): void {
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const u = this.queue[i];
@@ -282,6 +290,20 @@ class Scheduler {
       if (why === null) continue;
       this.queue.splice(i, 1);
       this.skipAttempt(u, why);
+    }
+    const takeBack = this.dispatcher.takeBack?.bind(this.dispatcher);
+    if (!takeBack) return;
+    for (const [key, u] of this.handedOver) {
+      if (u.row.instance_id !== id || u.attempt === undefined || this.takingBack.has(key)) continue;
+      const why = this.folder.stopReason(u);
+      if (why === null) continue;
+      this.takingBack.set(key, why);
+      void takeBack(u).then(
+        (taken) => {
+          if (!taken) this.takingBack.delete(key);
+        },
+        () => this.takingBack.delete(key),
+      );
     }
   }
 
@@ -353,9 +375,16 @@ class Scheduler {
         this.notStart([unit]);
         return false;
       }
-      result = await this.dispatcher.run(unit, this.hooksFor(unit, answered));
+      this.handedOver.set(key, unit);
+      try {
+        result = await this.dispatcher.run(unit, this.hooksFor(unit, answered));
+      } finally {
+        this.handedOver.delete(key);
+      }
       if (!result) {
-        this.notStart([unit]);
+        const why = this.takingBack.get(key);
+        if (why !== undefined) this.skipAttempt(unit, this.folder.whyNotStart(unit) ?? why);
+        else this.notStart([unit]);
         return false;
       }
       const recorded = await this.folder.accept(result);

@@ -482,6 +482,16 @@ export class RunFolder implements InstanceSink {
     return why;
   }
 
+  /**
+   * Why the attempt policy would not start `unit` now (its instance's attempts stopped: cost,
+   * agreement), or null; for a unit handed to a queue and not started yet. Unlike `whyNotStart`,
+   * changes nothing.
+   */
+  stopReason(unit: WorkUnit): string | null {
+    const tries = this.perInstance.get(unit.row.instance_id);
+    return tries && unit.attempt !== undefined ? tries.stopReason() : null;
+  }
+
   /** A running attempt has spent `cost` so far: its instance's cost limit counts it. */
   spending(unit: WorkUnit, cost: number): void {
     if (unit.attempt !== undefined) this.perInstance.get(unit.row.instance_id)?.spending(unit.attempt, cost);

@@ -106,6 +106,11 @@ export interface Dispatcher {
   settle(result: InstanceResult, written: boolean): Promise<void>;
   /** Nothing new starts: what has not started is withdrawn (its `run` resolves null). */
   stopStarting(): Promise<void>;
+  /**
+   * One unit handed over but not started is taken back (its `run` resolves null); true when it
+   * was. A dispatcher that starts what it is given at once (in this process) has none.
+   */
+  takeBack?(unit: WorkUnit): Promise<boolean>;
   /** The running instances are interrupted (they end as `Interrupted`). */
   interrupt(): void;
   /** Releases what the dispatcher holds (work trees, connections). */
