@@ -325,6 +325,22 @@ export const AttemptPolicySchema = z
   })
   .strict();
 
+/**
+ * A batch task whose environment would not open, or whose model server failed (no connection, 5xx
+ * or 429 after the client's own retries, a timeout) before its first reply, is run again in a fresh
+ * environment after a growing wait; once the model has replied, never (docs/attempts.md).
+ */
+export const InfraRetrySchema = z
+  .object({
+    /** Runs after the first; 0: none. */
+    retries: z.number().int().min(0).max(20),
+    /** Seconds before the first retry; each later wait doubles, up to `max_delay`. */
+    delay: z.number().min(0),
+    /** Seconds any one wait may reach. */
+    max_delay: z.number().min(0),
+  })
+  .strict();
+
 export const RunSchema = z
   .object({
     /** Command run once in the environment before the agent starts (e.g. activate a conda env). */
@@ -337,6 +353,8 @@ export const RunSchema = z
      */
     attempt_variants: z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])),
     attempt_policy: AttemptPolicySchema,
+    /** Infrastructure failures before the model's first reply, run again (docs/attempts.md). */
+    infra_retry: InfraRetrySchema,
     queue: QueueSchema,
     interactive: InteractiveSchema,
     /** Picking one patch per instance from several candidates (docs/selection.md, src/select/). */
@@ -359,6 +377,7 @@ export type ModelConfig = z.infer<typeof ModelSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
 export type AttemptPolicy = z.infer<typeof AttemptPolicySchema>;
+export type InfraRetry = z.infer<typeof InfraRetrySchema>;
 /** `run.select` (select/config.ts makes its schema). */
 export type SelectConfig = RunConfig["select"];
 export type Config = z.infer<typeof ConfigSchema>;
