@@ -53,6 +53,10 @@ export interface TrajectoryInfo {
   localization?: LocalizationRecord;
   /** The `patchloop worker` that ran it (distributed runs, docs/distributed.md); absent otherwise. */
   worker?: { id: string; host: string; pid: number };
+  /** As the task's outcome says (src/task/outcome.ts): runs again after infrastructure failures. */
+  infra_retries?: number;
+  /** As the task's outcome says: its last run, too, failed for the infrastructure's sake. */
+  infrastructure?: true;
 }
 
 /**
