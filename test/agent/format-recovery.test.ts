@@ -24,7 +24,7 @@ const BACKTICKS = ["swebench_backticks", "environment.environment_class=local", 
 
 /** The text of what the agent sent after the model's last reply (tool messages and the user message). */
 function feedback(request: ModelRequest): string {
-  const i = request.messages.findLastIndex((m) => m.role === "assistant");
+  const i = request.messages.map((m) => m.role).lastIndexOf("assistant");
   return request.messages
     .slice(i + 1)
     .map((m) => textOf(m))

@@ -14,7 +14,7 @@ export function publishedVerdicts(): Map<string, Map<string, boolean>> {
     for (const n of names) runs.set(n, new Map());
     for (const row of rows) {
       const [id, ...bits] = row.split("\t");
-      bits.forEach((b, i) => runs.get(names[i])?.set(id, b === "1"));
+      for (const [i, b] of bits.entries()) runs.get(names[i])?.set(id, b === "1");
     }
   }
   return runs;

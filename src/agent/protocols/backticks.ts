@@ -145,7 +145,6 @@ function blockProblem(
  * XML tag such as `<mswea_bash_command>(.*?)</mswea_bash_command>` works the same way).
  */
 export function createBackticksProtocol(tag: string, actionRegex: string | null): Protocol {
-  const fence = `\`\`\`${tag}`;
   const regex = actionRegex === null ? null : compileActionRegex(actionRegex);
   const parse = (message: ChatMessage): ParseResult => {
     const text = textOf(message);

@@ -87,9 +87,7 @@ function check(r: BoundedReader, at: (where: string) => void): void {
       throw new Bad("GGUF version 1 is no longer read by llama.cpp (it reads versions 2 and 3)");
     if ((version & 0xffff) === 0 && version !== 0)
       throw new Bad(`the version reads ${version}: a big-endian GGUF file, which llama.cpp here cannot read`);
-    throw new Bad(
-      `GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3)`,
-    );
+    throw new Bad(`GGUF version ${version} is unknown (llama.cpp reads versions 2 and 3)`);
   }
   const tensors = r.u64("the tensor count");
   const entries = r.u64("the metadata count");
