@@ -9,7 +9,7 @@ import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
 import { defaultEnvCheckCacheDir } from "../swebench/eval/env-check.js";
 import { evaluatePredictions } from "../swebench/eval/evaluate.js";
-import type { InstanceResult } from "../swebench/eval/instance-result.js";
+import { type InstanceResult, verdictText } from "../swebench/eval/instance-result.js";
 import { makeEvalProvider } from "../swebench/eval/make-provider.js";
 import type { HarnessVersion } from "../swebench/eval/parsers/index.js";
 import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/eval/predictions.js";
@@ -63,7 +63,7 @@ class UsageError extends Error {}
 /**
  * The body of `patchloop eval`; returns the exit status: 0 when every prediction was graded (or
  * was empty, or its patch did not apply: the prediction's own outcome), 1 when some instance
- * could not be graded (a timeout, an environment mismatch or an infrastructure error), 2 for usage and input errors
+ * could not be graded (a timeout, no test results, an environment mismatch or an infrastructure error), 2 for usage and input errors
  * (bad flags or config, unreadable or malformed predictions or dataset, unknown or duplicate ids).
  */
 export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal): Promise<number> {
@@ -187,8 +187,9 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
       scope,
       signal,
       onResult: (r: InstanceResult, done: number, total: number) => {
-        const what = r.resolution ?? r.outcome.replaceAll("_", " ");
-        io.err(`[${done}/${total}] ${r.instance_id}: ${what}${r.seconds ? ` (${r.seconds} s)` : ""}\n`);
+        io.err(
+          `[${done}/${total}] ${r.instance_id}: ${verdictText(r)}${r.seconds ? ` (${r.seconds} s)` : ""}\n`,
+        );
       },
     };
     const run = await evaluatePredictions(options);
@@ -202,7 +203,10 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
     if (attempts) io.out(`\n${formatAttemptsReport(attempts)}`);
     const pl = run.summary.patchloop;
     const ungraded =
-      pl.timeout_ids.length + pl.infrastructure_error_ids.length + pl.environment_mismatch_ids.length;
+      pl.timeout_ids.length +
+      pl.infrastructure_error_ids.length +
+      pl.environment_mismatch_ids.length +
+      pl.no_results_ids.length;
     return ungraded > 0 ? 1 : 0;
   } catch (err) {
     if (err instanceof UsageError || USAGE_ERRORS.some((E) => err instanceof E)) {
@@ -277,7 +281,7 @@ export function register(program: Command): void {
       "after",
       "\nA run folder's run.json gives the environment, --repos-dir, --python, --specs and the config's environment section; flags and -c override them.\n" +
         "\nExit status: 0 every prediction was graded (or was empty, or its patch did not apply);\n" +
-        "1 some instance could not be graded (timeout, environment mismatch or infrastructure error);\n" +
+        "1 some instance could not be graded (timeout, no test results, environment mismatch or infrastructure error);\n" +
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )
     .action(async (flags: EvalFlags) => {

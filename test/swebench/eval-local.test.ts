@@ -207,7 +207,7 @@ describe.skipIf(!havePytest())("eval end to end: local worktrees, Debian's pytho
     expect(text.split("\n").slice(0, 4)).toEqual([
       "Resolved 1/8 (12.5%) of the whole dataset (8 instances)",
       "Resolved 1/7 (14.3%) of the instances with a prediction",
-      "completed 2, unresolved 1, empty patches 1, errors 4 (patch did not apply 2, timed out 1, environment mismatch 0, infrastructure 1)",
+      "completed 2, unresolved 1, empty patches 1, errors 4 (patch did not apply 2, timed out 1, no test results 0, environment mismatch 0, infrastructure 1)",
       "environment check: OFF (not asked for): nothing tested that this environment grades like the harness's; harness 4.1 rules",
     ]);
     expect(text).toContain("repository  resolved  total    rate\nacme/calc          1      7   14.3%\n");

@@ -192,7 +192,9 @@ describe.skipIf(!havePytest())("harness v5 rows graded by their own eval_script 
 
   it("a non-zero exit with no failing test in the log is not graded (fake PASSED lines); 4.1 would have resolved it", async () => {
     const v5 = (await run("auto")).summary;
-    expect(v5.unresolved_ids).toContain("acme__calc-2");
+    // Not graded: no test results is its own outcome, apart from unresolved.
+    expect(v5.unresolved_ids).not.toContain("acme__calc-2");
+    expect(v5.error_ids).toContain("acme__calc-2");
     expect(v5.patchloop.no_results_ids).toContain("acme__calc-2");
     expect(v5.patchloop.errors["acme__calc-2"]).toBe(
       "the tests exited with 5 but no test failed (the log does not describe the run)",
@@ -221,7 +223,24 @@ describe.skipIf(!havePytest())("harness v5 rows graded by their own eval_script 
   }, 120_000);
 
   it("labels infrastructure failures: certain (environment) and ambiguous ones, in report.json and the summary", async () => {
-    const s = (await run("auto")).summary;
+    const r = await run("auto");
+    const s = r.summary;
+    // The console line and the printed report show the same labels, apart from unresolved.
+    expect(r.err).toMatch(
+      /\] acme__calc-4: no test results \(infrastructure label: out_of_memory, environment\)\n/,
+    );
+    expect(r.err).toMatch(
+      /\] acme__calc-5: RESOLVED_NO \(infrastructure label: missing_module, ambiguous\)\n/,
+    );
+    expect(r.out).toContain(
+      "v5 infrastructure labels: environment 1, ambiguous 2 (advisory: they change no grade or count)",
+    );
+    expect(r.out).toContain(
+      "\nInfrastructure failures by v5's labels, environment to blame (advisory) (1):\n  acme__calc-4: out_of_memory\n",
+    );
+    expect(r.out).toContain(
+      "\nInfrastructure failures by v5's labels, the environment or the patch (advisory) (2):\n  acme__calc-2: no_tests_collected\n  acme__calc-5: missing_module\n",
+    );
     expect(report("auto", 4)).toMatchObject({
       resolved: false,
       infra_failure: true,
@@ -236,8 +255,10 @@ describe.skipIf(!havePytest())("harness v5 rows graded by their own eval_script 
     });
     expect(s.infra_failure_instances).toBe(1);
     expect(s.ambiguous_failure_instances).toBe(2);
-    // Advisory only: the grades and denominators are those of the rules.
-    expect(s.unresolved_ids).toEqual(["acme__calc-2", "acme__calc-3", "acme__calc-4", "acme__calc-5"]);
+    // The labels are advisory: a graded run keeps its grade (5 is unresolved); runs without
+    // test results are not graded, labelled or not (2, 3, 4), and never unresolved.
+    expect(s.unresolved_ids).toEqual(["acme__calc-5"]);
+    expect(s.patchloop.no_results_ids).toEqual(["acme__calc-2", "acme__calc-3", "acme__calc-4"]);
     expect(report("auto", 5).tests_status.FAIL_TO_PASS.failure).toEqual(F2P);
   }, 120_000);
 });

@@ -57,7 +57,7 @@ const NOT_RUN_CAUSES =
   "differently, or a test command that does not select them; env_check_output.txt shows which";
 
 /** One sentence for the failed PASS_TO_PASS tests and one for those that did not run (each when any). */
-function passToPassSentences(v: EnvCheckVerdict, total: number): string[] {
+export function passToPassSentences(v: EnvCheckVerdict, total: number): string[] {
   const out: string[] = [];
   const failed = v.pass_to_pass_failing;
   const notRun = v.pass_to_pass_not_run;

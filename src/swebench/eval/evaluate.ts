@@ -9,7 +9,7 @@ import type { EnvironmentProvider } from "./eval-environment.js";
 import { getResolutionStatus } from "./grading.js";
 import { classifyInfraFailure } from "./infra-failure.js";
 import type { HarnessReportEntry } from "./instance-report.js";
-import type { InstanceResult } from "./instance-result.js";
+import { agreeingResolution, type InstanceResult } from "./instance-result.js";
 import type { HarnessVersion } from "./parsers/index.js";
 import { checkPredictionIds, type Prediction, PredictionsError } from "./predictions.js";
 import { evaluateInstance } from "./run-instance.js";
@@ -75,8 +75,11 @@ function reuse(logDir: string, instance: SwebenchInstance): InstanceResult | und
     return {
       instance_id: instance.instance_id,
       repo: instance.repo,
-      outcome: entry.resolved ? "resolved" : "unresolved",
-      ...(entry.tests_status ? { resolution: getResolutionStatus(entry.tests_status) } : {}),
+      // The verdict the report.json was written with: no tests_status is "no test results".
+      outcome: entry.resolved ? "resolved" : entry.tests_status ? "unresolved" : "no_results",
+      ...(entry.tests_status
+        ? { resolution: agreeingResolution(entry.resolved, getResolutionStatus(entry.tests_status)) }
+        : {}),
       ...(entry.tests_status
         ? {}
         : {
@@ -158,6 +161,8 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
         .join("\n");
       const label = classifyInfraFailure(text);
       if (label && summaryOptions.infraLabels) summaryOptions.infraLabels[r.instance_id] = label;
+      // The console line shows the label the summary records (one verdict everywhere).
+      if (label) r.infra = label;
     }
     results.push(r);
     options.onResult?.(r, results.length, todo.length);

@@ -12,9 +12,11 @@ import type { SpecOverrides } from "./test-spec.js";
 
 /**
  * How one prediction ended. `resolved`/`unresolved`: graded (report.json written); the others
- * have no report.json, as in the harness, and count as `error_ids` in the harness summary,
- * except `empty_patch` (not run). `environment_mismatch`: the environment check found that the
- * tests misbehave without any patch, so the instance was not graded. patchloop keeps the reasons apart.
+ * count as `error_ids` in the summary, except `empty_patch` (not run). `no_results`: the tests
+ * ran but their log gave no result for the instance's tests (report.json written, without
+ * `tests_status`, with `no_results_reason`): not graded, an infrastructure failure, never
+ * unresolved. `environment_mismatch`: the environment check found that the tests misbehave
+ * without any patch, so the instance was not graded. patchloop keeps the reasons apart.
  */
 export type InstanceOutcome =
   | "resolved"
@@ -22,8 +24,16 @@ export type InstanceOutcome =
   | "empty_patch"
   | "patch_apply_failed"
   | "timeout"
+  | "no_results"
   | "environment_mismatch"
   | "error";
+
+/** The outcomes that say nothing about the patch: the environment, the data or the grading failed. */
+export const INFRASTRUCTURE_OUTCOMES: ReadonlySet<InstanceOutcome> = new Set([
+  "no_results",
+  "environment_mismatch",
+  "error",
+]);
 
 /** The environment check as an instance's result carries it. */
 export interface InstanceCheck {
@@ -48,6 +58,8 @@ export interface InstanceResult {
   error?: string;
   /** The environment check, where one ran or was turned off. */
   check?: InstanceCheck;
+  /** v5's infrastructure label of a failed instance (infra-failure.ts; advisory, set by the run's loop). */
+  infra?: { reason: string; tier: "environment" | "ambiguous" };
   /** Things the user should know that did not stop the grading (e.g. a package from outside the work tree with the check off). */
   warnings?: string[];
   seconds: number;
@@ -73,4 +85,31 @@ export interface InstanceContext {
   checkCacheDir?: string;
   /** `--pro-scripts`: a checkout of scaleapi/SWE-bench_Pro-os (SWE-bench Pro's run scripts and parsers). */
   proScripts?: string;
+}
+
+/**
+ * The one verdict of an instance, as the console line, the summary and report.json all give it:
+ * the harness's resolution for a graded instance (`RESOLVED_FULL` only when resolved), otherwise
+ * the outcome in words (`no test results`, `environment mismatch`, ...), with v5's infrastructure
+ * label after it where there is one.
+ */
+export function verdictText(r: InstanceResult): string {
+  const graded = r.outcome === "resolved" || r.outcome === "unresolved";
+  const base =
+    graded && r.resolution
+      ? r.resolution
+      : r.outcome === "no_results"
+        ? "no test results"
+        : r.outcome.replaceAll("_", " ");
+  return r.infra ? `${base} (infrastructure label: ${r.infra.reason}, ${r.infra.tier})` : base;
+}
+
+/**
+ * The harness's resolution of a graded instance, made to agree with `resolved`: RESOLVED_FULL
+ * exactly when resolved (a grading whose lists are empty, e.g. tests absent from the log, must not
+ * read RESOLVED_FULL beside an unresolved verdict).
+ */
+export function agreeingResolution(resolved: boolean, resolution: ResolvedStatus): ResolvedStatus {
+  if (resolved) return "RESOLVED_FULL";
+  return resolution === "RESOLVED_FULL" ? "RESOLVED_NO" : resolution;
 }

@@ -39,10 +39,10 @@ export function liveFields(row: SwebenchInstance): LiveFields {
 
 /**
  * The script Live's sequence becomes: patches (from files in the container, applied with
- * `git apply`), rebuild, tests, and the print commands between the harness's start and end
+ * `git apply`; without `patchFile`, the test patch only, for the environment check), rebuild, tests, and the print commands between the harness's start and end
  * markers, so that only their output is read.
  */
-export function liveEvalScript(row: SwebenchInstance, o: { repoDir: string; patchFile: string }): string {
+export function liveEvalScript(row: SwebenchInstance, o: { repoDir: string; patchFile?: string }): string {
   const live = liveFields(row);
   const testPatch = typeof row.test_patch === "string" ? row.test_patch : "";
   let test = live.test_cmds.join(" ; ");
@@ -53,7 +53,8 @@ export function liveEvalScript(row: SwebenchInstance, o: { repoDir: string; patc
     `cd ${o.repoDir}`,
     `git apply -v - <<'${TEST_PATCH_DELIMITER}'\n${testPatch}\n${TEST_PATCH_DELIMITER}`,
     NESTED_REPO_CD,
-    `git apply -v ${o.patchFile}`,
+    // The environment check runs the same script without the model's patch.
+    ...(o.patchFile ? [`git apply -v ${o.patchFile}`] : []),
     `cd ${o.repoDir}`,
   ];
   const rebuild = live.rebuild_cmds.join(" ; ");

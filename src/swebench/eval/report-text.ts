@@ -62,9 +62,9 @@ export function mismatchAdvice(problems: string[]): string[] {
  * The printed end of `patchloop eval` and `swebench --evaluate`: resolved x/y (%) over what
  * `total_instances` counts (named), and over the instances with a prediction; the counts; the
  * environment check; a per-repository table; then empty patches, patches that failed to apply,
- * timeouts, environment mismatches (with how to fix them) and infrastructure errors (kept apart
- * from unresolved), instances whose log gave no results, unresolved instances, warnings, and the
- * flips against `--compare`.
+ * timeouts, environment mismatches (with how to fix them) and infrastructure errors, instances
+ * whose log gave no test results, v5's infrastructure labels (each kept apart from unresolved),
+ * unresolved instances, warnings, and the flips against `--compare`.
  */
 export function formatRunReport(s: RunSummary, flips?: Flips & { against: string }): string {
   const out: string[] = [];
@@ -81,13 +81,20 @@ export function formatRunReport(s: RunSummary, flips?: Flips & { against: string
   out.push(
     `completed ${s.completed_instances}, unresolved ${s.unresolved_instances}, empty patches ${s.empty_patch_instances}, ` +
       `errors ${s.error_instances} (patch did not apply ${pl.patch_apply_failed_ids.length}, ` +
-      `timed out ${pl.timeout_ids.length}, environment mismatch ${pl.environment_mismatch_ids.length}, ` +
-      `infrastructure ${pl.infrastructure_error_ids.length})`,
+      `timed out ${pl.timeout_ids.length}, no test results ${pl.no_results_ids.length}, ` +
+      `environment mismatch ${pl.environment_mismatch_ids.length}, infrastructure ${pl.infrastructure_error_ids.length})`,
   );
+  if (s.infra_failure_ids !== undefined) {
+    out.push(
+      `v5 infrastructure labels: environment ${s.infra_failure_instances ?? 0}, ambiguous ${s.ambiguous_failure_instances ?? 0} ` +
+        "(advisory: they change no grade or count)",
+    );
+  }
   const c = pl.env_check;
+  const notChecked = c.not_checked ? `, ${c.not_checked} not checked (see the warnings)` : "";
   out.push(
     c.enabled
-      ? `environment check: on (${c.checked} checked, ${c.cached} from the cache, ${c.mismatches} mismatched); harness ${pl.harness_version} rules`
+      ? `environment check: on (${c.checked} checked, ${c.cached} from the cache, ${c.mismatches} mismatched${notChecked}); harness ${pl.harness_version} rules`
       : `environment check: OFF (${c.off ?? "not asked for"}): nothing tested that this environment grades like the harness's; harness ${pl.harness_version} rules`,
   );
   const repos = Object.entries(pl.per_repo);
@@ -122,12 +129,22 @@ export function formatRunReport(s: RunSummary, flips?: Flips & { against: string
     list("Timed out", pl.timeout_ids, e),
     mismatches,
     list("Infrastructure errors (not counted as unresolved)", pl.infrastructure_error_ids, e),
-    list("No usable test results (the harness counts these unresolved)", pl.no_results_ids, e),
     list(
-      "Unresolved",
-      s.unresolved_ids.filter((id) => !pl.no_results_ids.includes(id)),
-      Object.fromEntries(Object.entries(pl.resolutions)),
+      "No test results: not graded, not counted as unresolved (the harness would count them unresolved)",
+      pl.no_results_ids,
+      e,
     ),
+    list(
+      "Infrastructure failures by v5's labels, environment to blame (advisory)",
+      s.infra_failure_ids ?? [],
+      s.failure_reasons,
+    ),
+    list(
+      "Infrastructure failures by v5's labels, the environment or the patch (advisory)",
+      s.ambiguous_failure_ids ?? [],
+      s.failure_reasons,
+    ),
+    list("Unresolved", s.unresolved_ids, Object.fromEntries(Object.entries(pl.resolutions))),
     warned.length > 0 ? ["Warnings:", ...warned.flatMap(([id, ws]) => ws.map((w) => `  ${id}: ${w}`))] : [],
   ]) {
     if (block.length > 0) out.push("", ...block);

@@ -16,7 +16,13 @@ import type { EvalEnvironment } from "./eval-environment.js";
 import { adaptRowScript, makeEvalScript } from "./eval-script.js";
 import { MARKERS } from "./grading.js";
 import { type EnvironmentRecord, gradeTestOutput } from "./instance-report.js";
-import type { InstanceCheck, InstanceContext, InstanceOutcome, InstanceResult } from "./instance-result.js";
+import {
+  agreeingResolution,
+  type InstanceCheck,
+  type InstanceContext,
+  type InstanceOutcome,
+  type InstanceResult,
+} from "./instance-result.js";
 import type { Prediction } from "./predictions.js";
 import { type DeclaredPython, declarePython, type PythonProbe, probePython } from "./python-env.js";
 import { gradeOwnHarness, hasOwnHarness } from "./run-own-harness.js";
@@ -202,12 +208,16 @@ export async function evaluateInstance(
         await log(`>>>>> Patch Apply Failed: ${error}`);
         return done("patch_apply_failed", { error });
       }
-      try {
-        handle = await ctx.provider(instance);
-      } catch (err) {
-        throw new Error(`environment could not be created: ${(err as Error).message}`);
-      }
-      return await gradeOwnHarness(instance, patch, handle, ctx, log, done);
+      const openOwn = async (): Promise<EvalEnvironment> => {
+        await release();
+        try {
+          handle = await ctx.provider(instance);
+        } catch (err) {
+          throw new Error(`environment could not be created: ${(err as Error).message}`);
+        }
+        return handle;
+      };
+      return await gradeOwnHarness(instance, patch, openOwn, ctx, log, done);
     }
     try {
       spec = resolveTestSpec(instance, ctx.specs, ctx.python, ctx.harness);
@@ -350,10 +360,18 @@ export async function evaluateInstance(
     });
     await writeFileAtomic(join(ctx.logDir, "report.json"), `${JSON.stringify(graded.report, null, 4)}\n`);
     await log(`graded: ${graded.resolution ?? `no test results (${graded.notFoundReason})`}`);
+    if (!graded.resolution) {
+      // No results: the tests say nothing about the patch, so it is not graded (not unresolved).
+      return done("no_results", {
+        report: graded.report,
+        error: graded.notFoundReason ?? "the log parser found no test lines",
+        check,
+        ...(warnings.length ? { warnings } : {}),
+      });
+    }
     return done(entry.resolved ? "resolved" : "unresolved", {
-      resolution: graded.resolution,
+      resolution: agreeingResolution(entry.resolved, graded.resolution),
       report: graded.report,
-      error: graded.notFoundReason,
       check,
       ...(warnings.length ? { warnings } : {}),
     });

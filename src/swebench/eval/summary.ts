@@ -27,6 +27,12 @@ export interface SummaryCheck {
   checked: number;
   cached: number;
   mismatches: number;
+  /**
+   * Instances that got as far as an environment and were not checked although the check was on
+   * (SWE-bench Pro rows, whose run script cannot run without the patch); their warnings say why.
+   * Present only when there are any.
+   */
+  not_checked?: number;
   /** Why the check was off (only when it was). */
   off?: string;
 }
@@ -71,9 +77,12 @@ export interface RunSummary {
     timeout_ids: string[];
     /** Not graded: the tests misbehave in this environment without any patch (see env-check.ts). */
     environment_mismatch_ids: string[];
-    /** Environment, data and parser errors: neither a failed patch, a timeout nor a mismatch. */
+    /** Environment, data and parser errors: neither a failed patch, a timeout, a mismatch nor no results. */
     infrastructure_error_ids: string[];
-    /** Graded unresolved by the harness's rules because the log gave no usable results (reason in `errors`). */
+    /**
+     * The tests ran but their log gave no result for the instance's tests (reason in `errors`):
+     * not graded, in `error_ids`, never in `unresolved_ids` (the harness itself counts these unresolved).
+     */
     no_results_ids: string[];
     env_check: SummaryCheck;
     /** Per mismatched instance: the interpreter or image the tests ran with. */
@@ -102,7 +111,9 @@ const sorted = (ids: Iterable<string>) => [...ids].sort();
  * Builds the summary as the harness does: `total_instances` is the (id-filtered) dataset,
  * `submitted_instances` every prediction, instances without a prediction are `incomplete_ids`,
  * empty patches `empty_patch_ids`, graded ones (report.json) `completed_ids` split into resolved
- * and unresolved, and every other submitted instance `error_ids`.
+ * and unresolved, and every other submitted instance `error_ids`. One departure: a run whose log
+ * gave no test results (`no_results`) is in `error_ids`, not `completed_ids`/`unresolved_ids` as
+ * in the harness: it says nothing about the patch.
  */
 export function makeRunSummary(
   rows: SwebenchInstance[],
@@ -128,7 +139,13 @@ export function makeRunSummary(
     infra: new Set<string>(),
     noResults: new Set<string>(),
   };
-  const check: SummaryCheck = { enabled: options.checkEnv ?? false, checked: 0, cached: 0, mismatches: 0 };
+  const check: SummaryCheck = {
+    enabled: options.checkEnv ?? false,
+    checked: 0,
+    cached: 0,
+    mismatches: 0,
+  };
+  let notChecked = 0;
   if (!check.enabled) check.off = options.checkEnvOff ?? "not asked for";
   const ranWith: Record<string, string> = {};
   const warnings: Record<string, string[]> = {};
@@ -153,16 +170,16 @@ export function makeRunSummary(
       check.checked++;
       if (r.check.cached) check.cached++;
       if (r.check.status === "mismatch") check.mismatches++;
-    }
+    } else if (check.enabled && r?.check) notChecked++;
     if (r?.outcome === "empty_patch") ids.empty.add(id);
     else if (r?.outcome === "resolved" || r?.outcome === "unresolved") {
       ids.completed.add(id);
       (r.outcome === "resolved" ? ids.resolved : ids.unresolved).add(id);
       if (r.outcome === "resolved") tally.resolved++;
-      if (r.outcome === "unresolved" && !r.resolution) ids.noResults.add(id);
     } else {
       ids.error.add(id);
-      if (r?.outcome === "patch_apply_failed") ids.apply.add(id);
+      if (r?.outcome === "no_results") ids.noResults.add(id);
+      else if (r?.outcome === "patch_apply_failed") ids.apply.add(id);
       else if (r?.outcome === "timeout") ids.timeout.add(id);
       else if (r?.outcome === "environment_mismatch") {
         ids.mismatch.add(id);
@@ -171,6 +188,7 @@ export function makeRunSummary(
       if (!r) errors[id] = "not evaluated (the run was stopped before this instance)";
     }
   }
+  if (notChecked > 0) check.not_checked = notChecked;
   const labels = Object.entries(options.infraLabels ?? {})
     .filter(([id]) => ids.unresolved.has(id) || ids.error.has(id))
     .sort(([a], [b]) => (a < b ? -1 : 1));
