@@ -49,6 +49,8 @@ const OutcomeSchema = z.strictObject({
   patch: z.string(),
   masked_lines: Count.optional(),
   patch_differs: z.literal(true).optional(),
+  infra_retries: Count.optional(),
+  infrastructure: z.literal(true).optional(),
   worker: Label,
   attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
   model_error: z
