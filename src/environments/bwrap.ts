@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
 import { endProcesses } from "../util/process-set.js";
 import { type Cgroup, createCgroup, parseMemory } from "./cgroup.js";
@@ -32,8 +32,8 @@ export interface BwrapEnvironmentOptions {
   cwd?: string;
   /**
    * Variables of every command. The sandbox does not inherit the host's environment (API keys stay
-   * outside): it gets PATH, LANG, LC_ALL, TERM and USER from the host, HOME (a private folder at the
-   * host's HOME path), {@link TASK_DEFAULT_ENV}, then these.
+   * outside): it gets PATH, LANG, LC_ALL, TERM and USER from the host, HOME ({@link SANDBOX_HOME}, a
+   * private folder whatever the host's HOME is), {@link TASK_DEFAULT_ENV}, then these.
    */
   env?: Record<string, string>;
   /** Default per-command timeout in seconds. */
@@ -54,6 +54,12 @@ export interface BwrapEnvironmentOptions {
 
 /** Where the repository appears inside the sandbox by default, as in SWE-bench's images. */
 export const SANDBOX_REPO = "/testbed";
+
+/**
+ * The sandbox's HOME: an empty folder in its private /tmp, the same whatever the host's HOME is, so
+ * that /root and /home do not exist inside (a HOME at the host's path would make `/root` appear).
+ */
+export const SANDBOX_HOME = "/tmp/home";
 
 const PASSED_HOST_VARS = ["PATH", "LANG", "LC_ALL", "TERM", "USER"];
 
@@ -97,8 +103,10 @@ export function parseBind(spec: string): SandboxBind | string {
  * - /usr, /bin, /lib*, /sbin read-only; /etc read-only without what the host keeps secret
  *   (host-secrets.ts: shadow files, ssh keys, anything not world-readable, sockets);
  * - the repository read-write at `mountAt` (/testbed), the same path whatever host folder holds it;
- * - a private /tmp, /var/tmp and $HOME (host temp folders, removed by `close`), fresh /dev and /proc;
- * - `binds` (config `environment.binds`; the work tree's history store, read-only).
+ * - a private /tmp, /var/tmp and $HOME ({@link SANDBOX_HOME}, inside that /tmp; host temp folders,
+ *   removed by `close`), fresh /dev and /proc;
+ * - `binds` (config `environment.binds`; the work tree's history store, read-only), each at its
+ *   target path (bwrap makes the empty folders on the way to it).
  * Nothing else of the host exists inside: not /root, /home, /run, /var, /srv, /mnt, /opt, other
  * users' files nor any host socket (a host docker.sock would be host root). Every namespace is
  * unshared (the network too unless `network: "host"`), every capability dropped (root on the host
@@ -117,7 +125,6 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
   const mountAt = posix.normalize(options.mountAt ?? SANDBOX_REPO);
   const cwd = options.cwd ?? mountAt;
   const captureLimit = options.captureLimit ?? 10_000_000;
-  const home = process.env.HOME || homedir();
   const cgroup = sandboxCgroup(options);
   const scratch = mkdtempSync(join(tmpdir(), "patchloop-bwrap-"));
   const baseEnv: Record<string, string> = {};
@@ -125,11 +132,11 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
     const value = process.env[name];
     if (value !== undefined) baseEnv[name] = value;
   }
-  baseEnv.HOME = home;
+  baseEnv.HOME = SANDBOX_HOME;
   Object.assign(baseEnv, TASK_DEFAULT_ENV, options.env);
   const spawned = new SpawnedGroups();
   let closed = false;
-  const sandboxArgv = sandboxCommand(options, { mountAt, home, scratch, cgroup });
+  const sandboxArgv = sandboxCommand(options, { mountAt, scratch, cgroup });
 
   // One sandbox for the environment's commands: a helper shell in it starts each one (see launcher.ts).
   const launcher = new Launcher(baseEnv, {
@@ -199,7 +206,7 @@ export function createBwrapEnvironment(options: BwrapEnvironmentOptions): Enviro
         writeProblem: (stderr) => {
           const why = stderrTail(stderr, 2);
           return /Read-only file system/.test(why)
-            ? `the sandbox is read-only there (writable: ${mountAt}, /tmp, /var/tmp and ${home})`
+            ? `the sandbox is read-only there (writable: ${mountAt}, /tmp (HOME is ${SANDBOX_HOME}) and /var/tmp)`
             : why;
         },
       },
@@ -248,11 +255,10 @@ function sandboxCgroup(options: BwrapEnvironmentOptions): Cgroup | undefined {
   );
 }
 
-/** What the sandbox shows, besides the options: where the repository appears, the host's HOME path, the private folders' parent. */
+/** What the sandbox shows, besides the options: where the repository appears, the private folders' parent. */
 interface SandboxView {
   mountAt: string;
-  home: string;
-  /** Host folder holding the sandbox's private /tmp, /var/tmp and HOME. */
+  /** Host folder holding the sandbox's private /tmp (HOME inside it) and /var/tmp. */
   scratch: string;
   cgroup?: Cgroup;
 }
@@ -264,8 +270,9 @@ function sandboxCommand(
 ): (innerCwd: string, command: string[]) => string[] {
   const hostTmp = join(view.scratch, "tmp");
   const hostVarTmp = join(view.scratch, "var-tmp");
-  const hostHome = join(view.scratch, "home");
-  for (const d of [hostTmp, hostVarTmp, hostHome]) mkdirSync(d);
+  for (const d of [hostTmp, hostVarTmp]) mkdirSync(d);
+  // HOME is a folder of the private /tmp (no mount point of its own: `rm -rf /tmp/*` works as usual)
+  mkdirSync(join(hostTmp, posix.relative("/tmp", SANDBOX_HOME)));
   const secrets = hostEtcSecrets();
   const mounts: string[] = [
     "--ro-bind",
@@ -287,9 +294,6 @@ function sandboxCommand(
     "--bind",
     hostVarTmp,
     "/var/tmp",
-    "--bind",
-    hostHome,
-    view.home,
     "--bind",
     resolve(options.repoDir),
     view.mountAt,

@@ -37,6 +37,27 @@ describeWithEngine("bwrap", "bwrap environment", () => {
     await rm(repo, { recursive: true, force: true });
   });
 
+  it("has its own HOME at /tmp/home, writable, and no /root or /home, with HOME=/root outside", async () => {
+    const before = process.env.HOME;
+    process.env.HOME = "/root";
+    const repo = await mkdtemp(join(tmpdir(), "patchloop-bwrap-home-"));
+    try {
+      const env = createBwrapEnvironment({ repoDir: repo });
+      const look =
+        'pwd; echo "HOME=$HOME"; for d in /root /home; do test -e $d && echo "$d is there" || echo "no $d"; done; ' +
+        "echo x > ~/.probe && cat /tmp/home/.probe && ls -A ~";
+      expect((await env.exec(look)).output).toBe("/testbed\nHOME=/tmp/home\nno /root\nno /home\nx\n.probe\n");
+      expect(env.cwd).toBe("/testbed");
+      // the file calls see the same HOME
+      await env.writeFile("/tmp/home/.gitconfig", "[user]\n\tname = a\n");
+      expect((await env.exec("git config --global user.name")).output).toBe("a\n");
+      await env.close();
+    } finally {
+      process.env.HOME = before;
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+
   it("hides the host's variables and has no network unless allowed", async () => {
     process.env.PATCHLOOP_SECRET_FOR_TEST = "secret";
     const env = createBwrapEnvironment({ repoDir: tmpdir() });

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
@@ -11,8 +10,8 @@ import { bash, calcTask, runArgs, SUBMIT_COMMAND, type Task } from "./fixture.js
 /**
  * What the model sees of the machine in `patchloop run --environment bwrap` (README, docs/sandbox.md):
  * the repository at /testbed, as in a batch; not the host path of the worktree, and of the
- * repository only its git folder (read-only); in
- * /root and /home nothing of the host's (at most the sandbox's own empty HOME).
+ * repository only its git folder (read-only); no /root or /home whatever the person's HOME (the
+ * sandbox's own empty HOME is /tmp/home).
  */
 
 let server: FakeLlmServer | undefined;
@@ -24,7 +23,7 @@ afterEach(async () => {
 const LOOK =
   "pwd; ls /testbed; echo fix >> calc.py; git status --porcelain; git diff --stat; " +
   'test -e "$HOST_WORK" && echo "sees $HOST_WORK" || echo "no $HOST_WORK"; echo repo:; ls -A "$HOST_REPO"; ' +
-  'for d in /home /root "$HOME"; do echo "$d: $(ls -A "$d" 2>&1)"; done';
+  'for d in /home /root "$HOME"; do echo "$d: $(ls -A "$d" 2>&1)"; done; echo "HOME=$HOME"';
 
 /** What the first lines of the model's look print: where it is, the tree, git on it. */
 const START = "/testbed\nREADME.md\ncalc.py\n M calc.py\n calc.py | 1 +\n 1 file changed, 1 insertion(+)\n";
@@ -52,14 +51,12 @@ async function look(t: Task, more: string[]): Promise<string> {
   return /<output>\n([\s\S]*)\n<\/output>/.exec(tool.content)?.[1] ?? tool.content;
 }
 
-/** Nothing of the host in /home and /root: at most the sandbox's own empty HOME. */
+/** No /home and /root (this machine's HOME is /root when the tests run as root); HOME is /tmp/home, empty. */
 function expectNothingOfTheHost(seen: string): void {
-  const home = process.env.HOME || homedir();
   const absent = (d: string) => `${d}: ls: cannot access '${d}': No such file or directory\n`;
   expect(seen).toContain(absent("/home"));
-  // /root is there only when the sandbox's own HOME is /root: then it is that empty folder
-  expect(seen).toContain(home === "/root" ? "/root: \n" : absent("/root"));
-  expect(seen.endsWith(`${home}: \n`) || seen.endsWith(`${home}: `)).toBe(true);
+  expect(seen).toContain(absent("/root"));
+  expect(seen).toMatch(/\/tmp\/home: \nHOME=\/tmp\/home\n?$/);
   // the repository's git folder, read-only at its own path (the worktree's .git file and the
   // agent's git folder name it), and nothing else of that folder
   expect(seen).toContain(`repo:\n.git\n`);
