@@ -26,6 +26,11 @@ export interface EndFacts {
   exit_message: string;
   /** The patch preds.json holds is empty (or there is none). */
   patch_empty: boolean;
+  /**
+   * The batch recorded the end as an infrastructure failure (run.json `infrastructure: true`: the
+   * environment or model server failed before the model's first reply, every run).
+   */
+  infrastructure?: boolean;
   /** Absent: not graded (no evaluation of this instance). */
   grade?: GradeFacts;
 }
@@ -38,6 +43,7 @@ export type EndCategory =
   | "format_errors"
   | "environment_error"
   | "model_error"
+  | "run_infrastructure"
   | "interrupted"
   | "not_finished"
   | "empty_patch"
@@ -98,6 +104,13 @@ export const CATEGORIES: ReadonlyArray<{ key: EndCategory; group: EndGroup; labe
       group: "not submitted",
       label: "model error",
       action: "the server failed or refused; the batch runs it again when it was an outage",
+    },
+    {
+      key: "run_infrastructure",
+      group: "not submitted",
+      label: "infrastructure failure before the model's first reply (not the model's)",
+      action:
+        "the environment or model server failed on every run (run.infra_retry); fix it and run the same command again",
     },
     {
       key: "interrupted",
@@ -181,13 +194,16 @@ const NOT_SUBMITTED: Record<string, EndCategory> = {
  * The category of one instance: resolved when grading resolved it (whatever the exit); else the exit
  * status when the agent did not submit (a `LimitsExceeded` is the cost limit when its message says
  * so, else the step limit); else what grading found. Grading failures that are not the patch's
- * doing (environment mismatch, infrastructure errors) have their own category, never a model failure.
+ * doing (environment mismatch, infrastructure errors) have their own category, never a model failure,
+ * and so does a run the batch recorded as an infrastructure failure (`run_infrastructure`).
  */
 export function categorize(f: EndFacts): EndCategory {
   if (f.grade?.outcome === "resolved") return "resolved";
   if (f.exit_status === null) return "not_finished";
   if (f.exit_status === "LimitsExceeded")
     return /^cost limit/.test(f.exit_message) ? "cost_limit" : "step_limit";
+  if (f.infrastructure && (f.exit_status === "EnvironmentError" || f.exit_status === "ModelError"))
+    return "run_infrastructure";
   const notSubmitted = NOT_SUBMITTED[f.exit_status];
   if (notSubmitted) return notSubmitted;
   if (f.patch_empty) return "empty_patch";

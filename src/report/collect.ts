@@ -170,6 +170,7 @@ function readOutcomes(dir: string, notes: string[]): Map<string, Json> {
       exit_message: info.exit_message ?? "",
       ...stats,
       ...(typeof timing.wall_seconds === "number" ? { seconds: timing.wall_seconds } : {}),
+      ...(info.infrastructure === true ? { infrastructure: true } : {}),
     });
   }
   if (out.size) notes.push("no run.json: the figures come from the trajectories");
@@ -258,6 +259,7 @@ export async function collectRun(
         exit_status: exitStatus,
         exit_message: exitMessage,
         patch_empty: patch.trim() === "",
+        infrastructure: rec.infrastructure === true,
         ...(grade ? { grade } : {}),
       }),
       patch_files: touchedFiles(patch),

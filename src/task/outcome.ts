@@ -23,6 +23,16 @@ export interface TaskOutcome extends ModelStats {
   masked_lines?: number;
   /** The submitted patch is not the work tree's diff (what gets graded is the submission); absent otherwise. */
   patch_differs?: boolean;
+  /**
+   * Times a batch ran the task again, each in a fresh environment, after an infrastructure failure
+   * before the model's first reply (`run.infra_retry`, src/task/infra-retry.ts); absent: none.
+   */
+  infra_retries?: number;
+  /**
+   * The task ended with an infrastructure failure (its environment or model server failed before
+   * the model replied) on its last run too: not the model's doing; absent otherwise.
+   */
+  infrastructure?: true;
   started_at: string;
   ended_at: string;
   /** Seconds to open the environment (container start, work tree). */

@@ -11,6 +11,15 @@ import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
 import type { Model } from "../models/types.js";
 import { FileWriteError } from "../util/atomic-write.js";
+import {
+  abortableSleep,
+  type InfraRetryPolicy,
+  infraNote,
+  isInfrastructureFailure,
+  markTrajectory,
+  retryDelayMs,
+  watchReplies,
+} from "./infra-retry.js";
 import { type TaskOutcome, unstartedOutcome } from "./outcome.js";
 
 /** The environment a task runs in, and how to let it go (container, sandbox, work tree). */
@@ -65,6 +74,12 @@ export interface TaskSpec {
    * (`patchloop run` carries them out); without it they are read only to check a submitted patch.
    */
   onChanges?: (changes: WorkTreeChanges) => void;
+  /**
+   * A batch's `run.infra_retry`: an environment or model server failure before the model's first
+   * reply runs the task again (a fresh environment, after a growing wait) and is recorded as an
+   * infrastructure failure; absent (`run`, `demo`): one run, nothing recorded.
+   */
+  infraRetry?: InfraRetryPolicy;
 }
 
 /** The work tree's diff against its base commit, or why it could not be read. */
@@ -183,9 +198,70 @@ async function inEnvironment(spec: TaskSpec, opened: TaskEnvironment, started: n
  * is saved after every step), always releases the environment, and returns its outcome. What goes
  * wrong (an environment that cannot be opened, anything thrown while the agent runs) becomes the
  * outcome's exit status, with a trajectory saying why; it rejects only when a file cannot be
- * written (FileWriteError: the caller stops).
+ * written (FileWriteError: the caller stops). With `spec.infraRetry`, an infrastructure failure
+ * before the model's first reply (src/task/infra-retry.ts) runs it again from the start, and the
+ * outcome and trajectory record the retries (`infra_retries`) and a last run that failed so too
+ * (`infrastructure: true`); once the model has replied, whatever ends the task is final.
  */
 export async function runTask(spec: TaskSpec): Promise<TaskOutcome> {
+  const policy = spec.infraRetry;
+  if (!policy) return runOnce(spec);
+  const sleep = policy.sleep ?? abortableSleep;
+  const firstStart = Date.now();
+  for (let retries = 0; ; retries++) {
+    const watched = { replied: () => false };
+    const outcome = await runOnce({
+      ...spec,
+      model: () => {
+        const w = watchReplies(spec.model());
+        watched.replied = w.replied;
+        return w.model;
+      },
+    });
+    const infra = !spec.signal.aborted && isInfrastructureFailure(outcome, watched.replied());
+    const last = !infra || retries >= policy.retries || spec.signal.aborted;
+    if (last) {
+      const fields = {
+        ...(retries > 0 ? { infra_retries: retries } : {}),
+        ...(infra ? { infrastructure: true as const } : {}),
+      };
+      if (!fields.infra_retries && !fields.infrastructure) return outcome;
+      await markTrajectory(spec.trajectoryPath, fields);
+      spec.log?.(`${spec.instanceId}: ${outcome.exit_status}, ${infraNote(fields)}`);
+      // started_at and seconds span every run (the waits included): what the task cost the batch
+      const whole =
+        retries > 0
+          ? {
+              started_at: new Date(firstStart).toISOString(),
+              seconds: seconds(Date.parse(outcome.ended_at) - firstStart),
+            }
+          : {};
+      return { ...outcome, ...whole, ...fields };
+    }
+    const waitMs = retryDelayMs(policy, retries + 1);
+    spec.log?.(
+      `${spec.instanceId}: infrastructure failure before the model's first reply (${outcome.exit_status}: ` +
+        `${outcome.exit_message}); running it again in a fresh environment in ${waitMs / 1000}s ` +
+        `(retry ${retries + 1} of ${policy.retries}, run.infra_retry)`,
+    );
+    await sleep(waitMs, spec.signal);
+    if (spec.signal.aborted) {
+      const at = Date.now();
+      const stopped = await unstarted(
+        spec,
+        at,
+        "interrupted while waiting to run again after an infrastructure failure",
+      );
+      return {
+        ...stopped,
+        ...(spec.attemptNumber !== undefined ? { attempt_number: spec.attemptNumber } : {}),
+      };
+    }
+  }
+}
+
+/** One run of the task: its own environment, opened and released, and its own trajectory. */
+async function runOnce(spec: TaskSpec): Promise<TaskOutcome> {
   const started = Date.now();
   let opened: TaskEnvironment;
   try {

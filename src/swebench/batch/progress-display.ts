@@ -1,3 +1,4 @@
+import { infraNote } from "../../task/infra-retry.js";
 import { formatDuration, liveLines, plainLine, retryText } from "./progress-render.js";
 import { type ProgressSnapshot, ProgressState } from "./progress-state.js";
 import type { BatchEvent, TaskOutcome } from "./types.js";
@@ -72,6 +73,8 @@ const EXPLAINED = new Set(["ModelError", "EnvironmentError", "RepeatedFormatErro
 /**
  * The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`; an
  * attempt's: `[done/total attempts] id attempt k status (...)[: why][; attempt m replaces it]`.
+ * An infrastructure failure says so and how many runs it had (`: infrastructure failure (3
+ * tries): why`); a task that ended otherwise after retries says `after N infrastructure retries`.
  */
 export function endLine(
   o: TaskOutcome,
@@ -88,9 +91,12 @@ export function endLine(
     more.replacedBy === undefined
       ? ""
       : `; attempt ${more.replacedBy} replaces it (run.attempt_policy.replace_failed)`;
-  if (!EXPLAINED.has(o.exit_status) || !o.exit_message) return `${head}${replaced}`;
+  const infra = infraNote(o);
+  if (!EXPLAINED.has(o.exit_status) || !o.exit_message)
+    return `${head}${infra && !o.infrastructure ? ` ${infra}` : ""}${replaced}`;
   const why = o.exit_message.replace(/\s+/g, " ").trim();
-  return `${head}: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}${replaced}`;
+  const said = `${o.infrastructure ? `${infra}: ` : ""}${why.length > 200 ? `${why.slice(0, 199)}…` : why}`;
+  return `${head}: ${said}${infra && !o.infrastructure ? ` (${infra})` : ""}${replaced}`;
 }
 
 /**

@@ -31,7 +31,9 @@ export interface InstanceContext {
  * the row's environment, the trajectory under `ctx.outputDir`. Its outcome goes to the run folder
  * (run-folder.ts writes preds.json and run.json from it); it rejects only when a file cannot be
  * written. Nothing of one attempt reaches another: each opens its own environment. The outcome
- * always carries the unit's attempt number.
+ * always carries the unit's attempt number. An environment or model server failure before the
+ * model's first reply runs the task again as `run.infra_retry` says (here, so that a queue's
+ * workers retry as this process does) and is recorded as an infrastructure failure.
  */
 export async function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise<TaskOutcome> {
   const { row, attempt } = unit;
@@ -51,6 +53,7 @@ export async function runInstance(unit: WorkUnit, ctx: InstanceContext): Promise
     onEvent: ctx.onAgentEvent,
     log: ctx.log,
     warn: ctx.warn ?? ((m) => ctx.log(`WARNING: ${m}`)),
+    infraRetry: config.run.infra_retry,
   });
   // Every outcome names its unit, however the task ended (an environment that never opened
   // included): the run folder accepts results by `<id>/attempt-<k>`, and drops one it cannot place.
