@@ -217,6 +217,27 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
   }
 }
 
+/**
+ * What to grade: `patchloop eval DIR` or `--predictions DIR|FILE|gold` (one of them; both only
+ * when they name the same thing).
+ */
+export function predictionsArgument(
+  positional: string | undefined,
+  flag: string | undefined,
+): string | { error: string } {
+  if (positional !== undefined && flag !== undefined && positional !== flag)
+    return {
+      error: `two predictions given: ${JSON.stringify(positional)} and --predictions ${JSON.stringify(flag)}; pass one (patchloop eval DIR, or --predictions FILE|DIR|gold)`,
+    };
+  const chosen = positional ?? flag;
+  if (chosen === undefined || chosen === "")
+    return {
+      error:
+        "nothing to grade: pass a run folder (patchloop eval DIR) or --predictions FILE|DIR|gold (gold grades each row's own patch)",
+    };
+  return chosen;
+}
+
 /** Adds `patchloop eval` to the program. */
 export function register(program: Command): void {
   addEnvironmentOptions(
@@ -225,7 +246,8 @@ export function register(program: Command): void {
       .description(
         "Grade predictions the way the official SWE-bench harness does (4.1 rules, 5 for v5 rows); on the host it first checks that the environment grades like the harness's",
       )
-      .requiredOption(
+      .argument("[DIR]", "a run folder or predictions file (the same as --predictions)")
+      .option(
         "--predictions <FILE|DIR>",
         "predictions: .json (list or object keyed by id) or .jsonl; a run folder (patchloop swebench -o DIR) grades its preds.json into DIR/eval; `gold` uses each row's patch",
       ),
@@ -284,7 +306,14 @@ export function register(program: Command): void {
         "1 some instance could not be graded (timeout, no test results, environment mismatch or infrastructure error);\n" +
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )
-    .action(async (flags: EvalFlags) => {
+    .action(async (positional: string | undefined, flags: EvalFlags) => {
+      const predictions = predictionsArgument(positional, flags.predictions);
+      if (typeof predictions !== "string") {
+        process.stderr.write(`error: ${predictions.error}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      flags.predictions = predictions;
       // First Ctrl-C: start nothing new, let running instances finish and the summary be written.
       // Second: leave at once (every finished instance is already on disk).
       const stop = new AbortController();
