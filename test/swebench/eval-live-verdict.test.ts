@@ -189,7 +189,10 @@ describe.skipIf(!havePytest())("one verdict per instance: SWE-bench-Live rows on
     expect(
       readFileSync(join(root, "out", "checked", "acme__calc-2", "env_check_output.txt"), "utf8"),
     ).toContain("FAILED tests/test_clamp.py::test_clamp_high");
-    expect(r.out).toContain("How to fix:");
+    expect(r.out).toContain(
+      "How to fix:\n- A SWE-bench-Live row's tests gave no results: its own commands run as the row writes them",
+    );
+    expect(r.out).not.toContain("pass --python");
     expect(r.status).toBe(1);
   }, 300_000);
 });

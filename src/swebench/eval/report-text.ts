@@ -48,7 +48,14 @@ export function mismatchAdvice(problems: string[]): string[] {
         "test command selects those files (`test_cmd` in --specs).",
     );
   }
-  if (has(/gave no results/)) {
+  if (has(/in the log the row's parser read/)) {
+    out.push(
+      "- A SWE-bench-Live row's tests gave no results: its own commands run as the row writes them, and on the host " +
+        "nothing puts the package on the Python path (env_check_output.txt: an ImportError, a missing runner?). Grade it " +
+        "in its image (--environment docker), where the row's environment is installed.",
+    );
+  }
+  if (problems.some((p) => /gave no results/.test(p) && !/in the log the row's parser read/.test(p))) {
     out.push(
       "- The test run gave no results: env_check_output.txt shows why (often an import error from a package version " +
         "the harness does not use, or an interpreter without the test runner: `python3 -m pytest --version`); pass --python.",
