@@ -4,8 +4,8 @@ import type { FamilyChoice } from "../config/auto-family.js";
 import type { Config } from "../config/schema.js";
 import { createModel } from "../models/create-model.js";
 import { resolveEndpoint } from "../models/endpoint.js";
-import { createAgents, sendRequest } from "../models/http-transport.js";
 import { asRecord } from "../models/json-shape.js";
+import { httpGet, listModels, maxTokensOf } from "../models/model-listing.js";
 import { parseModelName } from "../models/model-name.js";
 import type { ChatMessage, Model, ModelResult, ToolSpec } from "../models/types.js";
 
@@ -71,75 +71,6 @@ const SYSTEM = [
 /** A tool call written in a reply's text (the server's tool-call parser missing or failing). */
 const CALL_AS_TEXT = /<tool_call>|<function=|"name"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|parameters)"\s*:/;
 const ASK = "Call the bash tool once with the command `echo ready`. Do not answer in text.";
-
-interface Listing {
-  status: number | null;
-  ms: number;
-  /** Why GET /models gave nothing (no answer, not JSON). */
-  problem: string | null;
-  ids: string[];
-  owner: string | null;
-  contextLength: number | null;
-  contextSource: string | null;
-}
-
-async function httpGet(
-  url: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<{ status: number; text: string } | { error: string }> {
-  const agents = createAgents();
-  try {
-    const res = await sendRequest(
-      url,
-      { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) },
-      agents,
-    );
-    return { status: res.status, text: res.bodyText };
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    return { error: e.code ?? e.name ?? e.message };
-  } finally {
-    agents.http.destroy();
-    agents.https.destroy();
-  }
-}
-
-const positive = (v: unknown): number | null => (typeof v === "number" && v > 0 ? v : null);
-
-async function listModels(
-  base: string,
-  model: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<Listing> {
-  const started = Date.now();
-  const res = await httpGet(`${base}/models`, headers, timeoutMs);
-  const ms = Date.now() - started;
-  const empty = { ids: [], owner: null, contextLength: null, contextSource: null };
-  if ("error" in res) return { status: null, ms, problem: res.error, ...empty };
-  if (res.status < 200 || res.status > 299) return { status: res.status, ms, problem: null, ...empty };
-  let body: Record<string, unknown> | null = null;
-  try {
-    body = asRecord(JSON.parse(res.text));
-  } catch {
-    return { status: res.status, ms, problem: "the body is not JSON", ...empty };
-  }
-  const data = Array.isArray(body?.data) ? body.data.map(asRecord).filter((m) => m !== null) : [];
-  const card = data.find((m) => m.id === model);
-  const meta = asRecord(card?.meta);
-  const fromLen = positive(card?.max_model_len);
-  const fromMeta = positive(meta?.n_ctx);
-  return {
-    status: res.status,
-    ms,
-    problem: null,
-    ids: data.map((m) => String(m.id)),
-    owner: typeof card?.owned_by === "string" ? card.owned_by : null,
-    contextLength: fromLen ?? fromMeta,
-    contextSource: fromLen ? "max_model_len in GET /models" : fromMeta ? "meta.n_ctx in GET /models" : null,
-  };
-}
 
 /** Where a reply's reasoning came: the server's own field, `<think>` in the content, or nowhere. */
 function reasoningPlace(
@@ -238,8 +169,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   }
 
   // 2. Context length against max_tokens.
-  const kwargs = config.model.model_kwargs as Record<string, unknown>;
-  const maxTokens = positive(kwargs.max_tokens) ?? positive(kwargs.max_completion_tokens);
+  const maxTokens = maxTokensOf(config.model.model_kwargs as Record<string, unknown>);
   if (listing.contextLength === null)
     add(
       "info",

@@ -98,6 +98,53 @@ describe("preflight: what would fail every instance is one error before the firs
     expect(existsSync(out)).toBe(false);
   });
 
+  it("doctor's quick part: max_tokens not below the server's max_model_len stops; a model it does not list is a warning", async () => {
+    // a vLLM-like server listing "fake-model" with max_model_len 4096; the batch asks for "fake"
+    const c = await startFakeLlmServer({
+      flavor: "vllm",
+      contextLength: 4096,
+      defaultBehaviour: {
+        type: "reply",
+        content: "step",
+        toolCalls: [{ name: "bash", arguments: { command: STEPWISE_COMMAND } }],
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      },
+    });
+    try {
+      const out = join(tempDir(), "run");
+      const unlisted = [...localBatchArgs(f.datasetPath, c.url, f.reposDir), "-o", out];
+      const args = unlisted.map((x) => (x === "openai/fake" ? "openai/fake-model" : x));
+      const stop = await cli([...args, "-c", "model.model_kwargs.max_tokens=4096"]);
+      expect(stop.code).toBe(2);
+      expect(stop.stderr).toBe(
+        `error: the model server at ${c.url}/v1 serves "fake-model" with a context of 4096 tokens (max_model_len in GET /models), ` +
+          "and model.model_kwargs.max_tokens is 4096: no room is left for the prompt, so every request would be refused. " +
+          "Lower it (e.g. -c model.model_kwargs.max_tokens=1024) or serve a longer context (vLLM --max-model-len)\n",
+      );
+      expect(stop.err).toBe("");
+      expect(existsSync(out)).toBe(false);
+      // no model request was made (the family's look at the server also asks GET /models)
+      expect(new Set(c.requests.map((r) => `${r.method} ${r.path}`))).toEqual(new Set(["GET /v1/models"]));
+      // below the context: the run goes on, with a warning above half of it
+      const goes = await cli([...args, "-c", "model.model_kwargs.max_tokens=3000"]);
+      expect([goes.code, goes.stderr]).toEqual([0, ""]);
+      expect(goes.err).toContain(
+        `WARNING: the model server at ${c.url}/v1: model.model_kwargs.max_tokens 3000 is more than half the context ` +
+          "(4096 tokens): a long trajectory soon leaves no room; at most 1024 is safer\n",
+      );
+      expect(c.requests.filter((r) => r.method === "POST").length).toBe(6 * STEPWISE_CALLS);
+      // a model the server does not list (as the fake server's tests ask for "fake"): a warning, the run goes on
+      const other = await cli([...unlisted.map((x) => (x === out ? join(tempDir(), "run2") : x))]);
+      expect([other.code, other.stderr]).toEqual([0, ""]);
+      expect(other.err).toContain(
+        `WARNING: the model server at ${c.url}/v1 does not list "fake" in GET /models (it lists fake-model): ` +
+          "requests may fail; check -m (`patchloop doctor` checks the server in full)\n",
+      );
+    } finally {
+      await c.close();
+    }
+  });
+
   it.skipIf(spawnSync("docker", ["--version"]).status !== 0)(
     "a container engine that does not answer is named as such",
     async () => {
