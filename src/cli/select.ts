@@ -37,10 +37,25 @@ export function selectLine(r: SelectionRecord, done: number, total: number, acce
   if (!r.untested) return `${head}: ${pick}: ${r.reason} ${secs}\n`;
   if (r.preds_json === "kept") {
     const held = r.kept_source ? `${r.kept_source}'s patch` : "the patch it held";
-    return `${head}: NOT TESTED: ${r.untested}. preds.json keeps ${held}; untested, the vote alone would pick ${pick} (--accept-untested takes it) ${secs}\n`;
+    return `${head}: NOT TESTED: ${sentence(r.untested)} preds.json keeps ${held}; untested, the vote alone would pick ${pick} (--accept-untested takes it) ${secs}\n`;
   }
   const why = acceptUntested ? "accepted with --accept-untested" : "preds.json held nothing for it";
-  return `${head}: ${pick}, NOT TESTED (${why}): ${r.untested}. ${r.reason} ${secs}\n`;
+  return `${head}: ${pick}, NOT TESTED (${why}): ${sentence(r.untested)} ${r.reason} ${secs}\n`;
+}
+
+/** `text` ending with one full stop (a reason may already end with one). */
+function sentence(text: string): string {
+  return text.endsWith(".") ? text : `${text}.`;
+}
+
+/**
+ * The count line's words: instances whose pick preds.json now holds, and those NOT TESTED whose
+ * patch preds.json kept (they were not selected).
+ */
+export function selectedCount(records: SelectionRecord[]): { chosen: number; kept: number } {
+  const kept = records.filter((r) => r.preds_json === "kept").length;
+  const chosen = records.filter((r) => r.selected !== null && r.preds_json !== "kept").length;
+  return { chosen, kept };
 }
 
 /**
@@ -126,9 +141,10 @@ export async function runSelect(
     const picked = folder
       ? await selectRunFolder(folder.dir, options)
       : await selectPredictions(files, flags.output as string, options);
-    const chosen = picked.records.filter((r) => r.selected !== null).length;
+    const { chosen, kept: keptCount } = selectedCount(picked.records);
+    const keptWords = keptCount ? `; ${keptCount} NOT TESTED (preds.json kept the patch it held)` : "";
     io.out(
-      `selected a patch for ${chosen} of ${picked.records.length} instances\n${picked.predsPath}\n${picked.selectionPath}\n`,
+      `selected a patch for ${chosen} of ${picked.records.length} instances${keptWords}\n${picked.predsPath}\n${picked.selectionPath}\n`,
     );
     const kept = picked.records.filter((r) => r.preds_json === "kept");
     if (kept.length > 0) {

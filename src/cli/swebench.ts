@@ -193,7 +193,7 @@ async function selectAfter(
   workers: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const [{ selectRunFolder }, { selectLine }] = await Promise.all([
+  const [{ selectRunFolder }, { selectLine, selectedCount }] = await Promise.all([
     import("../select/index.js"),
     import("./select.js"),
   ]);
@@ -211,8 +211,7 @@ async function selectAfter(
       if (r.untested) io.err(selectLine(r, done, total, false));
     },
   });
-  const chosen = run.records.filter((r) => r.selected !== null).length;
-  const kept = run.records.filter((r) => r.preds_json === "kept").length;
+  const { chosen, kept } = selectedCount(run.records);
   io.out(
     `selection: a patch for ${chosen} of ${run.records.length} instances (${run.selectionPath})${kept ? `; ${kept} NOT TESTED kept their standing attempt (patchloop select ${flags.output} --accept-untested takes the untested picks)` : ""}\n`,
   );

@@ -103,7 +103,12 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     mkdirSync(noClones);
     rmSync(join(dir, ".select-cache"), { recursive: true, force: true });
     const noRepos = { workers: "1", config: [], reposDir: noClones };
+    out.length = 0;
     expect(await runSelect(dir, noRepos, io)).toBe(1);
+    // nothing was selected: the count says 0, and names the instance kept untested
+    expect(out.join("")).toBe(
+      `selected a patch for 0 of 1 instances; 1 NOT TESTED (preds.json kept the patch it held)\n${join(dir, "preds.json")}\n${join(dir, "selection.jsonl")}\n`,
+    );
     const untested = record();
     expect(untested.untested).toMatch(/^the candidates could not be run in the instance's environment: /);
     expect(untested).toMatchObject({
@@ -114,7 +119,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     expect(predsPatch()).toBe(f.rows[0].patch);
     const said = err.join("");
     expect(said).toContain(
-      `[1/1] ${id}: NOT TESTED: ${untested.untested}. preds.json keeps attempt-2's patch; untested, the vote alone would pick attempt-1 (--accept-untested takes it)`,
+      `[1/1] ${id}: NOT TESTED: ${(untested.untested ?? "").replace(/\.$/, "")}. preds.json keeps attempt-2's patch; untested, the vote alone would pick attempt-1 (--accept-untested takes it)`,
     );
     expect(said).toContain(
       `1 instance(s) NOT TESTED, preds.json kept their patches: ${id}. Fix what stopped the tests (the lines above say it), or pass --accept-untested to take the untested picks.\n`,
@@ -154,10 +159,10 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     );
     expect(rec).toMatchObject({ selected_source: "attempt-2", preds_json: "kept", kept_source: "attempt-1" });
     expect(batch.err).toContain(
-      `[1/1] ${id}: NOT TESTED: ${rec.untested}. preds.json keeps attempt-1's patch; untested, the vote alone would pick attempt-2 (--accept-untested takes it)`,
+      `[1/1] ${id}: NOT TESTED: ${(rec.untested ?? "").replace(/\.$/, "")}. preds.json keeps attempt-1's patch; untested, the vote alone would pick attempt-2 (--accept-untested takes it)`,
     );
     expect(batch.out).toContain(
-      `selection: a patch for 1 of 1 instances (${join(dir, "selection.jsonl")}); 1 NOT TESTED kept their standing attempt (patchloop select ${dir} --accept-untested takes the untested picks)\n`,
+      `selection: a patch for 0 of 1 instances (${join(dir, "selection.jsonl")}); 1 NOT TESTED kept their standing attempt (patchloop select ${dir} --accept-untested takes the untested picks)\n`,
     );
     const preds = readJson<Record<string, { model_patch: string }>>(join(dir, "preds.json"));
     expect(preds[id].model_patch).toContain("+EXTRA = 1");
