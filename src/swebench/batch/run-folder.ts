@@ -599,11 +599,18 @@ export class RunFolder implements InstanceSink {
     const mine = Object.entries(this.record.attemptRecords()).filter(([k]) => k.startsWith(`${id}/attempt-`));
     const sum = (f: "api_calls" | "cost") => mine.reduce((a, [, r]) => a + (Number(r[f]) || 0), 0);
     this.statuses[id] = chosen.exit_status;
+    // an infrastructure failure stands for the instance as it is recorded (report shows it apart)
+    const standing =
+      chosen.attempt !== undefined
+        ? mine.find(([k]) => k === `${id}/attempt-${chosen.attempt}`)?.[1]
+        : latest;
+    const infrastructure = !!standing && "infrastructure" in standing && standing.infrastructure === true;
     this.record.set(id, {
       exit_status: chosen.exit_status,
       api_calls: sum("api_calls"),
       cost: sum("cost"),
       ...(chosen.attempt !== undefined ? { standing_attempt: chosen.attempt } : {}),
+      ...(infrastructure ? { infrastructure: true } : {}),
     });
     await this.preds.set({
       instance_id: id,

@@ -10,6 +10,7 @@ import { endLine } from "../../../src/swebench/batch/progress-display.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import type { EnvironmentOpener } from "../../../src/swebench/batch/types.js";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
+import { runTask } from "../../../src/task/run-task.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
 import {
   buildFixtureInstances,
@@ -134,6 +135,80 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
       ["model_error", "not submitted", 1, ["acme__lib0-2"]],
       ["run_infrastructure", "not submitted", 1, ["acme__lib0-1"]],
     ]);
+  });
+
+  it("with attempts, each attempt is retried on its own and the instance's line says infrastructure", async () => {
+    const out = join(tempDir(), "run");
+    const broken = { ...f.rows[0], base_commit: "0123456789abcdef0123456789abcdef01234567" };
+    const result = await runBatch({
+      config: localSwebenchConfig(["run.infra_retry.retries=1", "run.infra_retry.delay=0", "run.attempts=2"]),
+      instances: [broken],
+      outputDir: out,
+      reposDir: f.reposDir,
+      modelFor: () => solve(),
+    });
+    expect(
+      result.outcomes.map((o) => [o.attempt_number, o.exit_status, o.infra_retries, o.infrastructure]),
+    ).toEqual([
+      [1, "EnvironmentError", 1, true],
+      [2, "EnvironmentError", 1, true],
+    ]);
+    const run = readJson<{ instances: Record<string, Rec>; attempts: Record<string, Rec> }>(
+      join(out, "run.json"),
+    );
+    expect(run.instances["acme__lib0-1"].infrastructure).toBe(true);
+    expect(run.attempts["acme__lib0-1/attempt-2"].infra_retries).toBe(1);
+    const report = buildReport(await collectRun(out, null));
+    expect(report.outcomes.map((c) => c.category)).toEqual(["run_infrastructure"]);
+  });
+
+  it("waits with a doubling delay up to max_delay, through the injected sleep; an abort while waiting is Interrupted", async () => {
+    const dir = tempDir();
+    const waits: number[] = [];
+    let opens = 0;
+    const spec = (signal: AbortSignal, sleep: (ms: number) => Promise<void>) => ({
+      config: localSwebenchConfig(),
+      instanceId: "acme__lib0-1",
+      task: "t",
+      instance: {},
+      model: () => solve(),
+      modelName: "scripted",
+      trajectoryPath: join(dir, "t.traj.json"),
+      open: async () => {
+        opens++;
+        throw new Error(`engine not answering (${opens})`);
+      },
+      signal,
+      infraRetry: { retries: 3, delay: 5, max_delay: 8, sleep },
+    });
+    const o = await runTask(
+      spec(new AbortController().signal, async (ms) => {
+        waits.push(ms);
+      }),
+    );
+    expect(waits).toEqual([5000, 8000, 8000]);
+    expect(opens).toBe(4);
+    expect([o.exit_status, o.exit_message, o.infra_retries, o.infrastructure]).toEqual([
+      "EnvironmentError",
+      "could not open the environment: engine not answering (4)",
+      3,
+      true,
+    ]);
+    expect(readJson<{ info: Rec }>(join(dir, "t.traj.json")).info).toMatchObject({
+      exit_status: "EnvironmentError",
+      infra_retries: 3,
+      infrastructure: true,
+    });
+
+    opens = 0;
+    const stop = new AbortController();
+    const aborted = await runTask(
+      spec(stop.signal, async () => {
+        stop.abort();
+      }),
+    );
+    expect(opens).toBe(1);
+    expect([aborted.exit_status, aborted.infrastructure]).toEqual(["Interrupted", undefined]);
   });
 
   describe("a model server that fails", () => {
