@@ -211,6 +211,33 @@ export function findRunSummary(dir: string): { path: string; others: string[] } 
   return all.length ? { path: all[0], others: all.slice(1) } : null;
 }
 
+/**
+ * Instances the batch itself recorded as infrastructure failures (run.json `infrastructure: true`:
+ * the environment or model server failed before the model's first reply, every run) are set apart
+ * with the run's reason, whatever grading an empty patch gave; a resolved one stays resolved.
+ */
+function batchInfrastructure(dir: string, run: RunVerdicts): void {
+  const file = join(dir, "run.json");
+  if (!existsSync(file)) return;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return;
+  }
+  const instances = isObject(doc) && isObject(doc.instances) ? doc.instances : {};
+  for (const [id, rec] of Object.entries(instances)) {
+    if (!isObject(rec) || rec.infrastructure !== true || run.resolved.has(id)) continue;
+    const tries = (typeof rec.infra_retries === "number" ? rec.infra_retries : 0) + 1;
+    const status = typeof rec.exit_status === "string" ? rec.exit_status : "failed";
+    run.unresolved.delete(id);
+    run.infrastructure.set(
+      id,
+      `infrastructure failure in the run (${status}, ${tries} tr${tries === 1 ? "y" : "ies"}): ${firstLine(rec.exit_message, "no message")}`,
+    );
+  }
+}
+
 /** Reads a RUN argument: a run folder, an eval run folder, or a summary / results / verdict file. */
 export function loadRun(arg: string): RunVerdicts {
   const path = resolve(arg);
@@ -225,6 +252,7 @@ export function loadRun(arg: string): RunVerdicts {
   const run = loadRunFile(found.path, basename(path));
   run.source = arg;
   run.kind = "patchloop-run-folder";
+  batchInfrastructure(path, run);
   if (found.others.length)
     run.notes.push(`read the newest evaluation ${found.path}; also there: ${found.others.join(", ")}`);
   return run;
