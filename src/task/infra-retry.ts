@@ -72,7 +72,7 @@ export function isInfrastructureFailure(outcome: TaskOutcome, modelReplied: bool
 /** The words the console and run.log use for an infrastructure failure or retries before a success. */
 export function infraNote(o: Pick<TaskOutcome, "infra_retries" | "infrastructure">): string {
   const tries = (o.infra_retries ?? 0) + 1;
-  if (o.infrastructure) return `infrastructure failure (${tries} tr${tries === 1 ? "y" : "ies"})`;
+  if (o.infrastructure) return `infrastructure failure, ${tries} tr${tries === 1 ? "y" : "ies"}`;
   const n = o.infra_retries ?? 0;
   return n > 0 ? `after ${n} infrastructure retr${n === 1 ? "y" : "ies"}` : "";
 }

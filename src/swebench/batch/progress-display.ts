@@ -73,8 +73,8 @@ const EXPLAINED = new Set(["ModelError", "EnvironmentError", "RepeatedFormatErro
 /**
  * The line printed when an instance ends: `[done/total] id status (calls, cost, time)[: why]`; an
  * attempt's: `[done/total attempts] id attempt k status (...)[: why][; attempt m replaces it]`.
- * An infrastructure failure says so and how many runs it had (`: infrastructure failure (3
- * tries): why`); a task that ended otherwise after retries says `after N infrastructure retries`.
+ * An infrastructure failure says so and how many runs it had after why (`: why (infrastructure
+ * failure, 3 tries)`); a task that ended otherwise after retries says `after N infrastructure retries`.
  */
 export function endLine(
   o: TaskOutcome,
@@ -95,8 +95,7 @@ export function endLine(
   if (!EXPLAINED.has(o.exit_status) || !o.exit_message)
     return `${head}${infra && !o.infrastructure ? ` ${infra}` : ""}${replaced}`;
   const why = o.exit_message.replace(/\s+/g, " ").trim();
-  const said = `${o.infrastructure ? `${infra}: ` : ""}${why.length > 200 ? `${why.slice(0, 199)}…` : why}`;
-  return `${head}: ${said}${infra && !o.infrastructure ? ` (${infra})` : ""}${replaced}`;
+  return `${head}: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}${infra ? ` (${infra})` : ""}${replaced}`;
 }
 
 /**

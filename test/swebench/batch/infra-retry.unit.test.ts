@@ -127,7 +127,7 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
     ]);
     const o = result.outcomes.find((x) => x.instance_id === "acme__lib0-1");
     expect(o && endLine(o, 1, 2)).toMatch(
-      /^\[1\/2\] acme__lib0-1 EnvironmentError \(0 calls, \$0\.00, \d+s\): infrastructure failure \(3 tries\): could not open the environment: cannot check out base commit 0123456789abcdef/,
+      /^\[1\/2\] acme__lib0-1 EnvironmentError \(0 calls, \$0\.00, \d+s\): could not open the environment: cannot check out base commit 0123456789abcdef.* \(infrastructure failure, 3 tries\)$/,
     );
 
     const report = buildReport(await collectRun(out, null));
