@@ -155,7 +155,9 @@ function readOutcomes(dir: string, notes: string[]): Map<string, Json> {
   const out = new Map<string, Json>();
   const run = readJsonFile(join(dir, "run.json"));
   if (isObject(run) && isObject(run.instances)) {
-    for (const [id, rec] of Object.entries(run.instances)) if (isObject(rec)) out.set(id, rec);
+    const attempts = isObject(run.attempts) ? run.attempts : {};
+    for (const [id, rec] of Object.entries(run.instances))
+      if (isObject(rec)) out.set(id, withAttemptSums(id, rec, attempts));
     return out;
   }
   for (const entry of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
@@ -175,6 +177,31 @@ function readOutcomes(dir: string, notes: string[]): Map<string, Json> {
   }
   if (out.size) notes.push("no run.json: the figures come from the trajectories");
   return out;
+}
+
+const SUMMED = ["api_calls", "prompt_tokens", "completion_tokens", "cost", "seconds"] as const;
+
+/**
+ * An instance's line of a run with attempts holds the standing attempt's status and only some sums
+ * (calls, cost): the tokens and seconds of every attempt (`attempts["<id>/attempt-<k>"]`) are
+ * added up here for what the line lacks, so the report counts what all of its attempts used.
+ */
+function withAttemptSums(
+  id: string,
+  rec: Json & Record<string, unknown>,
+  attempts: Record<string, unknown>,
+): Json {
+  const mine = Object.entries(attempts)
+    .filter(([key, a]) => key.startsWith(`${id}/attempt-`) && isObject(a))
+    .map(([, a]) => a as Record<string, unknown>);
+  if (mine.length === 0) return rec;
+  const sums: Record<string, number> = {};
+  for (const key of SUMMED) {
+    if (typeof rec[key] === "number") continue;
+    const values = mine.map((a) => a[key]).filter((v): v is number => typeof v === "number");
+    if (values.length) sums[key] = values.reduce((x, y) => x + y, 0);
+  }
+  return { ...rec, ...sums };
 }
 
 /** The dataset run.json names, or null. */

@@ -108,7 +108,11 @@ export function renderReport(r: RunReport): string {
   if (r.usage.per_resolved) {
     const p = r.usage.per_resolved;
     lines.push(
-      `Per resolved instance (totals over every instance / ${r.resolved}): ${MEASURES.map((m) => `${fmt(m, p[m])} ${MEASURE_WORDS[m]}`).join(", ")}.`,
+      `Per resolved instance (totals over every instance / ${r.resolved}): ${MEASURES.filter(
+        (m) => r.usage.all[m].n > 0,
+      )
+        .map((m) => `${fmt(m, p[m])} ${MEASURE_WORDS[m]}`)
+        .join(", ")}.`,
       "",
     );
   }
