@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { buildReport } from "../../../src/report/build.js";
 import { collectRun } from "../../../src/report/collect.js";
+import { renderReport } from "../../../src/report/render.js";
 import { openInstanceEnvironment } from "../../../src/swebench/batch/instance-environment.js";
 import { endLine } from "../../../src/swebench/batch/progress-display.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
@@ -134,6 +135,11 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
     expect(report.outcomes.map((c) => [c.category, c.group, c.count, c.ids])).toEqual([
       ["model_error", "not submitted", 1, ["acme__lib0-2"]],
       ["run_infrastructure", "not submitted", 1, ["acme__lib0-1"]],
+    ]);
+    const markdown = renderReport(report).split("\n");
+    expect(markdown.filter((l) => /^\| not submitted \|/.test(l))).toEqual([
+      "| not submitted | model error | 1 | the server failed or refused; the batch runs it again when it was an outage |",
+      "| not submitted | infrastructure failure before the model's first reply (not the model's) | 1 | the environment or model server failed on every run (run.infra_retry); fix it and run the same command again |",
     ]);
   });
 
