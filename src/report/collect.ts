@@ -35,6 +35,8 @@ export interface AttemptsTotals {
   first_attempt_resolved: number;
   any_attempt_resolved: number;
   selected_resolved: number;
+  /** Instances whose preds.json patch a selection chose (the others hold their standing attempt); null when attempts.json does not say. */
+  selected: number | null;
 }
 
 /** Everything `report` read from a run folder. */
@@ -145,6 +147,7 @@ function readGrades(dir: string): {
         first_attempt_resolved: num(total.first_attempt_resolved),
         any_attempt_resolved: num(total.any_attempt_resolved),
         selected_resolved: num(total.selected_resolved),
+        selected: typeof total.selected === "number" ? total.selected : null,
       }
     : null;
   return { grades, summary: found.path, scope, attempts };

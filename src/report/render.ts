@@ -1,5 +1,6 @@
 import type { Measure, RunReport, Tally } from "./build.js";
 import { MEASURES } from "./build.js";
+import type { AttemptsTotals } from "./collect.js";
 import type { Distribution } from "./distribution.js";
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -41,6 +42,15 @@ function spreadRows(title: string, d: Record<Measure, Distribution>): string[] {
 }
 
 /** `report`'s Markdown. */
+/**
+ * What preds.json holds, named as eval names it: `selected` only when a selection chose every
+ * instance's patch, `standing` when none did (the standing attempts).
+ */
+function predsLabel(a: AttemptsTotals): string {
+  if (a.selected === null || a.selected === a.instances) return "selected";
+  return a.selected === 0 ? "standing" : "preds.json (selected or standing)";
+}
+
 export function renderReport(r: RunReport): string {
   const lines = [`# Run report: ${r.dir}`, ""];
   const dataset = r.dataset.name
@@ -122,7 +132,7 @@ export function renderReport(r: RunReport): string {
     lines.push(
       "## Attempts",
       "",
-      `Of ${a.instances} instances: first attempt resolved ${of(a.first_attempt_resolved)}, any attempt ${of(a.any_attempt_resolved)}, selected ${of(a.selected_resolved)}.`,
+      `Of ${a.instances} instances: first attempt resolved ${of(a.first_attempt_resolved)}, any attempt ${of(a.any_attempt_resolved)}, ${predsLabel(a)} ${of(a.selected_resolved)}.`,
       "",
     );
   }

@@ -47,4 +47,43 @@ describe("report of a run with attempts", () => {
     expect(md).toContain("| prompt tokens | 1 | 600 | 600 | 600 | 600 | 600 |");
     expect(md).toContain("| seconds | 1 | 4.0 | 4.0 | 4.0 | 4.0 | 4.0 |");
   });
+
+  // attempts.json of the eval (src/swebench/batch/attempts-report.ts): `selected` counts the
+  // instances whose preds.json patch a selection chose
+  const withEval = (selected: number) => {
+    const run = join(dir, "eval", "patchloop-run");
+    mkdirSync(run, { recursive: true });
+    writeFileSync(
+      join(run, "attempts.json"),
+      JSON.stringify({
+        total: {
+          instances: 1,
+          first_attempt_resolved: 0,
+          any_attempt_resolved: 1,
+          selected_resolved: 0,
+          selected,
+        },
+      }),
+    );
+    writeFileSync(
+      join(run, "m.patchloop-run.json"),
+      JSON.stringify({ resolved_ids: [], unresolved_ids: [ID] }),
+    );
+  };
+
+  it("names what preds.json holds 'standing' when no selection chose it, as eval does", async () => {
+    withEval(0);
+    const md = renderReport(buildReport(await collectRun(dir, null)));
+    expect(md).toContain(
+      "Of 1 instances: first attempt resolved 0 (0.0%), any attempt 1 (100.0%), standing 0 (0.0%).",
+    );
+  });
+
+  it("and 'selected' when a selection chose it", async () => {
+    withEval(1);
+    const md = renderReport(buildReport(await collectRun(dir, null)));
+    expect(md).toContain(
+      "Of 1 instances: first attempt resolved 0 (0.0%), any attempt 1 (100.0%), selected 0 (0.0%).",
+    );
+  });
 });
