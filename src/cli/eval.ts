@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
-import { evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
+import { attemptsHeader, evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
 import { subsetHelp } from "../swebench/dataset/subset-help.js";
 import { DatasetError, loadDataset } from "../swebench/dataset.js";
 import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
@@ -199,7 +199,9 @@ export async function runEval(flags: EvalFlags, io: EvalIo, signal?: AbortSignal
         : undefined;
     io.out(formatRunReport(run.summary, flips));
     io.out(`\nReport: ${run.summaryPath}\n`);
-    const attempts = folder ? await evaluateAttempts(folder.dir, run, options) : null;
+    const attempts = folder
+      ? await evaluateAttempts(folder.dir, run, options, (k, n) => io.err(attemptsHeader(k, n)))
+      : null;
     if (attempts) io.out(`\n${formatAttemptsReport(attempts)}`);
     const pl = run.summary.patchloop;
     const ungraded =

@@ -155,9 +155,10 @@ async function evaluateAfter(
   workers: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const [{ evaluateRun }, { formatRunReport }] = await Promise.all([
+  const [{ evaluateRun }, { formatRunReport }, { attemptsHeader }] = await Promise.all([
     import("../swebench/batch/evaluate-run.js"),
     import("../swebench/eval/report-text.js"),
+    import("../swebench/batch/attempts-report.js"),
   ]);
   io.err("evaluating the predictions...\n");
   const run = await evaluateRun({
@@ -171,6 +172,7 @@ async function evaluateAfter(
     workers,
     signal,
     onResult: (r, done, total) => io.err(`[eval ${done}/${total}] ${r.instance_id} ${r.outcome}\n`),
+    onAttemptRun: (k, n) => io.err(attemptsHeader(k, n)),
   });
   io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
   if (run.attempts) {

@@ -62,6 +62,10 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     // Each eval line names the attempt it grades.
     expect(r.err).toContain(`[eval 1/1] ${id} (attempt 1, in preds.json) unresolved\n`);
     expect(r.err).toContain(`[eval 1/1] ${id} attempt 2 resolved\n`);
+    // each attempt's grading counts from 1 again: a header line says what the lines count
+    expect(r.err).toContain(
+      `grading attempt 2: 1 patch (a patch equal to one already graded for its instance is not graded again)...\n[eval 1/1] ${id} attempt 2 resolved\n`,
+    );
     expect(r.err).not.toContain(`[eval 1/1] ${id} attempt 3`);
     expect(r.out).toContain("per resolved instance: none resolved");
     const report = readJson<{ total: Record<string, unknown> }>(

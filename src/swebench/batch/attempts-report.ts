@@ -205,6 +205,15 @@ export function selectedIds(dir: string): Set<string> {
 }
 
 /**
+ * The console line before an attempt's grading: its progress lines count from 1 again, so the
+ * line says what they count.
+ */
+export function attemptsHeader(attempt: number, patches: number): string {
+  const what = `${patches} patch${patches === 1 ? "" : "es"}`;
+  return `grading attempt ${attempt}: ${what} (a patch equal to one already graded for its instance is not graded again)...\n`;
+}
+
+/**
  * `eval` of a run folder: when it holds attempts, grades them (in runs `<runId>-attempt-<k>` beside
  * the folder's own, with the same options) and writes `<outputDir>/<runId>/attempts.json`; null
  * when the folder has no attempts.
@@ -213,6 +222,8 @@ export async function evaluateAttempts(
   dir: string,
   selected: EvaluationRun,
   options: EvaluateOptions,
+  /** Told before each attempt's patches are graded (the console's header line, attemptsHeader). */
+  announce?: (attempt: number, patches: number) => void,
 ): Promise<AttemptsReport | null> {
   const ids = options.instanceIds ?? options.predictions.map((p) => p.instance_id);
   const attempts = await readAttempts(dir, ids);
@@ -225,8 +236,9 @@ export async function evaluateAttempts(
     modelName,
     preds: new Map(options.predictions.map((p) => [p.instance_id, p.model_patch ?? ""])),
     chosenBySelection: selectedIds(dir),
-    grade: (predictions, k) =>
-      evaluatePredictions({
+    grade: (predictions, k) => {
+      announce?.(k, predictions.length);
+      return evaluatePredictions({
         ...options,
         predictions,
         runId: `${options.runId}-attempt-${k}`,
@@ -239,7 +251,8 @@ export async function evaluateAttempts(
                 onResult({ ...r, instance_id: `${r.instance_id} attempt ${k}` }, done, total),
             }
           : {}),
-      }),
+      });
+    },
     reportPath: join(options.outputDir, options.runId, "attempts.json"),
   });
 }

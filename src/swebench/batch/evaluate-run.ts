@@ -25,6 +25,8 @@ export interface EvaluateRunOptions {
   python?: string;
   signal?: AbortSignal;
   onResult?: (result: InstanceResult, done: number, total: number) => void;
+  /** Told before each attempt's patches are graded (a run with attempts). */
+  onAttemptRun?: (attempt: number, patches: number) => void;
 }
 
 /** Seconds eval.sh may run per instance (the harness's default). */
@@ -97,5 +99,5 @@ export async function evaluateRun(
         }
       : {}),
   });
-  return { ...run, attempts: await evaluateAttempts(outputDir, run, options) };
+  return { ...run, attempts: await evaluateAttempts(outputDir, run, options, o.onAttemptRun) };
 }
