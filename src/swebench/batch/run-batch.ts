@@ -422,12 +422,20 @@ class Scheduler {
     }
   }
 
-  /** A cost cap on a model whose calls cost nothing can never stop the run: say so once. */
+  /**
+   * A cost cap (--cost-limit, run.attempt_policy.cost_limit) on a model whose calls cost nothing
+   * can never stop the run: say so once, naming each cap.
+   */
   private checkFree(outcome: TaskOutcome): void {
-    if (this.warnedFree || !this.o.costLimit || outcome.api_calls === 0 || this.budget.total.cost > 0) return;
+    const perInstance = this.o.config.run.attempts > 1 ? this.o.config.run.attempt_policy.cost_limit : 0;
+    const caps = [
+      ...(this.o.costLimit ? [`--cost-limit ${this.o.costLimit}`] : []),
+      ...(perInstance > 0 ? [`run.attempt_policy.cost_limit ${perInstance}`] : []),
+    ];
+    if (this.warnedFree || caps.length === 0 || outcome.api_calls === 0 || this.budget.total.cost > 0) return;
     this.warnedFree = true;
     this.folder.warn(
-      `--cost-limit ${this.o.costLimit} cannot stop this run: its model calls cost $0 (no price is known for ` +
+      `${caps.join(" and ")} cannot stop this run: its model calls cost $0 (no price is known for ` +
         `${this.modelName}). Set model.price {input_per_mtok, output_per_mtok}, or use --call-limit.`,
     );
   }

@@ -341,6 +341,26 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       "stopped early: the global call limit (--call-limit, over every instance of the folder) was reached.",
     );
     expect(trajectory(out2, f.rows[1].instance_id).info.exit_status).toBe("Submitted");
+
+    // The attempt policy's cost cap cannot stop a $0 model either, and is named.
+    const out3 = join(tempDir(), "run");
+    const policy = await cli([
+      ...base(),
+      "-o",
+      out3,
+      "--slice",
+      "0:1",
+      "--attempts",
+      "2",
+      "-c",
+      "run.select.enabled=false",
+      "-c",
+      "run.attempt_policy.cost_limit=0.01",
+    ]);
+    expect(policy.err).toContain(
+      "WARNING: run.attempt_policy.cost_limit 0.01 cannot stop this run: its model calls cost $0 (no price is known for openai/fake). " +
+        "Set model.price {input_per_mtok, output_per_mtok}, or use --call-limit.\n",
+    );
   });
 
   it.skipIf(!havePytest())("--evaluate grades the predictions in work trees of --repos-dir", async () => {
