@@ -133,6 +133,13 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
     opts.write(text.endsWith("\n") ? text : `${text}\n`);
     if (live) draw();
   };
+  // Policy lines waiting for the end line they follow.
+  let held: string[] = [];
+  const flushHeld = () => {
+    const lines = held;
+    held = [];
+    for (const l of lines) print(l);
+  };
   return {
     onEvent(event) {
       state.apply(event);
@@ -147,9 +154,12 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
       if (event.type === "attempt_skipped") {
         if (policyStops.has(event.instance_id)) return;
         policyStops.add(event.instance_id);
-        print(`${event.instance_id}: no further attempt starts: ${event.reason}`);
+        // held until the end line of the attempt that stopped them is printed (the batch sends the
+        // stop first, so that the end line's total already leaves the stopped attempts out)
+        held.push(`${event.instance_id}: no further attempt starts: ${event.reason}`);
         return;
       }
+      if (event.type !== "instance_end") flushHeld();
       if (event.type !== "instance_end" && event.type !== "stopping") return;
       const s = state.snapshot();
       const text =
@@ -157,10 +167,12 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
           ? `stopping (${event.reason}): no new ${s.unit} start; waiting for the running ones`
           : endLine(event.outcome, s.skipped + s.doneNow, s.total, { replacedBy: event.replacedBy });
       print(text);
+      flushHeld();
     },
     print,
     snapshot: () => state.snapshot(),
     stop() {
+      flushHeld();
       stopped = true;
       endTimer();
       if (opts.tty) erase();

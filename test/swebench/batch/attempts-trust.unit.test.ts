@@ -221,6 +221,12 @@ describe("attempts you can trust (local environment, fake model server)", () => 
       `[2/2 attempts] ${id} attempt 2 Submitted`,
     ]);
     expect(r.out).toContain("stopped by policy         1");
+    // the stop follows the end line of the attempt that made the two agree, not before it
+    expect(r.err).toMatch(
+      new RegExp(
+        `\\[2/2 attempts\\] ${id} attempt 2 Submitted [^\\n]*\\n${id}: no further attempt starts: 2 attempts agree`,
+      ),
+    );
     expect(r.out).toContain(
       `preds.json holds each instance's standing attempt (the first that did not fail; run.select.enabled is false). ` +
         `To pick one patch per instance from its attempts: patchloop select ${out}\n`,
