@@ -94,7 +94,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     const evalIo = { out: (t: string) => graded.out.push(t), err: (t: string) => graded.err.push(t) };
     const code = await runEval({ predictions: dir, workers: "1", timeout: "300", config: [] }, evalIo);
     expect(code, graded.err.join("")).toBe(0);
-    expect(graded.out.join("")).toContain("Resolved 1/1 (100.0%) of the 1 instance the run selected");
+    expect(graded.out.join("")).toContain("Resolved 1/1 (100.0%) of the 1 instance the run took");
 
     // The tests cannot run (the clones folder given is empty; the cache of the earlier runs removed):
     // the console says so, preds.json keeps attempt 2's patch, exit 1.

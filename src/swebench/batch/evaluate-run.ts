@@ -80,7 +80,7 @@ export async function evaluateRun(
     checkCacheDir: defaultEnvCheckCacheDir(),
     scope: selection
       ? runScope(selection, o.rows.length)
-      : { kind: "selection", description: `the ${o.rows.length} selected instances` },
+      : { kind: "selection", description: `the ${o.rows.length} instances of the run` },
     workers: o.workers,
     specs: o.specs,
     python: o.python,

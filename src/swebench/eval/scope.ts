@@ -8,7 +8,7 @@ import type { SummaryScope } from "./summary.js";
 /**
  * What an evaluation's denominator is, and the defaults of grading a run folder: `patchloop eval
  * --predictions DIR` and `patchloop swebench --evaluate` both grade into `DIR/eval/patchloop-<name>/`
- * over the instances the run selected (read back from run.json), so they give the same figures.
+ * over the instances the run took (read back from run.json), so they give the same figures.
  */
 
 /** The dataset and selection a batch recorded in run.json (`info.dataset`, `info.selection`). */
@@ -94,12 +94,12 @@ function selectionWords(sel: RunSelection): string {
   return parts.length ? `${parts.join(" ")} of ` : "all of ";
 }
 
-/** `the 5 instances the run selected (--slice 0:5 of lite, test)`. */
+/** `the 5 instances the run took (--slice 0:5 of lite, test)`: "took", not "selected", which names a selection of patches (docs/selection.md). */
 export function runScope(sel: RunSelection, n: number): SummaryScope {
   const of = sel.subset ? `${sel.subset}${sel.split ? `, ${sel.split}` : ""}` : "the dataset";
   return {
     kind: "selection",
-    description: `the ${n} instance${n === 1 ? "" : "s"} the run selected (${selectionWords(sel)}${of})`,
+    description: `the ${n} instance${n === 1 ? "" : "s"} the run took (${selectionWords(sel)}${of})`,
   };
 }
 

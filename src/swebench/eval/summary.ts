@@ -16,7 +16,7 @@ export interface RepoTally {
 export interface SummaryScope {
   /** `dataset`: every row of the dataset split; `selection`: the rows a selection kept. */
   kind: "dataset" | "selection";
-  /** e.g. `the whole dataset (lite, test)` or `the 5 instances the run selected (--slice 0:5 of lite, test)`. */
+  /** e.g. `the whole dataset (lite, test)` or `the 5 instances the run took (--slice 0:5 of lite, test)`. */
   description: string;
 }
 

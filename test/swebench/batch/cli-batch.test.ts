@@ -375,9 +375,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     // `patchloop eval` on the run folder: the same place, the same denominator, said the same way.
     const first = r.out.split("\n").find((l) => l.startsWith("Resolved ")) ?? "";
     expect(first).toBe(
-      "Resolved 2/2 (100.0%) of the 2 instances the run selected (--slice 0:2 of " +
-        f.datasetPath +
-        ", test)",
+      `Resolved 2/2 (100.0%) of the 2 instances the run took (--slice 0:2 of ${f.datasetPath}, test)`,
     );
     const again: string[] = [];
     const code = await runEval(
