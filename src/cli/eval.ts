@@ -299,7 +299,7 @@ export function register(program: Command): void {
     .option("--no-install", "skip the install command (default for local and bwrap)")
     .option(
       "--redo-existing",
-      "evaluate again where a report.json exists (default: reuse it, as the harness does)",
+      "evaluate again where a report.json exists (default: reuse it for the same patch, as the harness does)",
     )
     .addHelpText(
       "after",

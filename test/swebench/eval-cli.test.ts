@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Command } from "commander";
@@ -66,6 +66,35 @@ describe.skipIf(!havePytest())("patchloop eval (CLI)", () => {
   afterEach(() => {
     process.exitCode = undefined;
     vi.restoreAllMocks();
+  });
+
+  it("a report.json of another patch is not reused: preds.json changed (select) is graded again", async () => {
+    const write = (patch: string) => {
+      const file = join(root, "changing.json");
+      writeFileSync(
+        file,
+        JSON.stringify([{ instance_id: "acme__calc-1", model_name_or_path: "m", model_patch: patch }]),
+      );
+      return file;
+    };
+    const summary = () => JSON.parse(readFileSync(join(root, "out", "changing", "m.changing.json"), "utf8"));
+    expect(await runEval(flags({ predictions: write(f.wrongPatch), runId: "changing" }), capture().io)).toBe(
+      0,
+    );
+    expect(summary().resolved_ids).toEqual([]);
+    // the same run id, now the right patch: graded again, not the earlier verdict
+    expect(await runEval(flags({ predictions: write(f.goldPatch), runId: "changing" }), capture().io)).toBe(
+      0,
+    );
+    expect(summary().resolved_ids).toEqual(["acme__calc-1"]);
+    // the same patch again: the report.json is reused (not written again)
+    const reportPath = join(root, "out", "changing", "acme__calc-1", "report.json");
+    const written = statSync(reportPath).mtimeMs;
+    expect(await runEval(flags({ predictions: write(f.goldPatch), runId: "changing" }), capture().io)).toBe(
+      0,
+    );
+    expect(summary().resolved_ids).toEqual(["acme__calc-1"]);
+    expect(statSync(reportPath).mtimeMs).toBe(written);
   });
 
   it("parses its flags through commander, grades with --specs, prints the report and flips", async () => {

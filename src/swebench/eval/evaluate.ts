@@ -64,10 +64,16 @@ export interface EvaluationRun {
   summaryPath: string;
 }
 
-function reuse(logDir: string, instance: SwebenchInstance): InstanceResult | undefined {
+/**
+ * The earlier verdict in `logDir/report.json`, when it graded this patch: a patch.diff there that
+ * differs from `patch` (preds.json changed since, e.g. by `patchloop select`) is graded again.
+ */
+function reuse(logDir: string, instance: SwebenchInstance, patch: unknown): InstanceResult | undefined {
   const path = join(logDir, "report.json");
   if (!existsSync(path)) return undefined;
   try {
+    const gradedPatch = join(logDir, "patch.diff");
+    if (existsSync(gradedPatch) && readFileSync(gradedPatch, "utf8") !== patch) return undefined;
     const report = JSON.parse(readFileSync(path, "utf8")) as Record<string, HarnessReportEntry>;
     const entry = report[instance.instance_id];
     if (!entry) return undefined;
@@ -183,7 +189,7 @@ export async function evaluatePredictions(options: EvaluateOptions): Promise<Eva
     async (instance) => {
       const logDir = join(runDir, instance.instance_id);
       const prediction = byId.get(instance.instance_id) as Prediction;
-      const existing = options.redo ? undefined : reuse(logDir, instance);
+      const existing = options.redo ? undefined : reuse(logDir, instance, prediction.model_patch);
       const result =
         existing ??
         (await evaluateInstance(instance, prediction, {
