@@ -55,7 +55,7 @@ describeWithEngine("docker", "patchloop select in the instance's container (imag
       { workers: "1", environment: "docker", config: [] },
       { out: () => {}, err: (t) => err.push(t) },
     );
-    expect(err.join("")).toMatch(/^\[1\/1\] acme__calc-1: candidate 2: /);
+    expect(err.join("")).toMatch(/^\[1\/1\] acme__calc-1: attempt-3: /);
     expect(code).toBe(0);
     const rec = JSON.parse(readFileSync(join(dir, "selection.jsonl"), "utf8")) as SelectionRecord;
     expect(rec.problems).toEqual([]);
