@@ -344,7 +344,7 @@ export class JobProcessor {
       );
       // BullMQ adds nothing under a job id that is taken: a result forged under this attempt's id
       // (it is in the job's log) would stand in for ours. Replace it, then send ours.
-      if (!(await this.isInQueue(message))) {
+      if ((await this.queued(message)) === "another") {
         await this.c.health.call("remove a forged result", () =>
           this.c.resultsOf(message.run).remove(attempt),
         );
@@ -364,11 +364,20 @@ export class JobProcessor {
    * other content is not ours, whoever put it there).
    */
   async isInQueue(message: OutcomeJob): Promise<boolean> {
+    return (await this.queued(message)) === "ours";
+  }
+
+  /**
+   * What the results queue holds under this message's attempt id: this very message, another one
+   * (forged), or nothing (never sent, or already taken by the coordinator and removed).
+   */
+  private async queued(message: OutcomeJob): Promise<"ours" | "another" | "none"> {
     const attempt = message.result.outcome.attempt;
     const job = await this.c.health.call("look for a result", () =>
       this.c.resultsOf(message.run).getJob(attempt),
     );
-    return job !== undefined && job !== null && canonicalJson(job.data) === canonicalJson(message);
+    if (job === undefined || job === null) return "none";
+    return canonicalJson(job.data) === canonicalJson(message) ? "ours" : "another";
   }
 }
 
