@@ -448,6 +448,7 @@ class Scheduler {
       stoppedBy: this.stoppedBy,
       statuses: this.folder.statuses,
       pending: this.folder.pendingIds(),
+      infrastructure: this.folder.infrastructureIds(),
       totals: sumStats(this.outcomes),
       wallSeconds: (Date.now() - started) / 1000,
       ...(this.folder.attempts > 1

@@ -640,6 +640,17 @@ export class RunFolder implements InstanceSink {
   }
 
   /** Selected instances a re-run of the same command runs again (a unit not started, or ended so). */
+  /** Instances whose line in run.json is an infrastructure failure (the summary counts them apart). */
+  infrastructureIds(): string[] {
+    const lines = this.record.data.instances;
+    return this.o.instances
+      .map((r) => r.instance_id)
+      .filter((id) => {
+        const line = lines[id];
+        return !!line && "infrastructure" in line && line.infrastructure === true;
+      });
+  }
+
   pendingIds(): string[] {
     const ids = new Set([...this.pending].map((k) => k.replace(/\/attempt-\d+$/, "")));
     return this.o.instances.map((r) => r.instance_id).filter((id) => ids.has(id));

@@ -1,5 +1,6 @@
 import { EXIT_STATUSES } from "../../agent/trajectory-types.js";
 import { formatCount, formatDuration } from "./progress-render.js";
+import type { TaskOutcome } from "../../task/outcome.js";
 import type { BatchResult } from "./types.js";
 
 /** Why the batch stopped early, and what to do about it. */
@@ -16,12 +17,27 @@ const STOP_TEXT: Record<string, string> = {
     "the server, then run the same command again to continue",
 };
 
+/**
+ * The row that counts infrastructure failures (`run.infra_retry`): their exit status is
+ * EnvironmentError or ModelError, but the model did no work, so they are not counted as its failures.
+ */
+const INFRA_ROW = "infrastructure failure";
+
+const INFRA_NOTE =
+  `${INFRA_ROW}: the environment or the model server failed before the model's first reply, on every ` +
+  "try (run.infra_retry); not the model's failure. exit_statuses.yaml lists them under their exit status; " +
+  "run.json marks them `infrastructure: true`.";
+
+/** What a result counts as in the tables: its exit status, or an infrastructure failure. */
+const rowOf = (o: Pick<TaskOutcome, "exit_status" | "infrastructure">): string =>
+  o.infrastructure ? INFRA_ROW : o.exit_status;
+
 /** Rows of a counts table: per exit status, this run's, earlier runs' and both; then the totals. */
 function countRows(now: Record<string, number>, earlier: Record<string, number>): string[][] {
   const rows: string[][] = [["exit status", "this run", "earlier", "total"]];
   let a = 0;
   let b = 0;
-  for (const st of EXIT_STATUSES) {
+  for (const st of [...EXIT_STATUSES, INFRA_ROW]) {
     const x = now[st] ?? 0;
     const y = earlier[st] ?? 0;
     a += x;
@@ -56,18 +72,18 @@ const tally = (statuses: Iterable<string>): Record<string, number> => {
  */
 function attemptTables(result: BatchResult, a: NonNullable<BatchResult["attempts"]>): string[] {
   const ranNow = new Set(result.outcomes.map((o) => o.instance_id));
+  const infrastructure = new Set(result.infrastructure ?? []);
   const byNow: string[] = [];
   const byEarlier: string[] = [];
   let none = 0;
   for (const id of selectedIds(result)) {
     const st = result.statuses[id];
     if (st === undefined) none++;
-    else if (ranNow.has(id)) byNow.push(st);
-    else byEarlier.push(st);
+    else (ranNow.has(id) ? byNow : byEarlier).push(infrastructure.has(id) ? INFRA_ROW : st);
   }
   const instances = countRows(tally(byNow), tally(byEarlier));
   if (none > 0) instances.push(["no result yet", "", "", String(none)]);
-  const attempts = countRows(tally(result.outcomes.map((o) => o.exit_status)), tally(Object.values(a.kept)));
+  const attempts = countRows(tally(result.outcomes.map(rowOf)), tally(Object.values(a.kept)));
   if (a.notStarted > 0) attempts.push(["not started", String(a.notStarted), "", ""]);
   const stopped = Object.keys(a.stopped).length;
   if (stopped > 0) attempts.push(["stopped by policy", String(stopped), "", ""]);
@@ -94,8 +110,9 @@ function selectedIds(result: BatchResult): string[] {
 
 /**
  * The table printed after a batch: per exit status, the instances that ended in this run, those
- * kept from earlier runs, and both (with attempts: a table of instances and one of attempts); then
- * usage totals and, when it stopped early, why and what to do.
+ * kept from earlier runs, and both (with attempts: a table of instances and one of attempts), with
+ * infrastructure failures in a row of their own; then usage totals and, when it stopped early, why
+ * and what to do.
  */
 export function summaryTable(result: BatchResult, outputDir: string): string {
   const a = result.attempts;
@@ -107,7 +124,7 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
       const st = result.statuses[id];
       if (st) earlier.push(st);
     }
-    const rows = countRows(tally(result.outcomes.map((o) => o.exit_status)), tally(earlier));
+    const rows = countRows(tally(result.outcomes.map(rowOf)), tally(earlier));
     // the total of "earlier" counts every kept instance (one kept without a status counts too)
     rows[rows.length - 1] = [
       "total",
@@ -118,6 +135,7 @@ export function summaryTable(result: BatchResult, outputDir: string): string {
     if (result.notStarted.length > 0) rows.push(["not started", String(result.notStarted.length), "", ""]);
     lines.push(...table(rows));
   }
+  if (lines.some((l) => l.startsWith(`${INFRA_ROW} `))) lines.push(INFRA_NOTE);
   const t = result.totals;
   // Only instances that are done count: those that must run again are not throughput.
   const pending = new Set(result.pending);

@@ -136,6 +136,12 @@ export interface BatchResult {
    * `Interrupted`, `EnvironmentError` or `ModelError` with retries exhausted (see `mustRunAgain`).
    */
   pending: string[];
+  /**
+   * Selected instances whose result is an infrastructure failure (`run.infra_retry`: the
+   * environment or model server failed before the model's first reply); the summary counts them
+   * apart from the model's failures. Absent: none known.
+   */
+  infrastructure?: string[];
   /** Totals over this run's instances. */
   totals: ModelStats;
   wallSeconds: number;

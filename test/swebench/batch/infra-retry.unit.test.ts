@@ -9,6 +9,7 @@ import { renderReport } from "../../../src/report/render.js";
 import { openInstanceEnvironment } from "../../../src/swebench/batch/instance-environment.js";
 import { endLine } from "../../../src/swebench/batch/progress-display.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
+import { summaryTable } from "../../../src/swebench/batch/summary-table.js";
 import type { EnvironmentOpener } from "../../../src/swebench/batch/types.js";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import { runTask } from "../../../src/task/run-task.js";
@@ -126,6 +127,15 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
       2,
       true,
     ]);
+    // the summary's table counts it apart from the model's failures
+    expect(summaryTable(result, out).split("\n").slice(0, 6)).toEqual([
+      "exit status             this run  earlier  total",
+      "----------------------  --------  -------  -----",
+      "ModelError                     1        0      1",
+      "infrastructure failure         1        0      1",
+      "total                          2        0      2",
+      "infrastructure failure: the environment or the model server failed before the model's first reply, on every try (run.infra_retry); not the model's failure. exit_statuses.yaml lists them under their exit status; run.json marks them `infrastructure: true`.",
+    ]);
     const o = result.outcomes.find((x) => x.instance_id === "acme__lib0-1");
     expect(o && endLine(o, 1, 2)).toMatch(
       /^\[1\/2\] acme__lib0-1 EnvironmentError \(0 calls, \$0\.00, \d+s\): could not open the environment: cannot check out base commit 0123456789abcdef.* \(infrastructure failure, 3 tries\)$/,
@@ -164,6 +174,21 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
     );
     expect(run.instances["acme__lib0-1"].infrastructure).toBe(true);
     expect(run.attempts["acme__lib0-1/attempt-2"].infra_retries).toBe(1);
+    expect(summaryTable(result, out).split("\n").slice(0, 13)).toEqual([
+      "instances (each once: the status of the attempt that stands for it)",
+      "exit status             this run  earlier  total",
+      "----------------------  --------  -------  -----",
+      "infrastructure failure         1        0      1",
+      "total                          1        0      1",
+      "",
+      "attempts (2 per instance, replacements included)",
+      "exit status             this run  earlier  total",
+      "----------------------  --------  -------  -----",
+      "infrastructure failure         2        0      2",
+      "total                          2        0      2",
+      "infrastructure failure: the environment or the model server failed before the model's first reply, on every try (run.infra_retry); not the model's failure. exit_statuses.yaml lists them under their exit status; run.json marks them `infrastructure: true`.",
+      "",
+    ]);
     const report = buildReport(await collectRun(out, null));
     expect(report.outcomes.map((c) => c.category)).toEqual(["run_infrastructure"]);
   });
