@@ -3,12 +3,14 @@ import type { Command } from "commander";
 interface ReportOptions {
   json?: boolean;
   dataset?: string;
+  leaderboard?: string;
 }
 
 /**
  * `patchloop report DIR [--json] [--dataset FILE]`: a run folder as people write it up (docs/report.md):
  * resolved overall, per repository and difficulty, where each instance ended, the patch's files beside
- * the gold patch's, steps, tokens, time and cost, attempts. Exit 2 when DIR is not a run folder.
+ * the gold patch's, steps, tokens, time and cost, attempts, where it stands on the public leaderboard of
+ * its dataset (a dated snapshot). Exit 2 when DIR is not a run folder.
  */
 export function register(program: Command): void {
   program
@@ -23,11 +25,22 @@ export function register(program: Command): void {
       "--dataset <FILE>",
       "the dataset rows (gold patches, difficulty) when run.json's cannot be read here",
     )
+    .option(
+      "--leaderboard <BOARD>",
+      "the leaderboard to place the run on (lite or verified) when its dataset is a file of that split's rows",
+    )
     .action(async (dir: string, opts: ReportOptions, command: Command) => {
       const { collectRun } = await import("../report/collect.js");
       const { buildReport } = await import("../report/build.js");
       const { renderReport } = await import("../report/render.js");
       const { loadDataset } = await import("../swebench/dataset.js");
+      const { BOARDS, readLeaderboardSnapshot } = await import("../report/leaderboard.js");
+      const board = BOARDS.find((b) => b === opts.leaderboard) ?? null;
+      if (opts.leaderboard !== undefined && !board)
+        return command.error(
+          `patchloop report: --leaderboard ${opts.leaderboard}: not a leaderboard of the snapshot; use one of ${BOARDS.join(", ")}`,
+          { exitCode: 2, code: "patchloop.report.input" },
+        );
       let report: ReturnType<typeof buildReport>;
       try {
         const run = await collectRun(
@@ -35,7 +48,7 @@ export function register(program: Command): void {
           (name, split) => loadDataset({ subset: name, ...(split ? { split } : {}) }),
           opts.dataset,
         );
-        report = buildReport(run);
+        report = buildReport(run, { snapshot: readLeaderboardSnapshot(), board });
       } catch (err) {
         return command.error(`patchloop report: ${(err as Error).message}`, {
           exitCode: 2,

@@ -89,6 +89,7 @@ class Handler {
     if (this.target.mode !== "run") return notFound(res);
     const { collectRun } = await import("../report/collect.js");
     const { buildReport } = await import("../report/build.js");
+    const { readLeaderboardSnapshot } = await import("../report/leaderboard.js");
     const { readDatasetFile } = await import("../swebench/dataset.js");
     try {
       const run = await collectRun(this.target.root, async (name) => {
@@ -96,7 +97,7 @@ class Handler {
           throw new Error("the viewer reads only a local dataset file; patchloop report reads the rest");
         return readDatasetFile(name);
       });
-      sendJson(res, 200, buildReport(run));
+      sendJson(res, 200, buildReport(run, { snapshot: readLeaderboardSnapshot() }));
     } catch (err) {
       sendJson(res, 422, { error: (err as Error).message.replace(this.target.root, ".") });
     }

@@ -1,6 +1,12 @@
 import { CATEGORIES, type EndCategory, type EndGroup } from "./categories.js";
 import type { AttemptsTotals, CollectedRun, InstanceFacts } from "./collect.js";
 import { type Distribution, distribution } from "./distribution.js";
+import {
+  type Board,
+  type LeaderboardSection,
+  type LeaderboardSnapshot,
+  leaderboardSection,
+} from "./leaderboard.js";
 
 /** A count out of a total. */
 export interface Tally {
@@ -49,7 +55,15 @@ export interface RunReport {
     per_resolved: Record<Measure, number> | null;
   };
   attempts: AttemptsTotals | null;
+  /** Where the run stands on the public leaderboard of its dataset (null: no snapshot given). */
+  leaderboard: LeaderboardSection | null;
   per_instance: InstanceFacts[];
+}
+
+/** What `buildReport` places the run against: a leaderboard snapshot, and which board when the dataset does not say. */
+export interface ReportOptions {
+  snapshot?: LeaderboardSnapshot | null;
+  board?: Board | null;
 }
 
 /** The patch's files beside the gold patch's, after grading (never shown to the model). */
@@ -116,9 +130,10 @@ function filesSection(list: InstanceFacts[]): FilesSection | null {
 }
 
 /** The report of a collected run (pure). */
-export function buildReport(run: CollectedRun): RunReport {
+export function buildReport(run: CollectedRun, options: ReportOptions = {}): RunReport {
   const list = run.instances;
   const all = tally(list);
+  const graded = list.filter((i) => i.grade !== null).length;
   const withLabel = list.filter((i) => i.difficulty !== null);
   const resolvedList = list.filter((i) => i.category === "resolved");
   const usageAll = spread(list);
@@ -130,7 +145,7 @@ export function buildReport(run: CollectedRun): RunReport {
     eval_scope: run.eval_scope,
     notes: run.notes,
     instances: list.length,
-    graded: list.filter((i) => i.grade !== null).length,
+    graded,
     resolved: all.resolved,
     resolved_rate: all.rate,
     per_repository: [...groupBy(list, (i) => i.repository)].map(([repository, l]) => ({
@@ -159,6 +174,19 @@ export function buildReport(run: CollectedRun): RunReport {
         : null,
     },
     attempts: run.attempts,
+    leaderboard: options.snapshot
+      ? leaderboardSection(
+          {
+            dataset: run.dataset,
+            instances: list.length,
+            graded,
+            resolved: all.resolved,
+            attempts: run.attempts !== null,
+          },
+          options.snapshot,
+          options.board ?? null,
+        )
+      : null,
     per_instance: list,
   };
 }

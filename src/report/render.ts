@@ -2,6 +2,7 @@ import type { Measure, RunReport, Tally } from "./build.js";
 import { MEASURES } from "./build.js";
 import type { AttemptsTotals } from "./collect.js";
 import type { Distribution } from "./distribution.js";
+import { leaderboardLines } from "./leaderboard-text.js";
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
@@ -136,5 +137,7 @@ export function renderReport(r: RunReport): string {
       "",
     );
   }
+  if (r.leaderboard)
+    lines.push("## Against the public leaderboard", "", ...leaderboardLines(r.leaderboard), "");
   return `${lines.join("\n").trimEnd()}\n`;
 }

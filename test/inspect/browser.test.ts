@@ -163,6 +163,14 @@ describe.skipIf(missing)(`web viewer in headless Chromium (${CHROMIUM})`, () => 
       ["submitted", "applied; the fix broke tests that passed", "1", "django__django-12345"],
       ["resolved", "resolved", "2", ""],
     ]);
+    // the leaderboard section, as `patchloop report` words it: this folder's run.json names no dataset
+    expect(await page.textContent("#run-report h3:last-of-type")).toBe("Against the public leaderboard");
+    expect(
+      await page.$$eval("#run-report .report-leaderboard", (ps) => ps.map((p) => p.textContent)),
+    ).toEqual([
+      "Snapshot of the public SWE-bench leaderboards of 2025-12-10 (https://github.com/SWE-bench/swe-bench.github.io/blob/f1176b65ae29d14f4f52208b48e3d8cfc972bc17/data/leaderboards.json).",
+      "No standing: run.json names no dataset: the snapshot has the SWE-bench Lite and Verified test leaderboards only; if its rows are one of those splits, say which with --leaderboard lite|verified.",
+    ]);
     await page.screenshot({ path: "/tmp/patchloop-inspect-report.png", fullPage: true });
   });
 

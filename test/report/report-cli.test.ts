@@ -151,6 +151,28 @@ describe.skipIf(!havePytest())("patchloop report on a graded batch run folder", 
     expect(r.stdout).toMatch(/\| steps \(model calls\) \| 6 \| \d+ \|/);
   });
 
+  it("the leaderboard: a dataset file needs --leaderboard; with it, the run's place on the dated snapshot", async () => {
+    const plain = await runPatchloop(["report", out, "--json"]);
+    const none = JSON.parse(plain.stdout).leaderboard;
+    expect([none.snapshot_date, none.board, none.standing]).toEqual(["2025-12-10", null, null]);
+    expect(none.notes[0]).toBe(
+      `a run on ${f.datasetPath} (test): the snapshot has the SWE-bench Lite and Verified test leaderboards only; if its rows are one of those splits, say which with --leaderboard lite|verified`,
+    );
+    const r = await runPatchloop(["report", out, "--leaderboard", "lite"]);
+    expect(r.code).toBe(0);
+    const md = r.stdout.split("\n");
+    const at = md.indexOf("## Against the public leaderboard");
+    expect(md.slice(at + 3, at + 5)).toEqual([
+      "On SWE-bench Lite this run resolves 1 of 300 (0.33%): rank 84 of 85 with the snapshot's 84 entries, below RAG + SWE-Llama 13B (1.00%, 2023-10-10) and level with RAG + ChatGPT 3.5 (0.33%, 2023-10-10). Top: ExpeRepair-v1.0 + Claude 4 Sonnet (60.33%, 2025-06-25); median entry 33.50%. Among the 8 entries with an open model: rank 9 of 9.",
+      "Note: the run took 6 of the 300 instances; the leaderboard divides by all 300, so the 294 it did not take count as unresolved here (its rate on the instances it took, 16.67%, is not comparable).",
+    ]);
+    const bad = await runPatchloop(["report", out, "--leaderboard", "full"]);
+    expect([bad.code, bad.stdout]).toEqual([2, ""]);
+    expect(bad.stderr).toContain(
+      "patchloop report: --leaderboard full: not a leaderboard of the snapshot; use one of lite, verified",
+    );
+  });
+
   it("a folder that is no run: exit 2 saying what to pass", async () => {
     const r = await runPatchloop(["report", tempDir()]);
     expect(r.code).toBe(2);

@@ -1,5 +1,9 @@
 /** Browser code (see dom.ts): the run report's tables (`patchloop report`, docs/report.md) on the overview. */
 import type { RunReport } from "../../report/build.js";
+import { leaderboardLines } from "../../report/leaderboard-text.js";
+
+// The page script is built from this module's exports (assets/page.ts): the report's sentences go with it.
+export { leaderboardLines };
 import { el } from "./dom.js";
 
 /** A rate as the report writes it (`33.3%`). */
@@ -69,5 +73,10 @@ export function renderReportPanel(r: RunReport): HTMLElement {
       ),
     );
   }
+  if (r.leaderboard)
+    section.append(
+      el("h3", null, "Against the public leaderboard"),
+      ...leaderboardLines(r.leaderboard).map((line) => el("p", { class: "report-leaderboard" }, line)),
+    );
   return section;
 }
