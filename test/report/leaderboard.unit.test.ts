@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import {
   boardOfDataset,
   leaderboardSection,
-  readLeaderboardSnapshot,
   type RunTotals,
+  readLeaderboardSnapshot,
 } from "../../src/report/leaderboard.js";
 import { leaderboardLines } from "../../src/report/leaderboard-text.js";
 

@@ -1,10 +1,10 @@
 /** Browser code (see dom.ts): the run report's tables (`patchloop report`, docs/report.md) on the overview. */
 import type { RunReport } from "../../report/build.js";
 import { leaderboardLines } from "../../report/leaderboard-text.js";
+import { el } from "./dom.js";
 
 // The page script is built from this module's exports (assets/page.ts): the report's sentences go with it.
 export { leaderboardLines };
-import { el } from "./dom.js";
 
 /** A rate as the report writes it (`33.3%`). */
 export function reportPct(x: number): string {
