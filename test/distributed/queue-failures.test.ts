@@ -246,6 +246,12 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     // Beside a healthy worker: every instance runs; none spent its one attempt on the partial worker.
     const healthy = worker(f.reposDir, ["-w", "1"]);
     const beside = worker(partial, ["-w", "3"]);
+    // Both live before any job exists: on a loaded machine the healthy worker could otherwise run
+    // every job before the partial one starts, and nothing would be refused.
+    await until("both workers are live", async () => {
+      const status = (await queueCommand("status", "--queue", redis.url)).out;
+      return (status.match(/ running {2}environment /g) ?? []).length === 2;
+    });
     const out2 = join(root, "refused-beside");
     const boss2 = coordinator(out2, ["-c", "run.queue.attempts=1"]);
     expect([(await boss2.done).code, boss2.err().slice(-1000)]).toEqual([0, expect.any(String)]);
