@@ -311,6 +311,7 @@ class Scheduler {
   private skipAttempt(unit: WorkUnit, reason: string): void {
     if (unit.attempt === undefined) return;
     this.stoppedAttempts[unitKey(unit.row.instance_id, unit.attempt)] = reason;
+    this.folder.stopped(unit, reason);
     this.emit({ type: "attempt_skipped", instance_id: unit.row.instance_id, attempt: unit.attempt, reason });
   }
 

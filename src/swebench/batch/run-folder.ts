@@ -499,7 +499,14 @@ export class RunFolder implements InstanceSink {
 
   /** A unit starts now (the attempt policy counts it). */
   started(unit: WorkUnit): void {
-    if (unit.attempt !== undefined) this.perInstance.get(unit.row.instance_id)?.start(unit.attempt);
+    if (unit.attempt === undefined) return;
+    this.perInstance.get(unit.row.instance_id)?.start(unit.attempt);
+    this.record.unstop(unitKey(unit.row.instance_id, unit.attempt));
+  }
+
+  /** The attempt policy does not start `unit`: run.json's `stopped_attempts` says so, and why. */
+  stopped(unit: WorkUnit, reason: string): void {
+    if (unit.attempt !== undefined) this.record.stopAttempt(unitKey(unit.row.instance_id, unit.attempt), reason);
   }
 
   /**

@@ -52,6 +52,11 @@ export interface RunJson {
   instances: Record<string, InstanceRecord>;
   /** With `run.attempts` above 1: every attempt's result, by `<id>/attempt-<k>`. */
   attempts?: Record<string, InstanceRecord>;
+  /**
+   * With `run.attempts` above 1: the attempts the attempt policy did not start (agreement, cost
+   * limit), by `<id>/attempt-<k>`, with why; an attempt that later runs leaves it. Absent: none.
+   */
+  stopped_attempts?: Record<string, string>;
   /** Requests per model replica (`model.base_url` as a list) in this run; absent with one server. */
   replicas?: Record<string, ReplicaCounts>;
 }
@@ -63,6 +68,7 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 function readPrevious(path: string): {
   instances: Record<string, InstanceRecord>;
   attempts?: Record<string, InstanceRecord>;
+  stopped_attempts?: Record<string, string>;
   info: Record<string, unknown>;
 } {
   if (!existsSync(path)) return { instances: {}, info: {} };
@@ -71,6 +77,15 @@ function readPrevious(path: string): {
     return {
       instances: isMap(prev.instances) ? (prev.instances as Record<string, InstanceRecord>) : {},
       ...(isMap(prev.attempts) ? { attempts: prev.attempts as Record<string, InstanceRecord> } : {}),
+      ...(isMap(prev.stopped_attempts)
+        ? {
+            stopped_attempts: Object.fromEntries(
+              Object.entries(prev.stopped_attempts).filter(
+                (e): e is [string, string] => typeof e[1] === "string",
+              ),
+            ),
+          }
+        : {}),
       info: isMap(prev.info) ? prev.info : {},
     };
   } catch {
@@ -110,6 +125,9 @@ export class RunRecord {
       skipped: 0,
       instances: previous.instances,
       ...(previous.attempts ? { attempts: previous.attempts } : {}),
+      ...(previous.stopped_attempts && Object.keys(previous.stopped_attempts).length
+        ? { stopped_attempts: previous.stopped_attempts }
+        : {}),
     };
     const scrub = createScrubber(secretsOf({ config }));
     this.json = new CoalescingWriter(
@@ -132,9 +150,23 @@ export class RunRecord {
     return this.data.attempts;
   }
 
-  /** Records one attempt's result. */
+  /** Records one attempt's result (it is no longer one the policy stopped). */
   setAttempt(key: string, record: InstanceRecord): void {
     this.attemptRecords()[key] = record;
+    this.unstop(key);
+  }
+
+  /** Records that the attempt policy did not start an attempt, and why. */
+  stopAttempt(key: string, reason: string): void {
+    this.data.stopped_attempts = { ...this.data.stopped_attempts, [key]: reason };
+  }
+
+  /** An attempt starts: it is no longer one the policy stopped. */
+  unstop(key: string): void {
+    if (!this.data.stopped_attempts || !(key in this.data.stopped_attempts)) return;
+    const { [key]: _, ...rest } = this.data.stopped_attempts;
+    if (Object.keys(rest).length) this.data.stopped_attempts = rest;
+    else delete this.data.stopped_attempts;
   }
 
   save(): Promise<void> {

@@ -111,8 +111,9 @@ describe("attempts you can trust (local environment, fake model server)", () => 
       `[1/2 attempts] ${id} attempt 1 EnvironmentError`,
       `[2/2 attempts] ${id} attempt 2 EnvironmentError`,
     ]);
-    expect(r.out).toContain("EnvironmentError         1        0      1\n");
-    expect(r.out).toContain("EnvironmentError         2        0      2\n");
+    // a base commit missing from the clone is the environment's failure, counted in its own row
+    expect(r.out).toContain("infrastructure failure         1        0      1\n");
+    expect(r.out).toContain("infrastructure failure         2        0      2\n");
     expect(r.out).toContain("1 instance(s) must run again (2 attempt(s) ended Interrupted, EnvironmentError");
 
     // The resume rules see both: the same command (the base commit now in the clone) runs both again.
@@ -221,6 +222,10 @@ describe("attempts you can trust (local environment, fake model server)", () => 
       `[2/2 attempts] ${id} attempt 2 Submitted`,
     ]);
     expect(r.out).toContain("stopped by policy         1");
+    // run.json says which attempt the policy stopped, and why
+    expect(JSON.parse(readFileSync(join(out, "run.json"), "utf8")).stopped_attempts).toEqual({
+      [`${id}/attempt-3`]: "2 attempts agree on one patch (run.attempt_policy.agree 2)",
+    });
     // the stop follows the end line of the attempt that made the two agree, not before it
     expect(r.err).toMatch(
       new RegExp(
@@ -293,9 +298,9 @@ describe("attempts you can trust (local environment, fake model server)", () => 
       tables
         .slice(from)
         .find((l) => l.startsWith(`${name} `))
-        ?.trim()
+        ?.slice(name.length)
+        .trim()
         .split(/\s+/)
-        .slice(1)
         .map(Number);
     const attemptsAt = tables.findIndex((l) => l.startsWith("attempts ("));
     expect(tables[0]).toBe("instances (each once: the status of the attempt that stands for it)");
@@ -307,21 +312,22 @@ describe("attempts you can trust (local environment, fake model server)", () => 
     expect(rowOf(attemptsAt, "ModelError")).toEqual([0, 1, 1]);
     expect(rowOf(attemptsAt, "total")).toEqual([3, 9, Object.keys(run.attempts ?? {}).length]);
     expect(second.out).toMatch(/, \d+\.\d instances\/hour \(\d+\.\d attempts\/hour\)\n/);
-    // The first run's tables: b's instance is EnvironmentError, its 3 attempts too.
+    // The first run's tables: b's instance is EnvironmentError before the model's first reply (an
+    // infrastructure failure, in its own row), its 3 attempts too.
     const t1 = first.out.split("\n");
     const at1 = t1.findIndex((l) => l.startsWith("attempts ("));
     const row1 = (from: number, to: number, name: string) =>
       t1
         .slice(from, to)
         .find((l) => l.startsWith(`${name} `))
-        ?.trim()
+        ?.slice(name.length)
+        .trim()
         .split(/\s+/)
-        .slice(1)
         .map(Number);
     expect(row1(0, at1, "Submitted")).toEqual([3, 0, 3]);
-    expect(row1(0, at1, "EnvironmentError")).toEqual([1, 0, 1]);
+    expect(row1(0, at1, "infrastructure failure")).toEqual([1, 0, 1]);
     expect(row1(at1, t1.length, "Submitted")).toEqual([8, 0, 8]);
-    expect(row1(at1, t1.length, "EnvironmentError")).toEqual([3, 0, 3]);
+    expect(row1(at1, t1.length, "infrastructure failure")).toEqual([3, 0, 3]);
     expect(row1(at1, t1.length, "ModelError")).toEqual([1, 0, 1]);
     expect(row1(at1, t1.length, "total")).toEqual([12, 0, 12]);
   });
