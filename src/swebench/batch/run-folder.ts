@@ -506,7 +506,8 @@ export class RunFolder implements InstanceSink {
 
   /** The attempt policy does not start `unit`: run.json's `stopped_attempts` says so, and why. */
   stopped(unit: WorkUnit, reason: string): void {
-    if (unit.attempt !== undefined) this.record.stopAttempt(unitKey(unit.row.instance_id, unit.attempt), reason);
+    if (unit.attempt !== undefined)
+      this.record.stopAttempt(unitKey(unit.row.instance_id, unit.attempt), reason);
   }
 
   /**

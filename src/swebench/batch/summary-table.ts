@@ -1,6 +1,6 @@
 import { EXIT_STATUSES } from "../../agent/trajectory-types.js";
-import { formatCount, formatDuration } from "./progress-render.js";
 import type { TaskOutcome } from "../../task/outcome.js";
+import { formatCount, formatDuration } from "./progress-render.js";
 import type { BatchResult } from "./types.js";
 
 /** Why the batch stopped early, and what to do about it. */
