@@ -14,10 +14,14 @@ import { benchThroughput } from "./throughput.js";
  * one-task run's memory (startup.ts); work trees without later history on a large repository
  * (checkout.ts, with --repos-dir); the viewer's memory on a 100 MB trajectory (viewer.ts); the
  * shape of src/: import cycles and the longest functions (structure.ts); patch selection on other
- * systems' published SWE-bench Lite predictions (selection.ts, with data made beforehand).
+ * systems' published SWE-bench Lite predictions (selection.ts, with data made beforehand); `peer`:
+ * patchloop beside mini-swe-agent on the same scripted server, interleaved, as ratios with the load
+ * (peer.ts: one task of 100 steps of `true`, 100 and 300 steps of 9.9 kB, a batch of 32 × 5 calls at
+ * 8 and 32 workers; needs `--mini-dir DIR`, a snapshot of mini-swe-agent's source, and Debian's
+ * python3 packages; not part of a plain `npm run bench`, nor of CI or the tests).
  * `--only NAME` runs one section.
  */
-type Section = { name: string; run: () => Promise<Record<string, unknown>> };
+type Section = { name: string; optIn?: boolean; run: () => Promise<Record<string, unknown>> };
 
 /**
  * Throughput at the latency of a served model rather than of the fake server alone: with 64
@@ -55,9 +59,10 @@ async function main(): Promise<void> {
     { name: "viewer", run: async () => (await import("./viewer.js")).benchViewer() },
     { name: "structure", run: async () => (await import("./structure.js")).benchStructure() },
     { name: "selection", run: async () => (await import("./selection.js")).benchSelection() },
+    { name: "peer", optIn: true, run: async () => (await import("./peer.js")).benchPeer() },
   ];
   for (const s of sections) {
-    if (only && s.name !== only) continue;
+    if (only ? s.name !== only : s.optIn) continue;
     process.stdout.write(`\n== ${s.name} ==\n`);
     const t0 = Date.now();
     const figures = await s.run();
