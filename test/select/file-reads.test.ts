@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import { MAX_REPO_FILE } from "../../src/select/workbench.js";
 import { describeWithEngine } from "../support/engines.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { diffOf, newFileDiff } from "../swebench/support/calc-fixture.js";
 import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
 
@@ -17,15 +17,6 @@ import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from ".
  * /dev/zero, to a host file) is not followed, and the record says why the candidate has no
  * syntax-tree key.
  */
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const ID = "acme__calc-1";
 

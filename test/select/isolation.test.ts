@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import { describeWithEngine } from "../support/engines.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { CALC_OPS, diffOf } from "../swebench/support/calc-fixture.js";
 import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
 
@@ -16,15 +16,6 @@ import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from ".
  * process the run started. The hostile candidates below also fix the bug, so that they keep the
  * tests passing themselves; what they plant is meant for the candidates tested after them.
  */
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const ID = "acme__calc-1";
 const FIXED = CALC_OPS.replace(

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,16 +8,8 @@ import { ScriptedModel } from "../../src/models/scripted.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const ID = "acme__calc-1";
 const BROKEN = "tests/test_ops.py::test_clamp_low";

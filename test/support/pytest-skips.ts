@@ -35,6 +35,9 @@ export function pytestPresent(): boolean {
   return spawnSync(TEST_PYTHON, ["-m", "pytest", "--version"], { stdio: "ignore" }).status === 0;
 }
 
+/** Whether `python3 -m pytest` runs here: the grading and selection tests skip without it (the reporter looks for `havePytest(`). */
+export const havePytest = pytestPresent;
+
 /** A vitest reporter that prints `pytestSkipNote` after the summary (vitest.config.ts). */
 export default class PytestSkipReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {

@@ -1,9 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { Command } from "commander";
 import { register } from "../../src/cli/swebench.js";
 
 /** Whether Debian's Python has pytest (the fixture repositories' tests run with it). */
-export const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
+export { havePytest } from "./pytest-skips.js";
 
 /** `patchloop swebench ARGS` in this process: its exit code and what it printed. */
 export async function swebench(

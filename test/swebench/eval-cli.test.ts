@@ -1,20 +1,11 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Command } from "commander";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type EvalFlags, register, runEval } from "../../src/cli/eval.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const SPECS = {
   "acme/calc": {

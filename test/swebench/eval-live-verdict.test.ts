@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,16 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalFlags, runEval } from "../../src/cli/eval.js";
 import { loadRunFile } from "../../src/compare/load-run.js";
 import type { RunSummary } from "../../src/swebench/eval/summary.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, fixtureGit } from "./support/calc-fixture.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const F2P = ["tests/test_clamp.py::test_clamp_high"];
 const P2P = [

@@ -6,17 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import type { Prediction } from "../../src/swebench/eval/predictions.js";
 import { formatRunReport } from "../../src/swebench/eval/report-text.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
 import { localGrading } from "./support/local-grading.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // `python` is the interpreter eval.sh declares (--python), not whatever python is first on PATH.
 const TEST_CMD = "python -m pytest -rA -p no:cacheprovider";

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,17 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeRow } from "../../src/swebench/dataset/kinds.js";
 import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
 import type { Prediction } from "../../src/swebench/eval/predictions.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture } from "./support/calc-fixture.js";
 import { localGrading } from "./support/local-grading.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const F2P = ["tests/test_clamp.py::test_clamp_high"];
 const P2P = [

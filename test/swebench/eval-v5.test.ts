@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,16 +10,8 @@ import { gradeTestOutput } from "../../src/swebench/eval/instance-report.js";
 import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
 import { isV5Row, resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, calcRow, newFileDiff } from "./support/calc-fixture.js";
-
-function havePytest(): boolean {
-  try {
-    execFileSync("/usr/bin/python3", ["-m", "pytest", "--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const F2P = ["tests/test_clamp.py::test_clamp_high"];
 const P2P = [
