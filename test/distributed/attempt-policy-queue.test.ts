@@ -1,18 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
-import { buildFixtureInstances, type FixtureInstances, stepwiseReply } from "../support/fixture-instances.js";
-import {
-  type CliProcess,
-  freePort,
-  killStarted,
-  patchloop,
-  REDIS_SERVER,
-  startsOf,
-  TestRedis,
-} from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { stepwiseReply } from "../support/fixture-instances.js";
+import { REDIS_SERVER, startRigCoordinator, startRigWorker, startsOf, useQueueRig } from "./helpers.js";
 
 /**
  * Issue 40, "a cost cap that holds": through a queue, attempts 2..N of an instance are enqueued as
@@ -21,40 +11,21 @@ import {
  * back the waiting jobs of an instance whose attempts the policy stopped.
  */
 describe.skipIf(!REDIS_SERVER)("the attempt policy through a queue", () => {
-  let root: string;
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-  let redis: TestRedis;
-  const started: CliProcess[] = [];
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-policy-queue-"));
-    f = buildFixtureInstances(root, { count: 1, repos: 1 });
-    server = await startFakeLlmServer({ record: false, defaultBehaviour: stepwiseReply(300) });
-    mkdirSync(join(root, "redis"));
-    redis = new TestRedis(join(root, "redis"), await freePort(), false);
-    await redis.start();
-  });
-  afterAll(async () => {
-    await killStarted(started);
-    await redis?.stop();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+  const rig = useQueueRig({
+    prefix: "patchloop-policy-queue-",
+    fixture: { count: 1, repos: 1 },
+    server: { record: false, defaultBehaviour: stepwiseReply(300) },
+    aof: false,
   });
 
   it("agree: once the attempts agree, the enqueued attempts that no worker started are taken back, not run", async () => {
-    const [x] = f.rows;
-    const out = join(root, "run");
-    const worker = patchloop([
-      ...["worker", "--queue", redis.url, "-w", "1", "--environment", "local", "--repos-dir", f.reposDir],
-      ...["--spool", join(root, "spool"), "--base-url", `${server.url}/v1`],
-    ]);
-    started.push(worker);
-    const boss = patchloop([
-      ...["swebench", "--subset", f.datasetPath, "-m", "openai/fake", "--base-url", `${server.url}/v1`],
-      ...["--environment", "local", "-o", out, "--queue", redis.url, "--attempts", "4"],
+    const [x] = rig.f.rows;
+    const out = join(rig.root, "run");
+    const worker = startRigWorker(rig, ["--base-url", `${rig.server.url}/v1`]);
+    const boss = startRigCoordinator(rig, out, [
+      ...["--attempts", "4"],
       ...["-c", "run.attempt_policy.agree=1", "-c", "run.select.enabled=false"],
     ]);
-    started.push(boss);
     const { code } = await boss.done;
     expect(code, boss.err()).toBe(0);
     const run = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {

@@ -1,13 +1,21 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
 import { unitKey } from "../../src/swebench/batch/types.js";
+import {
+  type FakeLlmServer,
+  type FakeLlmServerOptions,
+  startFakeLlmServer,
+} from "../../src/testing/fake-llm-server.js";
 import { VERSION } from "../../src/version.js";
+import { buildFixtureInstances, type FixtureInstances } from "../support/fixture-instances.js";
 import { waitUntil } from "../support/wait-for.js";
 
 /** Debian's redis-server (`.ci/run` installs it), or null when this machine has none. */
@@ -245,4 +253,92 @@ export async function queueCommand(
   const p = patchloop(["queue", ...args]);
   const { code } = await p.done;
   return { code, out: p.out(), err: p.err() };
+}
+
+/**
+ * What a queue test runs against, set up before its tests and torn down after them: fixture
+ * instances under a temp root, a fake model server, a Redis (in `root`/redis), and the `patchloop`
+ * processes the test started (`started`, killed after each test with `killAfterEach`, else at the end).
+ */
+export interface QueueRig {
+  root: string;
+  f: FixtureInstances;
+  server: FakeLlmServer;
+  redis: TestRedis;
+  started: CliProcess[];
+}
+
+/** Registers the hooks that set up and tear down a QueueRig; its fields are there once `beforeAll` ran. */
+export function useQueueRig(opts: {
+  prefix: string;
+  fixture: { count: number; repos: number };
+  server: FakeLlmServerOptions;
+  aof: boolean;
+  killAfterEach?: boolean;
+}): QueueRig {
+  const rig = { started: [] as CliProcess[] } as QueueRig;
+  beforeAll(async () => {
+    rig.root = mkdtempSync(join(tmpdir(), opts.prefix));
+    rig.f = buildFixtureInstances(rig.root, opts.fixture);
+    rig.server = await startFakeLlmServer(opts.server);
+    mkdirSync(join(rig.root, "redis"));
+    rig.redis = new TestRedis(join(rig.root, "redis"), await freePort(), opts.aof);
+    await rig.redis.start();
+  });
+  if (opts.killAfterEach) {
+    // A test that failed half way leaves no worker to take the next test's jobs.
+    afterEach(async () => {
+      await killStarted(rig.started);
+    });
+  }
+  afterAll(async () => {
+    await killStarted(rig.started);
+    await rig.redis?.stop();
+    await rig.server?.close();
+    if (rig.root) rmSync(rig.root, { recursive: true, force: true });
+  });
+  return rig;
+}
+
+/**
+ * Starts `patchloop worker` with `-w 1` on the rig's Redis, local environment, the fixture clones and
+ * `root`/spool, then `more` (how it reaches the model); kept in `started`.
+ */
+export function startRigWorker(rig: QueueRig, more: string[]): CliProcess {
+  const p = patchloop([
+    ...[
+      "worker",
+      "--queue",
+      rig.redis.url,
+      "-w",
+      "1",
+      "--environment",
+      "local",
+      "--repos-dir",
+      rig.f.reposDir,
+    ],
+    ...["--spool", join(rig.root, "spool"), ...more],
+  ]);
+  rig.started.push(p);
+  return p;
+}
+
+/**
+ * Starts the coordinator `patchloop swebench` of `subset` (the fixture dataset unless named) with the
+ * fake model (`model`: `--base-url` unless named), local environment, `-o out`, on the rig's Redis,
+ * then `more`; kept in `started`.
+ */
+export function startRigCoordinator(
+  rig: QueueRig,
+  out: string,
+  more: string[],
+  model = ["--base-url", `${rig.server.url}/v1`],
+  subset = rig.f.datasetPath,
+): CliProcess {
+  const p = patchloop([
+    ...["swebench", "--subset", subset, "-m", "openai/fake", ...model],
+    ...["--environment", "local", "-o", out, "--queue", rig.redis.url, ...more],
+  ]);
+  rig.started.push(p);
+  return p;
 }

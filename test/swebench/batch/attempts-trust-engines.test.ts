@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,14 +8,7 @@ import {
   type FakeLlmServer,
   startFakeLlmServer,
 } from "../../../src/testing/fake-llm-server.js";
-import {
-  type CliProcess,
-  freePort,
-  killStarted,
-  patchloop,
-  REDIS_SERVER,
-  TestRedis,
-} from "../../distributed/helpers.js";
+import { REDIS_SERVER, startRigCoordinator, startRigWorker, useQueueRig } from "../../distributed/helpers.js";
 import { describeWithEngine } from "../../support/engines.js";
 import {
   buildFixtureInstances,
@@ -114,43 +107,31 @@ describeWithEngine("bwrap", "attempts you can trust, in bwrap", () => {
 describe.skipIf(!REDIS_SERVER)(
   "attempts you can trust, through a queue (Redis and a patchloop worker)",
   () => {
-    let root: string;
-    let f: FixtureInstances;
-    let server: FakeLlmServer;
-    let redis: TestRedis;
-    const started: CliProcess[] = [];
-    beforeAll(async () => {
-      root = mkdtempSync(join(tmpdir(), "patchloop-attempts-queue-"));
-      f = buildFixtureInstances(root, { count: 2, repos: 1 });
-      server = await startFakeLlmServer({ defaultBehaviour: stepwiseReply() });
-      mkdirSync(join(root, "redis"));
-      redis = new TestRedis(join(root, "redis"), await freePort(), false);
-      await redis.start();
-    });
-    afterAll(async () => {
-      await killStarted(started);
-      await redis?.stop();
-      await server.close();
-      rmSync(root, { recursive: true, force: true });
+    const rig = useQueueRig({
+      prefix: "patchloop-attempts-queue-",
+      fixture: { count: 2, repos: 1 },
+      server: { defaultBehaviour: stepwiseReply() },
+      aof: false,
     });
 
     it("an attempt whose environment cannot open is recorded once; a ModelError attempt is replaced", async () => {
-      const [x, y] = f.rows;
-      const data = writeDataset(root, "queue", [{ ...x, base_commit: NOT_IN_CLONE }, y]);
-      const out = join(root, "run");
+      const [x, y] = rig.f.rows;
+      const data = writeDataset(rig.root, "queue", [{ ...x, base_commit: NOT_IN_CLONE }, y]);
+      const out = join(rig.root, "run");
       // The first request the server sees is y's attempt 1 (x's attempts send none): it fails.
-      server.enqueue(DOWN);
-      const worker = patchloop([
-        ...["worker", "--queue", redis.url, "-w", "1", "--environment", "local", "--repos-dir", f.reposDir],
-        ...["--spool", join(root, "spool"), "-c", `model.base_url=${server.url}/v1`],
-      ]);
-      started.push(worker);
-      const boss = patchloop([
-        ...["swebench", "--subset", data, "-m", "openai/fake", "-c", `model.base_url=${server.url}/v1`],
-        ...["--environment", "local", "-o", out, "--queue", redis.url, "--attempts", "2"],
-        ...["-c", "run.attempt_policy.replace_failed=1", "-c", "model.retry.max_attempts=1"],
-      ]);
-      started.push(boss);
+      rig.server.enqueue(DOWN);
+      const model = ["-c", `model.base_url=${rig.server.url}/v1`];
+      startRigWorker(rig, model);
+      const boss = startRigCoordinator(
+        rig,
+        out,
+        [
+          ...["--attempts", "2"],
+          ...["-c", "run.attempt_policy.replace_failed=1", "-c", "model.retry.max_attempts=1"],
+        ],
+        model,
+        data,
+      );
       const { code } = await boss.done;
       expect(code, boss.err()).toBe(1);
       const run = readJson<RunJson>(join(out, "run.json"));
