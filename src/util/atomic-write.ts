@@ -61,12 +61,21 @@ function writeError(path: string, err: unknown): FileWriteError {
   return new FileWriteError(path, e.code, (e.code && REASONS[e.code]) || e.message);
 }
 
-/** Writes via a temp file and a rename, so readers (and a killed process) never see half a file. */
+/**
+ * Writes via a temp file and a rename, so readers (and a killed process) never see half a file.
+ * The folder is created only when the temp file cannot be (ENOENT): a file saved at every step
+ * costs no mkdir per step.
+ */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const tmp = tempName(path);
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(tmp, data);
+    try {
+      await writeFile(tmp, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(tmp, data);
+    }
     await rename(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
@@ -78,8 +87,13 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
 export function writeFileAtomicSync(path: string, data: string): void {
   const tmp = tempName(path);
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, data);
+    try {
+      writeFileSync(tmp, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(tmp, data);
+    }
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
