@@ -12,8 +12,11 @@ import { NO_STATS } from "./model-stats.js";
 import { journalPathOf } from "./trajectory-journal.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
 
-/** Below this size the whole file is rewritten at every save (cheap); above, steps go to the journal. */
-const SMALL_FILE_BYTES = 256 * 1024;
+/**
+ * Below this size the whole file is rewritten at every save; above, steps go to the journal. Small:
+ * a rewrite per step of a file of a few hundred kB was a visible part of a step's CPU (issue 45).
+ */
+const SMALL_FILE_BYTES = 32 * 1024;
 /** The file is rewritten at least this often while a journal is being appended to. */
 const SNAPSHOT_EVERY_MS = 10_000;
 
