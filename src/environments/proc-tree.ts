@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
 /** One line of /proc/PID/stat, the fields patchloop needs. */
 export interface ProcStat {
@@ -80,20 +80,48 @@ export function namespacePids(pid: number): number[] {
  */
 export function processesWithVariable(name: string, value: string): number[] {
   const needle = Buffer.from(`${name}=${value}\0`);
+  const inside = Buffer.concat([Buffer.from([0]), needle]);
   const out: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let environ: Buffer;
-    try {
-      environ = readFileSync(`/proc/${entry}/environ`);
-    } catch {
-      continue;
-    }
-    if (
-      environ.subarray(0, needle.length).equals(needle) ||
-      environ.includes(Buffer.concat([Buffer.from([0]), needle]))
-    )
+    const environ = readProcFile(`/proc/${entry}/environ`);
+    if (environ === undefined) continue;
+    if (environ.subarray(0, needle.length).equals(needle) || environ.includes(inside))
       out.push(Number(entry));
   }
   return out;
+}
+
+/**
+ * One buffer for every /proc file read by processesWithVariable (readFileSync allocated a new one
+ * per process, at every environment's close: a visible part of a batch's CPU, issue 45); it grows
+ * for a larger file and is never shrunk.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** A /proc file's bytes, in `scratch` (valid until the next call); undefined when unreadable. */
+function readProcFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) {
+        const bigger = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(bigger, 0, 0, length);
+        scratch = bigger;
+      }
+      const n = readSync(fd, scratch, length, scratch.length - length, null);
+      if (n === 0) return scratch.subarray(0, length);
+      length += n;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
