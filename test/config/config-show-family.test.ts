@@ -1,29 +1,10 @@
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runPatchloop } from "../support/cli.js";
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
-
-function configShow(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "config", "show", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs `patchloop config show ARGS` as a user would; resolves with its status and output. */
+const configShow = (args: string[]) => runPatchloop(["config", "show", ...args]);
 
 const QWEN =
   'model family Qwen3 (from the model name "Qwen/Qwen3-8B"): applying the qwen3 preset (configs/qwen3.yaml) under your -c layers; -c model.family=none turns this off';

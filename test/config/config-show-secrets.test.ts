@@ -1,29 +1,9 @@
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
+import { runPatchloop } from "../support/cli.js";
 
 /** Runs `patchloop config show ARGS` as a user would; resolves with its status and output. */
-function configShow(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "config", "show", ...args], {
-      env: { ...process.env, PLTEST_SHOW_TOKEN: "host-tok-42abc" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const configShow = (args: string[]) =>
+  runPatchloop(["config", "show", ...args], { PLTEST_SHOW_TOKEN: "host-tok-42abc" });
 
 describe("patchloop config show: the layers line", () => {
   it("masks the config's secrets, host tokens and URL credentials in the layer sources as in the YAML", async () => {

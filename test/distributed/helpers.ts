@@ -15,6 +15,7 @@ import {
   startFakeLlmServer,
 } from "../../src/testing/fake-llm-server.js";
 import { VERSION } from "../../src/version.js";
+import { type CliProcess, startPatchloop } from "../support/cli.js";
 import { buildFixtureInstances, type FixtureInstances } from "../support/fixture-instances.js";
 import { waitUntil } from "../support/wait-for.js";
 
@@ -107,31 +108,11 @@ export class TestRedis {
   }
 }
 
-/** A `patchloop` process of a test: its output kept, its end awaited. */
-export interface CliProcess {
-  proc: ChildProcess;
-  out: () => string;
-  err: () => string;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const BIN = join(import.meta.dirname, "..", "..", "bin", "patchloop.js");
+export type { CliProcess };
 
 /** Starts `patchloop ARGS` from dist/ (built by the test setup). */
 export function patchloop(args: string[], env: NodeJS.ProcessEnv = process.env): CliProcess {
-  const proc = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
-  let out = "";
-  let err = "";
-  proc.stdout?.on("data", (d) => {
-    out += d;
-  });
-  proc.stderr?.on("data", (d) => {
-    err += d;
-  });
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  return { proc, out: () => out, err: () => err, done };
+  return startPatchloop(args, { env });
 }
 
 /** SIGKILLs the processes of `started` still running (and empties it), once they are gone. */
