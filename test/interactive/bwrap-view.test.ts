@@ -5,7 +5,7 @@ import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-l
 import { runPatchloop } from "../support/cli.js";
 import { describeWithEngine } from "../support/engines.js";
 import { git } from "../support/git-repo.js";
-import { bash, calcTask, runArgs, SUBMIT_COMMAND, type Task } from "./fixture.js";
+import { BWRAP_UNLIMITED, bash, calcTask, runArgs, SUBMIT_COMMAND, type Task } from "./fixture.js";
 
 /**
  * What the model sees of the machine in `patchloop run --environment bwrap` (README, docs/sandbox.md):
@@ -32,19 +32,7 @@ async function look(t: Task, more: string[]): Promise<string> {
   server = await startFakeLlmServer();
   const command = LOOK.replaceAll("$HOST_WORK", t.worktree).replaceAll("$HOST_REPO", t.repo);
   server.enqueue(bash(command), bash(SUBMIT_COMMAND));
-  const r = await runPatchloop(
-    [
-      ...runArgs(t, server, ...more),
-      "--environment",
-      "bwrap",
-      "-c",
-      "environment.memory=null",
-      "-c",
-      "environment.pids_limit=null",
-    ],
-    {},
-    t.dir,
-  );
+  const r = await runPatchloop([...runArgs(t, server, ...more), ...BWRAP_UNLIMITED], {}, t.dir);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   const traj = JSON.parse(readFileSync(join(t.out, "calc", "calc.traj.json"), "utf8"));
   const tool = traj.messages.find((m: { role: string }) => m.role === "tool");

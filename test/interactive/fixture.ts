@@ -44,6 +44,16 @@ export function calcTask(): Task {
   return { dir, repo, out, worktree: join(out, "worktree", "calc") };
 }
 
+/** `patchloop run` arguments for the bwrap environment without its memory and process limits. */
+export const BWRAP_UNLIMITED = [
+  "--environment",
+  "bwrap",
+  "-c",
+  "environment.memory=null",
+  "-c",
+  "environment.pids_limit=null",
+];
+
 /** `patchloop run` arguments for the fake server. */
 export function runArgs(t: Task, server: FakeLlmServer, ...more: string[]): string[] {
   return [

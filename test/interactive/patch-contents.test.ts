@@ -8,7 +8,7 @@ import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-l
 import { describeWithEngine } from "../support/engines.js";
 import { git, makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
-import { bash, calcTask, patchloopBranches, runArgs, SUBMIT_COMMAND } from "./fixture.js";
+import { BWRAP_UNLIMITED, bash, calcTask, patchloopBranches, runArgs, SUBMIT_COMMAND } from "./fixture.js";
 import { BIN } from "./pty.js";
 
 /**
@@ -111,16 +111,7 @@ describeWithEngine("bwrap", "a worktree in the bwrap sandbox", () => {
     const code = await new Promise<number | null>((done) => {
       const child = spawn(
         process.execPath,
-        [
-          BIN,
-          ...runArgs(t, server as FakeLlmServer, "--finish", "branch"),
-          "--environment",
-          "bwrap",
-          "-c",
-          "environment.memory=null",
-          "-c",
-          "environment.pids_limit=null",
-        ],
+        [BIN, ...runArgs(t, server as FakeLlmServer, "--finish", "branch"), ...BWRAP_UNLIMITED],
         { cwd: t.dir, stdio: "ignore" },
       );
       child.on("close", done);

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
+import type { FakeLlmServer } from "../../src/testing/fake-llm-server.js";
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "patchloop.js");
 
@@ -89,4 +91,16 @@ export function cliInPty(args: string[], o: { cwd: string; env?: Record<string, 
       }
     },
   };
+}
+
+/** The fake model server and the terminal a test started: closed and killed after each test. */
+export function useServerAndPty(): { server?: FakeLlmServer; pty?: Pty } {
+  const live: { server?: FakeLlmServer; pty?: Pty } = {};
+  afterEach(async () => {
+    live.pty?.kill();
+    live.pty = undefined;
+    await live.server?.close();
+    live.server = undefined;
+  });
+  return live;
 }

@@ -1,12 +1,12 @@
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { expect, it } from "vitest";
+import { startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { startPatchloop } from "../support/cli.js";
 import { describeWithEngine } from "../support/engines.js";
 import { git } from "../support/git-repo.js";
-import { bash, calcTask, runArgs, type Task } from "./fixture.js";
-import { BIN, cliInPty, KEY, type Pty } from "./pty.js";
+import { BWRAP_UNLIMITED, bash, calcTask, runArgs, type Task } from "./fixture.js";
+import { cliInPty, KEY, useServerAndPty } from "./pty.js";
 
 /**
  * Quitting at once (a second signal after the run was asked to end; on a terminal, a third Ctrl-C)
@@ -15,55 +15,27 @@ import { BIN, cliInPty, KEY, type Pty } from "./pty.js";
  * the second signal comes) dies with the process.
  */
 
-let server: FakeLlmServer | undefined;
-let pty: Pty | undefined;
-afterEach(async () => {
-  pty?.kill();
-  pty = undefined;
-  await server?.close();
-  server = undefined;
-});
+const live = useServerAndPty();
 
 /** Runs `patchloop run` in bwrap, sends SIGINT while the second command runs and again while the run ends. */
 async function quitTwice(t: Task, more: string[]): Promise<{ code: number | null; stderr: string }> {
-  server = await startFakeLlmServer();
+  live.server = await startFakeLlmServer();
   // the huge file keeps the end-of-run diff busy, so the second signal comes while the run is ending
-  server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      ...runArgs(t, server, ...more),
-      "--environment",
-      "bwrap",
-      "-c",
-      "environment.memory=null",
-      "-c",
-      "environment.pids_limit=null",
-      "-c",
-      "environment.timeout=30",
-    ],
-    { cwd: t.dir, stdio: ["ignore", "pipe", "pipe"] },
+  live.server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
+  const child = startPatchloop(
+    [...runArgs(t, live.server, ...more), ...BWRAP_UNLIMITED, "-c", "environment.timeout=30"],
+    { cwd: t.dir },
   );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c) => {
-    stdout += c;
-  });
-  child.stderr.on("data", (c) => {
-    stderr += c;
-  });
-  const closed = new Promise<number | null>((done) => child.on("close", done));
   const until = async (what: () => boolean, label: string) => {
     for (let i = 0; i < 600 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(what(), `${label}\n${stdout}\n${stderr}`).toBe(true);
+    expect(what(), `${label}\n${child.out()}\n${child.err()}`).toBe(true);
   };
-  await until(() => stdout.includes('"command":"sleep 60"'), "the second command started");
-  child.kill("SIGINT");
-  await until(() => stderr.includes("interrupted: saving the trajectory"), "the first SIGINT was taken");
+  await until(() => child.out().includes('"command":"sleep 60"'), "the second command started");
+  child.proc.kill("SIGINT");
+  await until(() => child.err().includes("interrupted: saving the trajectory"), "the first SIGINT was taken");
   await new Promise((r) => setTimeout(r, 1000));
-  child.kill("SIGINT");
-  return { code: await closed, stderr };
+  child.proc.kill("SIGINT");
+  return { code: (await child.done).code, stderr: child.err() };
 }
 
 describeWithEngine("bwrap", "quitting patchloop run at once", () => {
@@ -97,38 +69,28 @@ describeWithEngine("bwrap", "quitting patchloop run at once", () => {
 
   it("on a terminal, a third Ctrl-C exits 130 and removes the worktree, and says so", async () => {
     const t = calcTask();
-    server = await startFakeLlmServer();
-    server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
-    pty = cliInPty(
-      [
-        ...runArgs(t, server, "--mode", "yolo"),
-        "--environment",
-        "bwrap",
-        "-c",
-        "environment.memory=null",
-        "-c",
-        "environment.pids_limit=null",
-        "-c",
-        "environment.timeout=30",
-      ],
+    live.server = await startFakeLlmServer();
+    live.server.enqueue(bash("truncate -s 1T huge.bin && echo made"), bash("sleep 60"));
+    live.pty = cliInPty(
+      [...runArgs(t, live.server, "--mode", "yolo"), ...BWRAP_UNLIMITED, "-c", "environment.timeout=30"],
       { cwd: t.dir },
     );
     // the sandbox's /tmp is its own: the command is seen on the screen, then given a moment to start
-    await pty.waitFor("sleep 60", 60_000);
+    await live.pty.waitFor("sleep 60", 60_000);
     await new Promise((r) => setTimeout(r, 1000));
     expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(2);
     // the first stops the command; at its prompt the second ends the run; the end-of-run diff meets
     // the huge file, and the third quits
-    pty.send(KEY.ctrlC);
-    await pty.waitFor("? The command was stopped. What now?");
-    pty.send(KEY.ctrlC);
-    await pty.waitFor("ending the run (Interrupted); the patch is kept");
+    live.pty.send(KEY.ctrlC);
+    await live.pty.waitFor("? The command was stopped. What now?");
+    live.pty.send(KEY.ctrlC);
+    await live.pty.waitFor("ending the run (Interrupted); the patch is kept");
     await new Promise((r) => setTimeout(r, 1000));
-    pty.send(KEY.ctrlC);
-    expect(await pty.exited).toBe(130);
+    live.pty.send(KEY.ctrlC);
+    expect(await live.pty.exited).toBe(130);
     expect(git(t.repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
     expect(existsSync(t.worktree)).toBe(false);
-    expect(pty.text()).toContain(
+    expect(live.pty.text()).toContain(
       `quit at once: the worktree ${t.worktree} is removed, and the agent's changes with it\n`,
     );
   });

@@ -5,7 +5,7 @@ import { afterEach, expect, it } from "vitest";
 import { workTreeDiff } from "../../src/agent/work-tree-diff.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
-import { bash, SUBMIT_COMMAND } from "../interactive/fixture.js";
+import { BWRAP_UNLIMITED, bash, SUBMIT_COMMAND } from "../interactive/fixture.js";
 import { type CliRun, runPatchloop } from "../support/cli.js";
 import { describeWithEngine } from "../support/engines.js";
 import { git, makeRepo } from "../support/git-repo.js";
@@ -70,12 +70,7 @@ async function hostileRun(p: Proj, commands: string[], finish = "discard"): Prom
       "--in-place",
       "--finish",
       finish,
-      "--environment",
-      "bwrap",
-      "-c",
-      "environment.memory=null",
-      "-c",
-      "environment.pids_limit=null",
+      ...BWRAP_UNLIMITED,
     ],
     {},
     p.dir,
