@@ -77,6 +77,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `patchloop run` on the calc repository at `repo` with the GGUF model file `model`, local, `-o out`. */
+const calcRunArgs = (repo: string, model: string, out: string) => [
+  ...["run", "--repo", repo, "--task", "add() subtracts", "-m", `gguf:${model}`],
+  ...["--environment", "local", "-o", out],
+];
+
 describe("patchloop run with a damaged GGUF file", () => {
   for (const [name, write] of Object.entries(DAMAGED)) {
     it(`ends within 30 s with one line naming the file, and leaves no worktree (${name})`, async () => {
@@ -85,22 +91,7 @@ describe("patchloop run with a damaged GGUF file", () => {
       makeRepo(repo, { "calc.py": "def add(a, b):\n    return a - b\n" });
       const model = write(here);
       const out = join(here, "out");
-      const run = start(
-        [
-          "run",
-          "--repo",
-          repo,
-          "--task",
-          "add() subtracts",
-          "-m",
-          `gguf:${model}`,
-          "--environment",
-          "local",
-          "-o",
-          out,
-        ],
-        here,
-      );
+      const run = start(calcRunArgs(repo, model, out), here);
       const r = await run.ended;
       expect(r.code, run.out()).toBe(2);
       expect(r.seconds).toBeLessThan(30);
@@ -185,17 +176,7 @@ describeWithGguf("a signal while the model loads", () => {
       const worktree = join(out, "worktree", "calc");
       const run = start(
         [
-          "run",
-          "--repo",
-          repo,
-          "--task",
-          "add() subtracts",
-          "-m",
-          `gguf:${slow}`,
-          "--environment",
-          "local",
-          "-o",
-          out,
+          ...calcRunArgs(repo, slow, out),
           "-c",
           "model.gguf.gpu_layers=0",
           "-c",
