@@ -1,17 +1,11 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runPatchloop } from "../support/cli.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-} from "../support/fixture-instances.js";
+import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
+import { havePytest } from "../support/pytest-skips.js";
 import { tempDir } from "../support/tmp.js";
+import { localBatchArgs, useFixtureBatch } from "../swebench/batch/helpers.js";
 
 /**
  * One bash command the fake model sends at every step; it ends each fixture instance differently,
@@ -28,48 +22,37 @@ const ENDINGS = [
   `else ${SUBMIT_COMMAND}; fi`,
 ].join("; ");
 
-const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
-
 describe.skipIf(!havePytest())("patchloop report on a graded batch run folder", () => {
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-  let root: string;
-  let out: string;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-report-"));
-    f = buildFixtureInstances(root, { count: 6, repos: 2 });
-    // A difficulty label on each row, as SWE-bench Verified has.
-    const rows = readFileSync(f.datasetPath, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    writeFileSync(
-      f.datasetPath,
-      `${rows.map((r, i) => JSON.stringify({ ...r, difficulty: i < 3 ? "<15 min fix" : "15 min - 1 hour" })).join("\n")}\n`,
-    );
-    server = await startFakeLlmServer({
+  const b = useFixtureBatch(
+    "patchloop-report-",
+    { count: 6, repos: 2 },
+    {
       defaultBehaviour: {
         type: "reply",
         content: "step",
         toolCalls: [{ name: "bash", arguments: { command: ENDINGS } }],
         usage: { prompt_tokens: 100, completion_tokens: 10 },
       },
-    });
-    out = join(root, "run");
+    },
+    false,
+  );
+  let out: string;
+
+  beforeAll(async () => {
+    // A difficulty label on each row, as SWE-bench Verified has.
+    const rows = readFileSync(b.f.datasetPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    writeFileSync(
+      b.f.datasetPath,
+      `${rows.map((r, i) => JSON.stringify({ ...r, difficulty: i < 3 ? "<15 min fix" : "15 min - 1 hour" })).join("\n")}\n`,
+    );
+    out = join(b.root, "run");
     const r = await runPatchloop(
       [
         "swebench",
-        "--subset",
-        f.datasetPath,
-        "-m",
-        "openai/fake",
-        "--base-url",
-        `${server.url}/v1`,
-        "--environment",
-        "local",
-        "--repos-dir",
-        f.reposDir,
+        ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
         "-c",
         "agent.step_limit=4",
         "-w",
@@ -78,16 +61,11 @@ describe.skipIf(!havePytest())("patchloop report on a graded batch run folder", 
         out,
         "--evaluate",
       ],
-      { PATCHLOOP_ENV_CHECK_CACHE: join(root, "env-checks") },
+      { PATCHLOOP_ENV_CHECK_CACHE: join(b.root, "env-checks") },
     );
     if (r.code !== 0 && r.code !== 1)
       throw new Error(`the batch failed (${r.code}): ${r.stderr}\n${r.stdout}`);
   }, 300_000);
-
-  afterAll(async () => {
-    await server?.close();
-    rmSync(root, { recursive: true, force: true });
-  });
 
   it("--json: where each instance ended, per repository and difficulty, files beside the gold's", async () => {
     const r = await runPatchloop(["report", out, "--json"]);
@@ -156,7 +134,7 @@ describe.skipIf(!havePytest())("patchloop report on a graded batch run folder", 
     const none = JSON.parse(plain.stdout).leaderboard;
     expect([none.snapshot_date, none.board, none.standing]).toEqual(["2025-12-10", null, null]);
     expect(none.notes[0]).toBe(
-      `a run on ${f.datasetPath} (test): the snapshot has the SWE-bench Lite and Verified test leaderboards only; if its rows are one of those splits, say which with --leaderboard lite|verified`,
+      `a run on ${b.f.datasetPath} (test): the snapshot has the SWE-bench Lite and Verified test leaderboards only; if its rows are one of those splits, say which with --leaderboard lite|verified`,
     );
     const r = await runPatchloop(["report", out, "--leaderboard", "lite"]);
     expect(r.code).toBe(0);

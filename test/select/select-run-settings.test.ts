@@ -1,19 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runEval } from "../../src/cli/eval.js";
 import { runSelect } from "../../src/cli/select.js";
 import type { SelectionRecord } from "../../src/select/record.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-} from "../support/fixture-instances.js";
+import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
 import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
-import { localBatchArgs, readJson } from "../swebench/batch/helpers.js";
+import { localBatchArgs, readJson, useFixtureBatch } from "../swebench/batch/helpers.js";
 
 /**
  * `patchloop select DIR` on a batch's folder tests the way the batch did (issue 40, item 1): the
@@ -26,29 +19,15 @@ import { localBatchArgs, readJson } from "../swebench/batch/helpers.js";
 const BREAKS = "sed -i 's/ - b  # BUG$/ + b + 1/' $(git grep -l -e '# BUG$')";
 
 describe.skipIf(!havePytest())("patchloop select DIR takes the run's own settings", () => {
-  let root: string;
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-select-settings-"));
-    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
-    f = buildFixtureInstances(root, { count: 1, repos: 1 });
-    server = await startFakeLlmServer();
-  });
-  afterAll(async () => {
-    await server.close();
-    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
-    rmSync(root, { recursive: true, force: true });
-  });
+  const b = useFixtureBatch("patchloop-select-settings-", { count: 1, repos: 1 });
 
   it("picks what the batch picked without a flag; untested, it keeps preds.json and exits 1; --accept-untested takes the pick", async () => {
-    const id = f.rows[0].instance_id;
+    const id = b.f.rows[0].instance_id;
     // -w 1: attempt 1 breaks a passing test, attempt 2 fixes the bug; one line each, so only the tests tell them apart
-    server.enqueue(bash(BREAKS), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
-    const dir = join(root, "run");
+    b.server.enqueue(bash(BREAKS), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const dir = join(b.root, "run");
     const batch = await swebench([
-      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
       "-o",
       dir,
       "--attempts",
@@ -58,7 +37,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     ]);
     expect(batch.code, batch.err).toBe(0);
     const runJson = readJson<{ info: { machine: Record<string, unknown> } }>(join(dir, "run.json"));
-    expect(runJson.info.machine).toEqual({ repos_dir: f.reposDir, python: null, specs: null });
+    expect(runJson.info.machine).toEqual({ repos_dir: b.f.reposDir, python: null, specs: null });
     const record = (): SelectionRecord => JSON.parse(readFileSync(join(dir, "selection.jsonl"), "utf8"));
     const predsPatch = () =>
       readJson<Record<string, { model_patch: string }>>(join(dir, "preds.json"))[id].model_patch;
@@ -68,7 +47,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
       ["attempt-1", 1, 1],
       ["attempt-2", 2, 0],
     ]);
-    expect(predsPatch()).toBe(f.rows[0].patch);
+    expect(predsPatch()).toBe(b.f.rows[0].patch);
 
     const err: string[] = [];
     const out: string[] = [];
@@ -87,7 +66,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
         `^\\[1/1\\] ${id}: attempt-2: largest group: 1 of 1 surviving candidates \\(group 2\\); its smallest patch \\([\\d.]+ s\\)\\n$`,
       ),
     );
-    expect(predsPatch()).toBe(f.rows[0].patch);
+    expect(predsPatch()).toBe(b.f.rows[0].patch);
 
     // eval of the folder grades where the batch ran too (local, its clones), with no flag but the folder
     const graded = { out: [] as string[], err: [] as string[] };
@@ -99,7 +78,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     // The tests cannot run (the clones folder given is empty; the cache of the earlier runs removed):
     // the console says so, preds.json keeps attempt 2's patch, exit 1.
     err.length = 0;
-    const noClones = join(root, "empty-repos");
+    const noClones = join(b.root, "empty-repos");
     mkdirSync(noClones);
     rmSync(join(dir, ".select-cache"), { recursive: true, force: true });
     const noRepos = { workers: "1", config: [], reposDir: noClones };
@@ -116,7 +95,7 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
       preds_json: "kept",
       kept_source: "attempt-2",
     });
-    expect(predsPatch()).toBe(f.rows[0].patch);
+    expect(predsPatch()).toBe(b.f.rows[0].patch);
     const said = err.join("");
     expect(said).toContain(
       `[1/1] ${id}: NOT TESTED: ${(untested.untested ?? "").replace(/\.$/, "")}. preds.json keeps attempt-2's patch; untested, the vote alone would pick attempt-1 (--accept-untested takes it)`,
@@ -130,21 +109,21 @@ describe.skipIf(!havePytest())("patchloop select DIR takes the run's own setting
     expect(await runSelect(dir, { ...noRepos, acceptUntested: true }, io)).toBe(0);
     expect(record()).toMatchObject({ selected_source: "attempt-1", preds_json: "written" });
     expect(err.join("")).toContain(`[1/1] ${id}: attempt-1, NOT TESTED (accepted with --accept-untested): `);
-    expect(predsPatch()).not.toBe(f.rows[0].patch);
+    expect(predsPatch()).not.toBe(b.f.rows[0].patch);
   });
 
   it("the batch's own selection, when the tests cannot run (no test command), keeps the standing attempt and says so for the instance", async () => {
-    const id = f.rows[0].instance_id;
+    const id = b.f.rows[0].instance_id;
     // rows without test_cmd and log_parser, for a repository no spec knows: no test command
-    const dataset = join(root, "no-test-command.jsonl");
-    const { test_cmd: _c, log_parser: _p, ...bare } = f.rows[0];
+    const dataset = join(b.root, "no-test-command.jsonl");
+    const { test_cmd: _c, log_parser: _p, ...bare } = b.f.rows[0];
     writeFileSync(dataset, `${JSON.stringify(bare)}\n`);
     // attempt 1 fixes the bug with one more line than attempt 2: untested, the vote picks the smaller
     const FIX_MORE = `${FIX_COMMAND} && printf 'EXTRA = 1\\n' >> $(git grep -l -e ' + b$' -- '*.py')`;
-    server.enqueue(bash(FIX_MORE), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
-    const dir = join(root, "run-untested");
+    b.server.enqueue(bash(FIX_MORE), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    const dir = join(b.root, "run-untested");
     const batch = await swebench([
-      ...localBatchArgs(dataset, server.url, f.reposDir),
+      ...localBatchArgs(dataset, b.server.url, b.f.reposDir),
       "-o",
       dir,
       "--attempts",

@@ -1,17 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-} from "../support/fixture-instances.js";
+import { describe, expect, it } from "vitest";
+import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
 import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs, readJson } from "./batch/helpers.js";
+import { localBatchArgs, readJson, useFixtureBatch } from "./batch/helpers.js";
 
 /**
  * `swebench --attempts N --evaluate` (and `eval` of such a folder) grades every attempt's patch
@@ -20,31 +13,17 @@ import { localBatchArgs, readJson } from "./batch/helpers.js";
  */
 
 describe.skipIf(!havePytest())("attempts graded by eval", () => {
-  let root: string;
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-attempts-eval-"));
-    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
-    f = buildFixtureInstances(root, { count: 1, repos: 1 });
-    server = await startFakeLlmServer();
-  });
-  afterAll(async () => {
-    await server.close();
-    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
-    rmSync(root, { recursive: true, force: true });
-  });
+  const b = useFixtureBatch("patchloop-attempts-eval-", { count: 1, repos: 1 });
 
   it("reports first, any and selected attempt resolved, and what a resolved instance cost", async () => {
-    const id = f.rows[0].instance_id;
+    const id = b.f.rows[0].instance_id;
     const WRONG = "sed -i 's/ - b  # BUG$/ * b/' $(git grep -l -e '# BUG$')";
     // -w 1: the attempts run one after another, in order: a wrong fix, then the right one twice.
-    server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
-    server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    b.server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    b.server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
     const out = join(tempDir(), "run");
     const r = await swebench([
-      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
       "-o",
       out,
       "--attempts",
@@ -84,13 +63,13 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
   });
 
   it("with --attempts N the batch selects at its end by default: the attempts' majority patch, graded resolved", async () => {
-    const id = f.rows[0].instance_id;
+    const id = b.f.rows[0].instance_id;
     const WRONG = "sed -i 's/ - b  # BUG$/ * b/' $(git grep -l -e '# BUG$')";
-    server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
-    server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    b.server.enqueue(bash(WRONG), bash(SUBMIT_COMMAND), bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
+    b.server.enqueue(bash(FIX_COMMAND), bash(SUBMIT_COMMAND));
     const out = join(tempDir(), "selected");
     const r = await swebench([
-      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
       "-o",
       out,
       "--attempts",
@@ -107,7 +86,7 @@ describe.skipIf(!havePytest())("attempts graded by eval", () => {
     expect(line.instance_id).toBe(id);
     expect(line.candidates[line.selected].source).not.toContain("attempt-1");
     expect(readJson<Record<string, { model_patch: string }>>(join(out, "preds.json"))[id].model_patch).toBe(
-      f.rows[0].patch,
+      b.f.rows[0].patch,
     );
     expect(r.out).toContain(`  ${id}  1:. 2:R 3:R  selected (attempt 2) resolved\n`);
     expect(r.out).toContain(

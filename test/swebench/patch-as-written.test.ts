@@ -1,17 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-} from "../support/fixture-instances.js";
+import { describe, expect, it } from "vitest";
+import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
 import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs, readJson, trajectory } from "./batch/helpers.js";
+import { localBatchArgs, readJson, trajectory, useFixtureBatch } from "./batch/helpers.js";
 
 /**
  * The classic submit (`git add -A && git diff --cached`) in a repository that ignores nothing
@@ -21,25 +14,11 @@ import { localBatchArgs, readJson, trajectory } from "./batch/helpers.js";
  */
 
 describe.skipIf(!havePytest())("patches grade as written", () => {
-  let root: string;
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-as-written-"));
-    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
-    f = buildFixtureInstances(root, { count: 2, repos: 1 });
-    server = await startFakeLlmServer();
-  });
-  afterAll(async () => {
-    await server.close();
-    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
-    rmSync(root, { recursive: true, force: true });
-  });
+  const b = useFixtureBatch("patchloop-as-written-", { count: 2, repos: 1 });
 
   it("bytecode and build output swept in by the classic submit are left out; the fix grades resolved", async () => {
-    const row = f.rows[0];
-    server.enqueue(
+    const row = b.f.rows[0];
+    b.server.enqueue(
       bash(
         `${FIX_COMMAND} && /usr/bin/python3 -c "import py_compile, glob; [py_compile.compile(p) for p in glob.glob('pkg0/*.py')]" ` +
           "&& mkdir -p build && echo built > build/out.txt && git status --short",
@@ -48,7 +27,7 @@ describe.skipIf(!havePytest())("patches grade as written", () => {
     );
     const out = join(tempDir(), "run");
     const r = await swebench([
-      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
       "-o",
       out,
       "--slice",
@@ -80,14 +59,14 @@ describe.skipIf(!havePytest())("patches grade as written", () => {
   });
 
   it("a submission that is not the work tree's diff (the model committed) is warned about and marked in run.json", async () => {
-    const row = f.rows[1];
-    server.enqueue(
+    const row = b.f.rows[1];
+    b.server.enqueue(
       bash(`${FIX_COMMAND} && git -c user.name=m -c user.email=m@m commit -qam fix && echo committed`),
       bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"),
     );
     const out = join(tempDir(), "run");
     const r = await swebench([
-      ...localBatchArgs(f.datasetPath, server.url, f.reposDir),
+      ...localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir),
       "-o",
       out,
       "--slice",

@@ -1,25 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
-import {
-  type FakeBehaviour,
-  type FakeLlmServer,
-  startFakeLlmServer,
-} from "../../../src/testing/fake-llm-server.js";
+import type { FakeBehaviour } from "../../../src/testing/fake-llm-server.js";
 import { REDIS_SERVER, startRigCoordinator, startRigWorker, useQueueRig } from "../../distributed/helpers.js";
 import { describeWithEngine } from "../../support/engines.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-  stepwiseReply,
-} from "../../support/fixture-instances.js";
+import { FIX_COMMAND, SUBMIT_COMMAND, stepwiseReply } from "../../support/fixture-instances.js";
 import { swebench } from "../../support/swebench-command.js";
 import { tempDir } from "../../support/tmp.js";
-import { readJson } from "./helpers.js";
+import { readJson, useFixtureBatch } from "./helpers.js";
 
 /**
  * Items 2 and 4 of docs/attempts.md's guarantees (see attempts-trust.unit.test.ts for the local
@@ -55,28 +44,17 @@ function writeDataset(root: string, name: string, rows: SwebenchInstance[]): str
 }
 
 describeWithEngine("bwrap", "attempts you can trust, in bwrap", () => {
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-  let root: string;
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-attempts-bwrap-"));
-    f = buildFixtureInstances(root, { count: 2, repos: 1 });
-    server = await startFakeLlmServer();
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  const b = useFixtureBatch("patchloop-attempts-bwrap-", { count: 2, repos: 1 }, undefined, false);
 
   it("an attempt whose sandbox cannot open is recorded; a ModelError attempt is replaced at once", async () => {
-    const [x, y] = f.rows;
-    const data = writeDataset(root, "bwrap", [{ ...x, base_commit: NOT_IN_CLONE }, y]);
+    const [x, y] = b.f.rows;
+    const data = writeDataset(b.root, "bwrap", [{ ...x, base_commit: NOT_IN_CLONE }, y]);
     const out = join(tempDir(), "run");
     // -w 1: x's attempts (no sandbox, no request), then y's: 1 fails, 3 replaces it, then 2.
-    server.enqueue(DOWN, ...FIX, ...FIX);
+    b.server.enqueue(DOWN, ...FIX, ...FIX);
     const r = await swebench([
-      ...["--subset", data, "-m", "openai/fake", "--base-url", `${server.url}/v1`],
-      ...["--environment", "bwrap", "--repos-dir", f.reposDir, "-o", out, "-w", "1", "--attempts", "2"],
+      ...["--subset", data, "-m", "openai/fake", "--base-url", `${b.server.url}/v1`],
+      ...["--environment", "bwrap", "--repos-dir", b.f.reposDir, "-o", out, "-w", "1", "--attempts", "2"],
       ...["-c", "run.attempt_policy.replace_failed=1", "-c", "run.select.enabled=false"],
       ...["-c", "model.retry.max_attempts=1"],
     ]);

@@ -1,24 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ScriptedModel } from "../../../src/models/scripted.js";
 import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import type { SwebenchInstance } from "../../../src/swebench/types.js";
-import {
-  type FakeBehaviour,
-  type FakeLlmServer,
-  startFakeLlmServer,
-} from "../../../src/testing/fake-llm-server.js";
-import {
-  buildFixtureInstances,
-  FIX_COMMAND,
-  type FixtureInstances,
-  SUBMIT_COMMAND,
-} from "../../support/fixture-instances.js";
+import type { FakeBehaviour } from "../../../src/testing/fake-llm-server.js";
+import { FIX_COMMAND, SUBMIT_COMMAND } from "../../support/fixture-instances.js";
 import { swebench } from "../../support/swebench-command.js";
 import { tempDir } from "../../support/tmp.js";
-import { bash, localBatchArgs, localSwebenchConfig, readJson } from "./helpers.js";
+import {
+  bash,
+  localBatchArgs,
+  localSwebenchConfig,
+  readJson,
+  useFixtureBatch,
+  useFixtureInstances,
+} from "./helpers.js";
 
 /**
  * docs/attempts.md holds, end to end (`patchloop swebench` in this process, the local environment,
@@ -71,32 +68,21 @@ const shape = (line: string) =>
 const endLines = (err: string) => err.split("\n").filter((l) => /^\[\d+\/\d+ attempts\] /.test(l));
 
 describe("attempts you can trust (local environment, fake model server)", () => {
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-  let root: string;
+  const fb = useFixtureBatch("patchloop-attempts-trust-", { count: 4, repos: 1 }, undefined, false);
   /** A dataset of `rows`, written beside the fixtures. */
   const dataset = (name: string, rows: SwebenchInstance[]) => {
-    const path = join(root, `${name}.jsonl`);
+    const path = join(fb.root, `${name}.jsonl`);
     writeFileSync(path, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
     return path;
   };
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-attempts-trust-"));
-    f = buildFixtureInstances(root, { count: 4, repos: 1 });
-    server = await startFakeLlmServer();
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
-  });
 
   it("an attempt whose environment cannot open is recorded once, like any other, and runs again", async () => {
-    const row = f.rows[0];
+    const row = fb.f.rows[0];
     const id = row.instance_id;
     const broken = dataset("broken", [{ ...row, base_commit: "0123456789abcdef0123456789abcdef01234567" }]);
     const out = join(tempDir(), "run");
     const args = ["-o", out, "--attempts", "2", "-c", "run.select.enabled=false", ...COMMON];
-    const r = await swebench([...localBatchArgs(broken, server.url, f.reposDir), ...args]);
+    const r = await swebench([...localBatchArgs(broken, fb.server.url, fb.f.reposDir), ...args]);
     expect(r.code, r.err).toBe(1);
     const run = readJson<RunJson>(join(out, "run.json"));
     expect(Object.keys(run.attempts ?? {}).sort()).toEqual([`${id}/attempt-1`, `${id}/attempt-2`]);
@@ -117,9 +103,9 @@ describe("attempts you can trust (local environment, fake model server)", () => 
     expect(r.out).toContain("1 instance(s) must run again (2 attempt(s) ended Interrupted, EnvironmentError");
 
     // The resume rules see both: the same command (the base commit now in the clone) runs both again.
-    server.enqueue(...FIX, ...FIX);
+    fb.server.enqueue(...FIX, ...FIX);
     const good = dataset("good", [row]);
-    const again = await swebench([...localBatchArgs(good, server.url, f.reposDir), ...args]);
+    const again = await swebench([...localBatchArgs(good, fb.server.url, fb.f.reposDir), ...args]);
     expect(again.code, again.err).toBe(0);
     expect(lastRunLog(out).filter((l) => l.startsWith("start "))).toEqual([
       `start ${id}/attempt-1`,
@@ -131,13 +117,13 @@ describe("attempts you can trust (local environment, fake model server)", () => 
   });
 
   it("replace_failed replaces a ModelError attempt at once, and counts the replacement in the progress", async () => {
-    const id = f.rows[1].instance_id;
-    const one = dataset("one", [f.rows[1]]);
+    const id = fb.f.rows[1].instance_id;
+    const one = dataset("one", [fb.f.rows[1]]);
     const out = join(tempDir(), "run");
     // Attempt 1: the server fails (ModelError after its retries); 3 replaces it; then 2.
-    server.enqueue(DOWN, ...FIX, ...FIX);
+    fb.server.enqueue(DOWN, ...FIX, ...FIX);
     const r = await swebench([
-      ...localBatchArgs(one, server.url, f.reposDir),
+      ...localBatchArgs(one, fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "2", "-c", "run.attempt_policy.replace_failed=1"],
       ...["-c", "run.select.enabled=false", ...COMMON],
     ]);
@@ -153,7 +139,7 @@ describe("attempts you can trust (local environment, fake model server)", () => 
     expect(r.out).not.toContain("run the same command again");
     // Nothing is left to run.
     const again = await swebench([
-      ...localBatchArgs(one, server.url, f.reposDir),
+      ...localBatchArgs(one, fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "2", "-c", "run.attempt_policy.replace_failed=1"],
       ...["-c", "run.select.enabled=false", ...COMMON],
     ]);
@@ -162,22 +148,22 @@ describe("attempts you can trust (local environment, fake model server)", () => 
   });
 
   it("after 'run the same command again' a re-run starts the replacement, not the same failure", async () => {
-    const id = f.rows[1].instance_id;
-    const one = dataset("one", [f.rows[1]]);
+    const id = fb.f.rows[1].instance_id;
+    const one = dataset("one", [fb.f.rows[1]]);
     const out = join(tempDir(), "run");
     const args = [
-      ...localBatchArgs(one, server.url, f.reposDir),
+      ...localBatchArgs(one, fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "2", "-c", "run.attempt_policy.replace_failed=1"],
       ...["-c", "run.select.enabled=false", ...COMMON],
     ];
     // The server is down: attempt 1 fails (3 replaces it), 3 fails (no replacement left), 2 fails.
-    server.enqueue(DOWN, DOWN, DOWN);
+    fb.server.enqueue(DOWN, DOWN, DOWN);
     const r = await swebench(args);
     expect(r.code).toBe(1);
     expect(r.out).toContain("stopped early: the model server kept failing");
     const run = readJson<RunJson>(join(out, "run.json"));
     expect(run.attempts?.[`${id}/attempt-1`]).toMatchObject({ exit_status: "ModelError", replaced_by: 3 });
-    server.enqueue(...FIX, ...FIX);
+    fb.server.enqueue(...FIX, ...FIX);
     const again = await swebench(args);
     expect(again.code, again.err).toBe(0);
     expect(
@@ -188,11 +174,11 @@ describe("attempts you can trust (local environment, fake model server)", () => 
   });
 
   it("a replaced attempt that submitted no patch keeps the progress within its total", async () => {
-    const id = f.rows[2].instance_id;
+    const id = fb.f.rows[2].instance_id;
     const out = join(tempDir(), "run");
-    server.enqueue(...NOTHING, ...FIX, ...FIX);
+    fb.server.enqueue(...NOTHING, ...FIX, ...FIX);
     const r = await swebench([
-      ...localBatchArgs(dataset("third", [f.rows[2]]), server.url, f.reposDir),
+      ...localBatchArgs(dataset("third", [fb.f.rows[2]]), fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "2", "-c", "run.attempt_policy.replace_failed=1"],
       ...["-c", "run.select.enabled=false", ...COMMON],
     ]);
@@ -205,11 +191,11 @@ describe("attempts you can trust (local environment, fake model server)", () => 
   });
 
   it("the agree policy's stop is said on the console, and without selection the end says how to select", async () => {
-    const id = f.rows[0].instance_id;
+    const id = fb.f.rows[0].instance_id;
     const out = join(tempDir(), "run");
-    server.enqueue(...FIX, ...FIX);
+    fb.server.enqueue(...FIX, ...FIX);
     const r = await swebench([
-      ...localBatchArgs(dataset("first", [f.rows[0]]), server.url, f.reposDir),
+      ...localBatchArgs(dataset("first", [fb.f.rows[0]]), fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "3", "-c", "run.attempt_policy.agree=2"],
       ...["-c", "run.select.enabled=false", ...COMMON],
     ]);
@@ -239,11 +225,11 @@ describe("attempts you can trust (local environment, fake model server)", () => 
   });
 
   it("4 instances x 3 attempts: an environment failure, a model failure and a resume; the console adds up to run.json", async () => {
-    const [a, b, c, d] = f.rows;
+    const [a, b, c, d] = fb.f.rows;
     const brokenB = { ...b, base_commit: "0123456789abcdef0123456789abcdef01234567" };
     const out = join(tempDir(), "run");
     const args = (data: string) => [
-      ...localBatchArgs(data, server.url, f.reposDir),
+      ...localBatchArgs(data, fb.server.url, fb.f.reposDir),
       ...["-o", out, "--attempts", "3", "-c", "run.select.enabled=false", ...COMMON],
     ];
     // -w 1: a's 3 attempts, b's (no environment: no request), c's (attempt 1: a 400, final), d's.
@@ -252,10 +238,10 @@ describe("attempts you can trust (local environment, fake model server)", () => 
       status: 400,
       body: { error: { message: "bad request" } },
     };
-    server.enqueue(...FIX, ...FIX, ...FIX, refused, ...FIX, ...FIX, ...FIX, ...FIX, ...FIX);
+    fb.server.enqueue(...FIX, ...FIX, ...FIX, refused, ...FIX, ...FIX, ...FIX, ...FIX, ...FIX);
     const first = await swebench(args(dataset("four-broken", [a, brokenB, c, d])));
     expect(first.code, first.err).toBe(1);
-    server.enqueue(...FIX, ...FIX, ...FIX);
+    fb.server.enqueue(...FIX, ...FIX, ...FIX);
     const second = await swebench(args(dataset("four", [a, b, c, d])));
     expect(second.code, second.err).toBe(0);
     console.log(
@@ -334,18 +320,11 @@ describe("attempts you can trust (local environment, fake model server)", () => 
 });
 
 describe("run.attempt_policy.cost_limit counts attempts still running", () => {
-  let f: FixtureInstances;
-  beforeAll(() => {
-    f = buildFixtureInstances(mkdtempSync(join(tmpdir(), "patchloop-attempts-cost-")), {
-      count: 1,
-      repos: 1,
-    });
-  });
-  afterAll(() => rmSync(join(f.reposDir, ".."), { recursive: true, force: true }));
+  const fx = useFixtureInstances("patchloop-attempts-cost-", { count: 1, repos: 1 });
 
   it("an attempt does not start once the ended and the running attempts together reach the limit", async () => {
     const out = join(tempDir(), "run");
-    const id = f.rows[0].instance_id;
+    const id = fx.f.rows[0].instance_id;
     const config = localSwebenchConfig([
       "agent.step_limit=3",
       "run.attempts=3",
@@ -359,10 +338,10 @@ describe("run.attempt_policy.cost_limit counts attempts still running", () => {
     };
     const result = await runBatch({
       config,
-      instances: f.rows,
+      instances: fx.f.rows,
       outputDir: out,
       workers: 2,
-      reposDir: f.reposDir,
+      reposDir: fx.f.reposDir,
       modelFor: (_row, k) => new ScriptedModel(scripts[k ?? 1].map((cmd) => bash(cmd, 0.02))),
     });
     expect(result.outcomes.map((o) => o.attempt_number).sort()).toEqual([1, 2]);

@@ -1,22 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runEval } from "../../../src/cli/eval.js";
 import { register } from "../../../src/cli/swebench.js";
 import { selectInstances } from "../../../src/swebench/select.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../../../src/testing/fake-llm-server.js";
-import {
-  buildFixtureInstances,
-  type FixtureInstances,
-  STEPWISE_CALLS,
-  stepwiseReply,
-} from "../../support/fixture-instances.js";
+import type { FakeLlmServer } from "../../../src/testing/fake-llm-server.js";
+import { STEPWISE_CALLS, stepwiseReply } from "../../support/fixture-instances.js";
+import { havePytest } from "../../support/pytest-skips.js";
 import { tempDir } from "../../support/tmp.js";
-import { localBatchArgs, readJson, trajectory } from "./helpers.js";
+import { localBatchArgs, readJson, trajectory, useFixtureBatch } from "./helpers.js";
 
 interface CliRun {
   code: number | undefined;
@@ -58,40 +52,27 @@ async function cli(args: string[]): Promise<CliRun> {
 /** Model calls the fake server got (the preflight's GET /v1/models is not one). */
 const calls = (server: FakeLlmServer) => server.requests.filter((r) => r.method === "POST").length;
 
-const havePytest = () => spawnSync("/usr/bin/python3", ["-m", "pytest", "--version"]).status === 0;
 const predIds = (out: string) => Object.keys(readJson<object>(join(out, "preds.json")));
 
 describe("patchloop swebench against the fake OpenAI-compatible server, local environment", () => {
-  let f: FixtureInstances;
-  let server: FakeLlmServer;
-  let root: string;
-  const base = () => localBatchArgs(f.datasetPath, server.url, f.reposDir);
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "patchloop-batch-cli-"));
-    // --evaluate runs the environment check; its cache goes here, not to ~/.cache.
-    process.env.PATCHLOOP_ENV_CHECK_CACHE = join(root, "env-checks");
-    f = buildFixtureInstances(root, { count: 6, repos: 2 });
-    server = await startFakeLlmServer({
-      defaultBehaviour: stepwiseReply(),
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
-    rmSync(root, { recursive: true, force: true });
-  });
+  // --evaluate runs the environment check: useFixtureBatch puts its cache under the root, not ~/.cache.
+  const b = useFixtureBatch(
+    "patchloop-batch-cli-",
+    { count: 6, repos: 2 },
+    { defaultBehaviour: stepwiseReply() },
+  );
+  const base = () => localBatchArgs(b.f.datasetPath, b.server.url, b.f.reposDir);
 
   it("runs the whole dataset with 3 workers: gold patches in preds.json, summary table, exit 0", async () => {
     const out = join(tempDir(), "run");
-    const before = calls(server);
+    const before = calls(b.server);
     const r = await cli([...base(), "-w", "3", "-o", out]);
     expect(r.code).toBe(0);
-    expect(calls(server) - before).toBe(6 * STEPWISE_CALLS);
+    expect(calls(b.server) - before).toBe(6 * STEPWISE_CALLS);
     const preds = readJson<Record<string, { model_patch: string; model_name_or_path: string }>>(
       join(out, "preds.json"),
     );
-    for (const row of f.rows)
+    for (const row of b.f.rows)
       expect(preds[row.instance_id]).toEqual({
         instance_id: row.instance_id,
         model_name_or_path: "openai/fake",
@@ -114,13 +95,13 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       join(out, "run.json"),
     );
     const rowsJson = JSON.stringify(
-      readFileSync(f.datasetPath, "utf8")
+      readFileSync(b.f.datasetPath, "utf8")
         .trimEnd()
         .split("\n")
         .map((l) => JSON.parse(l)),
     );
     expect(run.info.dataset).toEqual({
-      subset: f.datasetPath,
+      subset: b.f.datasetPath,
       split: "test",
       rows: 6,
       sha256: createHash("sha256").update(rowsJson).digest("hex"),
@@ -129,7 +110,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       "configs/base.yaml",
       'built-in config "swebench"',
       "-m openai/fake",
-      `--base-url ${server.url}/v1`,
+      `--base-url ${b.server.url}/v1`,
       "--environment local",
     ]);
 
@@ -137,11 +118,11 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     const again = await cli([...base(), "-w", "3", "-o", out]);
     expect(again.code).toBe(0);
     expect(again.out.split("\n")[2]).toBe("Submitted           0        6      6");
-    expect(calls(server) - before).toBe(18);
+    expect(calls(b.server) - before).toBe(18);
   });
 
   it("selection flags: --slice, --filter, --instance-ids (spaces or commas), --shuffle", async () => {
-    const ids = f.rows.map((r) => r.instance_id);
+    const ids = b.f.rows.map((r) => r.instance_id);
     const run = async (...flags: string[]) => {
       const out = join(tempDir(), "run");
       const r = await cli([...base(), "-w", "2", "-o", out, ...flags]);
@@ -152,7 +133,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(await run("--filter", "acme__lib1-[46]")).toEqual([ids[3], ids[5]].sort());
     expect(await run("--instance-ids", ids[4], ids[0])).toEqual([ids[0], ids[4]].sort());
     expect(await run("--instance-ids", `${ids[2]},${ids[3]}`)).toEqual([ids[2], ids[3]].sort());
-    const shuffled = selectInstances(f.rows, { shuffle: true, slice: "0:2" }).map((r) => r.instance_id);
+    const shuffled = selectInstances(b.f.rows, { shuffle: true, slice: "0:2" }).map((r) => r.instance_id);
     expect(await run("--shuffle", "--slice", "0:2")).toEqual(shuffled.sort());
   });
 
@@ -166,7 +147,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(await failing([...base(), "-o", out, "--instance-ids", "acme__nope-1"])).toBe(
       "error: unknown instance id (not in the dataset): acme__nope-1. Check the spelling and the dataset/split.\n",
     );
-    const noReposDir = localBatchArgs(f.datasetPath, server.url);
+    const noReposDir = localBatchArgs(b.f.datasetPath, b.server.url);
     expect(await failing([...noReposDir, "-o", out])).toMatch(
       /^error: environment local needs --repos-dir DIR: a folder with one git clone per repository, named owner__repo/,
     );
@@ -183,23 +164,23 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       'error: --call-limit needs an integer >= 1; got "0"\n',
     );
     expect(await failing([...base(), "-o", out, "--filter", "zzz"])).toBe(
-      `error: the selection matched none of the 6 instances of ${f.datasetPath} (test); check --slice, --filter and --instance-ids\n`,
+      `error: the selection matched none of the 6 instances of ${b.f.datasetPath} (test); check --slice, --filter and --instance-ids\n`,
     );
     expect(
       await failing([
         "--subset",
-        f.datasetPath,
+        b.f.datasetPath,
         "--environment",
         "local",
         "--repos-dir",
-        f.reposDir,
+        b.f.reposDir,
         "-o",
         out,
       ]),
     ).toMatch(/^error: no model: pass -m/);
     // A template's syntax error shows before the dataset is even read.
     const badTemplate = [
-      ...localBatchArgs(join(tempDir(), "absent.jsonl"), server.url, f.reposDir),
+      ...localBatchArgs(join(tempDir(), "absent.jsonl"), b.server.url, b.f.reposDir),
       "-c",
       'agent.instance_template="{% if task %}open"',
       "-o",
@@ -209,7 +190,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
       /^error: .*template agent\.instance_template has a syntax error: /,
     );
     const noEngine = [
-      ...localBatchArgs(f.datasetPath, server.url),
+      ...localBatchArgs(b.f.datasetPath, b.server.url),
       "--environment",
       "docker",
       "-c",
@@ -227,23 +208,10 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
 
   it("a dataset file with a broken line: exit 2, the error names the file and the line", async () => {
     const bad = join(tempDir(), "broken.jsonl");
-    const lines = readFileSync(f.datasetPath, "utf8").trimEnd().split("\n");
+    const lines = readFileSync(b.f.datasetPath, "utf8").trimEnd().split("\n");
     lines.splice(2, 0, '{"instance_id": "acme__lib0-9", ');
     writeFileSync(bad, `${lines.join("\n")}\n`);
-    const r = await cli([
-      "--subset",
-      bad,
-      "-m",
-      "openai/fake",
-      "--base-url",
-      `${server.url}/v1`,
-      "--environment",
-      "local",
-      "--repos-dir",
-      f.reposDir,
-      "-o",
-      join(tempDir(), "run"),
-    ]);
+    const r = await cli([...localBatchArgs(bad, b.server.url, b.f.reposDir), "-o", join(tempDir(), "run")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: line 3 is not valid JSON \\(`),
@@ -251,7 +219,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
   });
 
   it("the instance template gets each row's own fields, checked against every selected row first", async () => {
-    const rows = readFileSync(f.datasetPath, "utf8")
+    const rows = readFileSync(b.f.datasetPath, "utf8")
       .trimEnd()
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -263,7 +231,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     const withExtra = write(rows.map((r, i) => ({ ...r, hint_cmd: `pytest -k case${i}` })));
     const template = ["-c", "agent.instance_template=Run {{ instance.hint_cmd }}. {{ task }}"];
     const args = (out: string, dataset = withExtra) => [
-      ...localBatchArgs(dataset, server.url, f.reposDir),
+      ...localBatchArgs(dataset, b.server.url, b.f.reposDir),
       ...template,
       "--slice",
       "0:1",
@@ -296,7 +264,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     const out = join(tempDir(), "run");
     const r = await cli([...base(), ...priced, "-w", "1", "-o", out, "--cost-limit", "5"]);
     expect(r.code).toBe(1);
-    expect(predIds(out)).toEqual([f.rows[0].instance_id, f.rows[1].instance_id]);
+    expect(predIds(out)).toEqual([b.f.rows[0].instance_id, b.f.rows[1].instance_id]);
     expect(r.out).toContain("\nnot started         4\n");
     expect(r.out).toContain("cost $6.00");
     expect(r.out).toContain(
@@ -340,7 +308,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     expect(calls.out).toContain(
       "stopped early: the global call limit (--call-limit, over every instance of the folder) was reached.",
     );
-    expect(trajectory(out2, f.rows[1].instance_id).info.exit_status).toBe("Submitted");
+    expect(trajectory(out2, b.f.rows[1].instance_id).info.exit_status).toBe("Submitted");
 
     // The attempt policy's cost cap cannot stop a $0 model either, and is named.
     const out3 = join(tempDir(), "run");
@@ -375,7 +343,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
     // `patchloop eval` on the run folder: the same place, the same denominator, said the same way.
     const first = r.out.split("\n").find((l) => l.startsWith("Resolved ")) ?? "";
     expect(first).toBe(
-      `Resolved 2/2 (100.0%) of the 2 instances the run took (--slice 0:2 of ${f.datasetPath}, test)`,
+      `Resolved 2/2 (100.0%) of the 2 instances the run took (--slice 0:2 of ${b.f.datasetPath}, test)`,
     );
     const again: string[] = [];
     const code = await runEval(
@@ -383,7 +351,7 @@ describe("patchloop swebench against the fake OpenAI-compatible server, local en
         predictions: out,
         workers: "1",
         environment: "local",
-        reposDir: f.reposDir,
+        reposDir: b.f.reposDir,
         timeout: "60",
         config: [],
       },

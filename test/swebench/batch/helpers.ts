@@ -1,11 +1,18 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Trajectory } from "../../../src/agent/trajectory-types.js";
 import { loadConfig } from "../../../src/config/load.js";
 import type { Config } from "../../../src/config/schema.js";
 import type { ScriptedResponse } from "../../../src/models/scripted.js";
+import {
+  type FakeLlmServer,
+  type FakeLlmServerOptions,
+  startFakeLlmServer,
+} from "../../../src/testing/fake-llm-server.js";
+import { buildFixtureInstances, type FixtureInstances } from "../../support/fixture-instances.js";
 
 /** The swebench config in the local environment (what `--environment local` gives). */
 export function localSwebenchConfig(extra: string[] = []): Config {
@@ -97,4 +104,54 @@ export function parseRunFolder(out: string): Record<string, string | null> {
 /** Work-tree folders of a process left in the temp dir. */
 export function workRootsOf(tmp: string, pid: number): string[] {
   return readdirSync(tmp).filter((n) => n.startsWith(`patchloop-batch-${pid}-`));
+}
+
+/**
+ * What a batch test against the pytest fixture instances runs on, set up before its tests and torn
+ * down after them: a temp root with `fixture` instances, a fake model server, and (unless
+ * `envCheckCache` is false) the environment check's cache under root (PATCHLOOP_ENV_CHECK_CACHE:
+ * --evaluate and select run the check).
+ */
+export interface FixtureBatch {
+  root: string;
+  f: FixtureInstances;
+  server: FakeLlmServer;
+}
+
+/** Registers the hooks that set up and tear down a FixtureBatch; its fields are there once `beforeAll` ran. */
+export function useFixtureBatch(
+  prefix: string,
+  fixture: { count: number; repos: number },
+  serverOpts?: FakeLlmServerOptions,
+  envCheckCache = true,
+): FixtureBatch {
+  const b = {} as FixtureBatch;
+  beforeAll(async () => {
+    b.root = mkdtempSync(join(tmpdir(), prefix));
+    if (envCheckCache) process.env.PATCHLOOP_ENV_CHECK_CACHE = join(b.root, "env-checks");
+    b.f = buildFixtureInstances(b.root, fixture);
+    b.server = await startFakeLlmServer(serverOpts);
+  });
+  afterAll(async () => {
+    await b.server.close();
+    if (envCheckCache) delete process.env.PATCHLOOP_ENV_CHECK_CACHE;
+    rmSync(b.root, { recursive: true, force: true });
+  });
+  return b;
+}
+
+/**
+ * Registers the hooks that build `fixture` instances in a fresh temp folder before the tests and
+ * remove it after them; `.f` is there once `beforeAll` ran.
+ */
+export function useFixtureInstances(
+  prefix: string,
+  fixture: { count: number; repos: number },
+): { f: FixtureInstances } {
+  const x = {} as { f: FixtureInstances };
+  beforeAll(() => {
+    x.f = buildFixtureInstances(mkdtempSync(join(tmpdir(), prefix)), fixture);
+  });
+  afterAll(() => rmSync(join(x.f.reposDir, ".."), { recursive: true, force: true }));
+  return x;
 }
