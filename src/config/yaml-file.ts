@@ -26,6 +26,8 @@ export function readYamlConfigFile(path: string, label = path): Plain {
     if (code === "ENOENT") throw new ConfigError(`config file not found: ${label}`);
     throw new ConfigError(`cannot read config file ${label}: ${(err as Error).message}`);
   }
+  const known = parsed.get(path);
+  if (known?.text === text) return structuredClone(known.data);
   const data = parseYaml(text, label);
   if (data === null || data === undefined) return {};
   if (!isPlain(data)) {
@@ -33,5 +35,13 @@ export function readYamlConfigFile(path: string, label = path): Plain {
       `config file ${label} must be a mapping of sections (agent, model, environment, run), got ${Array.isArray(data) ? "a list" : typeof data}`,
     );
   }
+  parsed.set(path, { text, data: structuredClone(data) });
   return data;
 }
+
+/**
+ * Each file's last text and what it parsed to: a command loads its config more than once (swebench
+ * asks the server which model it serves between two loads), and parsing configs/base.yaml is most
+ * of a load (issue 45). A changed text is parsed again; callers get a copy of their own.
+ */
+const parsed = new Map<string, { text: string; data: Plain }>();
