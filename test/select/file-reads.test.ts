@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
@@ -9,7 +8,7 @@ import { MAX_REPO_FILE } from "../../src/select/workbench.js";
 import { describeWithEngine } from "../support/engines.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { diffOf, newFileDiff } from "../swebench/support/calc-fixture.js";
-import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
+import { runFolderOf, selectRow, useSelectFixture } from "./fixture.js";
 
 /**
  * Selection reads a candidate's files only when they are regular files inside the repository, and
@@ -35,38 +34,26 @@ function config(kind: string) {
 
 function suite(kind: "local" | "bwrap") {
   return () => {
-    let root: string;
-    let f: SelectFixture;
-    beforeAll(() => {
-      root = mkdtempSync(join(tmpdir(), `patchloop-select-reads-${kind}-`));
-      f = buildSelectFixture(root);
-    });
-    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    const sf = useSelectFixture(`patchloop-select-reads-${kind}-`);
 
     const select = async (patches: string[]): Promise<SelectionRecord> => {
-      const dir = mkdtempSync(join(root, "run-"));
-      patches.forEach((p, i) => {
-        const a = join(dir, ID, `attempt-${i + 1}`);
-        mkdirSync(a, { recursive: true });
-        writeFileSync(join(a, `${ID}.traj.json`), trajectory(ID, p));
-      });
-      const run = await selectRunFolder(dir, {
+      const run = await selectRunFolder(runFolderOf(sf.root, ID, patches), {
         config: config(kind),
-        rows: [selectRow(f)],
-        reposDir: f.reposDir,
+        rows: [selectRow(sf.f)],
+        reposDir: sf.f.reposDir,
         python: "/usr/bin/python3",
       });
       return run.records[0];
     };
     /** The good fix and a symbolic link calc/link.py to `target`, in one patch. */
     const withLink = (target: string) => {
-      const clone = join(f.reposDir, "acme__calc");
-      return `${f.good}${diffOf(clone, () => symlinkSync(target, join(clone, "calc", "link.py")))}`;
+      const clone = join(sf.f.reposDir, "acme__calc");
+      return `${sf.f.good}${diffOf(clone, () => symlinkSync(target, join(clone, "calc", "link.py")))}`;
     };
 
     it("a symbolic link to /dev/zero is not read: the candidate has no syntax-tree key, and the record says why", async () => {
       const started = Date.now();
-      const rec = await select([withLink("/dev/zero"), f.goodOther]);
+      const rec = await select([withLink("/dev/zero"), sf.f.goodOther]);
       expect(Date.now() - started).toBeLessThan(60_000);
       expect(rec.problems).toEqual([
         'attempt-1: calc/link.py is a symbolic link (to "/dev/zero"); selection reads regular files only; its patch has no syntax-tree key',
@@ -77,9 +64,9 @@ function suite(kind: "local" | "bwrap") {
     });
 
     it("a symbolic link to a Python file outside the repository is not read either", async () => {
-      const outside = join(root, "outside.py");
+      const outside = join(sf.root, "outside.py");
       writeFileSync(outside, "SECRET = 1\n");
-      const rec = await select([withLink(outside), f.goodOther]);
+      const rec = await select([withLink(outside), sf.f.goodOther]);
       expect(rec.problems).toEqual([
         `attempt-1: calc/link.py is a symbolic link (to ${JSON.stringify(outside)}); selection reads regular files only; its patch has no syntax-tree key`,
       ]);
@@ -88,8 +75,8 @@ function suite(kind: "local" | "bwrap") {
 
     it("a file over the cap is not read", async () => {
       const lines = Array.from({ length: Math.ceil(MAX_REPO_FILE / 6) + 10 }, () => "x = 1");
-      const big = `${f.good}${newFileDiff("calc/big.py", lines)}`;
-      const rec = await select([big, f.goodOther]);
+      const big = `${sf.f.good}${newFileDiff("calc/big.py", lines)}`;
+      const rec = await select([big, sf.f.goodOther]);
       expect(rec.problems).toEqual([
         `attempt-1: calc/big.py is larger than ${MAX_REPO_FILE} bytes; selection reads files up to that size; its patch has no syntax-tree key`,
       ]);

@@ -1,5 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import type { SwebenchInstance } from "../../src/swebench/types.js";
 import {
   CALC_OPS,
@@ -159,4 +161,29 @@ export function trajectory(id: string, patch: string, exitStatus = "Submitted"):
     },
     messages: [],
   });
+}
+
+/**
+ * Registers the hooks that build the select fixture in a fresh temp root (named from `prefix`)
+ * before the tests and remove the root after them; `root` and `f` are there once `beforeAll` ran.
+ */
+export function useSelectFixture(prefix: string): { root: string; f: SelectFixture } {
+  const x = {} as { root: string; f: SelectFixture };
+  beforeAll(() => {
+    x.root = mkdtempSync(join(tmpdir(), prefix));
+    x.f = buildSelectFixture(x.root);
+  });
+  afterAll(() => rmSync(x.root, { recursive: true, force: true }));
+  return x;
+}
+
+/** A run folder under `root` with one attempt folder of instance `id` per patch (attempt-1 first). */
+export function runFolderOf(root: string, id: string, patches: string[]): string {
+  const dir = mkdtempSync(join(root, "run-"));
+  patches.forEach((p, i) => {
+    const a = join(dir, id, `attempt-${i + 1}`);
+    mkdirSync(a, { recursive: true });
+    writeFileSync(join(a, `${id}.traj.json`), trajectory(id, p));
+  });
+  return dir;
 }

@@ -1,14 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import { describeWithEngine } from "../support/engines.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { CALC_OPS, diffOf } from "../swebench/support/calc-fixture.js";
-import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
+import { runFolderOf, selectRow, useSelectFixture } from "./fixture.js";
 
 /**
  * Candidates cannot poison each other (issue 41, item 6): each test run of selection gets a
@@ -108,17 +107,6 @@ function config(kind: string) {
   }).config;
 }
 
-/** A run folder with one attempt folder per patch (attempt-1 first). */
-function runFolder(root: string, patches: string[]): string {
-  const dir = mkdtempSync(join(root, "run-"));
-  patches.forEach((p, i) => {
-    const a = join(dir, ID, `attempt-${i + 1}`);
-    mkdirSync(a, { recursive: true });
-    writeFileSync(join(a, `${ID}.traj.json`), trajectory(ID, p));
-  });
-  return dir;
-}
-
 /** Whether `pid` runs (a zombie waiting for a parent that does not reap it has ended). */
 const alive = (pid: number) => {
   try {
@@ -131,29 +119,23 @@ const alive = (pid: number) => {
 
 function suite(kind: "local" | "bwrap") {
   return () => {
-    let root: string;
-    let f: SelectFixture;
-    beforeAll(() => {
-      root = mkdtempSync(join(tmpdir(), `patchloop-select-iso-${kind}-`));
-      f = buildSelectFixture(root);
-    });
-    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    const sf = useSelectFixture(`patchloop-select-iso-${kind}-`);
 
     const select = async (patches: string[], workRoot?: string): Promise<SelectionRecord> => {
-      const run = await selectRunFolder(runFolder(root, patches), {
+      const run = await selectRunFolder(runFolderOf(sf.root, ID, patches), {
         config: config(kind),
-        rows: [selectRow(f)],
-        reposDir: f.reposDir,
+        rows: [selectRow(sf.f)],
+        reposDir: sf.f.reposDir,
         python: "/usr/bin/python3",
         ...(workRoot ? { workRoot } : {}),
       });
       return run.records[0];
     };
-    const clone = () => join(f.reposDir, "acme__calc");
+    const clone = () => join(sf.f.reposDir, "acme__calc");
 
     it("a file a candidate hides from git through .git/info/exclude does not reach the next candidate's tests", async () => {
       const hostile = diffOf(clone(), () => writeFileSync(join(clone(), "calc", "ops.py"), excludeAttack()));
-      const rec = await select([hostile, f.good]);
+      const rec = await select([hostile, sf.f.good]);
       expect(rec.problems).toEqual([]);
       expect(rec.regression).toEqual({ files: ["tests/test_ops.py"], passing_at_base: 3 });
       // both fix the bug and break nothing; the smaller patch wins the tie
@@ -165,13 +147,13 @@ function suite(kind: "local" | "bwrap") {
     });
 
     it("a process a candidate's tests leave running is ended before the next candidate's tests", async () => {
-      const workRoot = join(root, "work");
+      const workRoot = join(sf.root, "work");
       mkdirSync(workRoot, { recursive: true });
-      const pidFile = join(root, "daemon.pid");
+      const pidFile = join(sf.root, "daemon.pid");
       const hostile = diffOf(clone(), () =>
         writeFileSync(join(clone(), "calc", "ops.py"), lingeringAttack(workRoot, pidFile)),
       );
-      const rec = await select([hostile, f.good], workRoot);
+      const rec = await select([hostile, sf.f.good], workRoot);
       expect(rec.problems).toEqual([]);
       expect(rec.candidates.map((c) => [c.source, c.regression?.broke, c.regression?.kept])).toEqual([
         ["attempt-1", [], 3],
