@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +10,7 @@ import {
   writeTruncatedGguf,
 } from "../../src/testing/gguf-damaged.js";
 import { writeTinyModel } from "../../src/testing/gguf-tiny-model.js";
-import { BIN } from "../support/cli.js";
+import { startPatchloop } from "../support/cli.js";
 import { buildFixtureInstances, type FixtureInstances } from "../support/fixture-instances.js";
 import { describeWithGguf } from "../support/gguf-runtime.js";
 import { git, makeRepo } from "../support/git-repo.js";
@@ -41,24 +41,14 @@ function start(
   args: string[],
   cwd: string,
 ): { child: ChildProcess; ended: Promise<Ended>; out: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (c) => {
-    stdout += c;
-  });
-  child.stderr?.on("data", (c) => {
-    stderr += c;
-  });
+  const p = startPatchloop(args, { cwd });
   const began = Date.now();
-  const ended = new Promise<Ended>((done) => {
-    const kill = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("close", (code) => {
-      clearTimeout(kill);
-      done({ code, stdout, stderr, seconds: (Date.now() - began) / 1000 });
-    });
+  const kill = setTimeout(() => p.proc.kill("SIGKILL"), 30_000);
+  const ended = p.done.then(({ code }): Ended => {
+    clearTimeout(kill);
+    return { code, stdout: p.out(), stderr: p.err(), seconds: (Date.now() - began) / 1000 };
   });
-  return { child, ended, out: () => `${stdout}\n${stderr}` };
+  return { child: p.proc, ended, out: () => `${p.out()}\n${p.err()}` };
 }
 
 const mkdirOf = (d: string) => {
