@@ -1,6 +1,7 @@
 import { createActionRunner } from "../agent/create-runner.js";
 import { createToolCallsProtocol } from "../agent/protocols/tool-calls.js";
 import type { FamilyChoice } from "../config/auto-family.js";
+import { maskUrlCredentials } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import { createModel } from "../models/create-model.js";
 import { resolveEndpoint } from "../models/endpoint.js";
@@ -117,6 +118,9 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const endpoint = resolveEndpoint("openai", config.model, o.env ?? process.env);
   const base = endpoint.baseURL;
   const root = base.replace(/\/v1\/?$/, "");
+  // what the report shows: a user:password in the URL is never printed
+  const shownBase = maskUrlCredentials(base);
+  const shownRoot = maskUrlCredentials(root);
   const headers = { authorization: `Bearer ${endpoint.apiKey}` };
   const model = parsed.model;
   const family = config.model.family === null || config.model.family === "none" ? null : config.model.family;
@@ -129,29 +133,29 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     add("fail", name, text);
     failures.push(reason);
   };
-  const header = `patchloop doctor: ${model} at ${base} (protocol ${protocol}, family ${family ?? "none"}, reasoning_history ${config.model.reasoning_history})`;
+  const header = `patchloop doctor: ${model} at ${shownBase} (protocol ${protocol}, family ${family ?? "none"}, reasoning_history ${config.model.reasoning_history})`;
 
   // 1. It answers, and serves the model.
   const listing = await listModels(base, model, headers, Math.min(timeoutS, 10) * 1000);
   if (listing.status === null) {
     fail(
       "answers",
-      `no answer from GET ${base}/models (${listing.problem})`,
-      `the server at ${base} does not answer (${listing.problem}): start it, or check --base-url`,
+      `no answer from GET ${shownBase}/models (${listing.problem})`,
+      `the server at ${shownBase} does not answer (${listing.problem}): start it, or check --base-url`,
     );
     return { header, lines, recommendations, failures };
   }
   if (listing.status === 404) {
     fail(
       "answers",
-      `GET ${base}/models: HTTP 404 (no model list)`,
-      `GET ${base}/models answers 404: \`patchloop swebench\` checks it before the first instance and would stop; an OpenAI-compatible server's base URL usually ends in /v1`,
+      `GET ${shownBase}/models: HTTP 404 (no model list)`,
+      `GET ${shownBase}/models answers 404: \`patchloop swebench\` checks it before the first instance and would stop; an OpenAI-compatible server's base URL usually ends in /v1`,
     );
   } else if (listing.status < 200 || listing.status > 299 || listing.problem) {
     fail(
       "answers",
-      `GET ${base}/models: HTTP ${listing.status}${listing.problem ? `, ${listing.problem}` : ""}`,
-      `GET ${base}/models answers HTTP ${listing.status}: check --base-url and the API key`,
+      `GET ${shownBase}/models: HTTP ${listing.status}${listing.problem ? `, ${listing.problem}` : ""}`,
+      `GET ${shownBase}/models answers HTTP ${listing.status}: check --base-url and the API key`,
     );
   } else {
     add(
@@ -339,7 +343,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     add(
       "info",
       "metrics",
-      `GET ${root}/metrics: ${"error" in metrics ? metrics.error : `HTTP ${metrics.status}`}`,
+      `GET ${shownRoot}/metrics: ${"error" in metrics ? metrics.error : `HTTP ${metrics.status}`}`,
     );
   else {
     const series = new Set(
@@ -349,7 +353,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         .map((l) => l.split(/[{ ]/)[0]),
     );
     const server = [...series].find((s) => s.includes(":"))?.split(":")[0];
-    add("ok", "metrics", `GET ${root}/metrics: ${series.size} series${server ? ` (${server})` : ""}`);
+    add("ok", "metrics", `GET ${shownRoot}/metrics: ${series.size} series${server ? ` (${server})` : ""}`);
   }
 
   if (o.family) recommendations.push(`family: ${o.family.line}`);

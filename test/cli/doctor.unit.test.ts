@@ -163,4 +163,26 @@ describe("patchloop doctor", () => {
     ]);
     expect(code).toBe(1);
   });
+
+  it("a user:password in --base-url is masked in every line", async () => {
+    const server = await startFakeLlmServer();
+    const port = new URL(server.url).port;
+    await server.close();
+    let text = "";
+    await doctorCommand(
+      {
+        config: [],
+        model: "openai/fake-model",
+        baseUrl: `http://bob:hunter2secret@127.0.0.1:${port}/v1`,
+        timeout: "5",
+      },
+      (t) => {
+        text += t;
+      },
+    );
+    expect(text).not.toContain("hunter2secret");
+    expect(lines(text)[0]).toBe(
+      `patchloop doctor: fake-model at http://***@127.0.0.1:${port}/v1 (protocol tool_calls, family none, reasoning_history drop)`,
+    );
+  });
 });
