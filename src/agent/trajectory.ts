@@ -7,7 +7,7 @@ import {
   secretsOf,
 } from "../config/secret-values.js";
 import type { ChatMessage } from "../models/types.js";
-import { FileWriteError, writeFileAtomic } from "../util/atomic-write.js";
+import { writeError, writeFileAtomic } from "../util/atomic-write.js";
 import { NO_STATS } from "./model-stats.js";
 import { journalPathOf } from "./trajectory-journal.js";
 import type { Trajectory, TrajectoryInfo } from "./trajectory-types.js";
@@ -179,8 +179,7 @@ export class TrajectoryRecorder {
       this.journalStale = true;
       await this.journal.write(line);
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw new FileWriteError(jp, e.code, e.message);
+      throw writeError(jp, err);
     }
   }
 }

@@ -56,7 +56,8 @@ const REASONS: Record<string, string> = {
   EPERM: "operation not permitted",
 };
 
-function writeError(path: string, err: unknown): FileWriteError {
+/** `err` from writing `path`, as the FileWriteError that names the file and a reason a person can act on. */
+export function writeError(path: string, err: unknown): FileWriteError {
   const e = err as NodeJS.ErrnoException;
   return new FileWriteError(path, e.code, (e.code && REASONS[e.code]) || e.message);
 }
