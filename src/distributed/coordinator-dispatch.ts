@@ -49,6 +49,11 @@ export interface CoordinatorOptions {
   clock?: Clock;
 }
 
+/** Tries to mark a result as recorded (acknowledge) before giving up on the mark. */
+const ACK_TRIES = 5;
+/** Longest wait between two tries of the mark, when the queue does not answer meanwhile. */
+const ACK_WAIT_MS = 3000;
+
 /** Milliseconds a coordinator's lock on a result job lasts unrenewed. */
 const RESULT_LOCK_MS = 10_000;
 
@@ -276,10 +281,7 @@ class QueueCoordinator implements Dispatcher {
       this.folder.log(
         `${outcome.instance_id}: a result of attempt ${outcome.attempt} was dropped: ${decision.drop}`,
       );
-      if (decision.ack)
-        await this.call("acknowledge", () =>
-          this.redis.set(ackKey(outcome.attempt), "1", "EX", MARK_SECONDS),
-        );
+      if (decision.ack) await this.acknowledge(outcome.attempt);
       return;
     }
     // settle says whether the folder holds it (set before the scheduler, woken by `result`, gets there)
@@ -390,12 +392,27 @@ class QueueCoordinator implements Dispatcher {
     this.state.toRemove.add(jobId);
   }
 
+  /**
+   * Marks a queue attempt's result as recorded, so its worker does not send it again. Right after
+   * an outage the queue may answer before this side has noticed (calls are refused while it is taken
+   * to be silent): the mark waits for an answer and is tried again, ACK_TRIES times in all. Without
+   * it, the worker's own retry of a send that timed out arrives as a second copy (dropped, logged).
+   */
+  private async acknowledge(attempt: string): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.call("acknowledge", () => this.redis.set(ackKey(attempt), "1", "EX", MARK_SECONDS));
+        return;
+      } catch (err) {
+        if (tries >= ACK_TRIES || this.closing) throw err;
+        await Promise.race([this.health.untilAnswering(), sleep(this.clock, ACK_WAIT_MS)]);
+      }
+    }
+  }
+
   async settle(result: InstanceResult, written: boolean): Promise<void> {
     const { ack, remove, release } = this.state.settle(result, written);
-    if (ack)
-      await this.call("acknowledge", () => this.redis.set(ackKey(ack), "1", "EX", MARK_SECONDS)).catch(
-        () => undefined,
-      );
+    if (ack) await this.acknowledge(ack).catch(() => undefined);
     release();
     if (remove) await this.removeJob(remove);
   }
