@@ -10,9 +10,10 @@ const common = {
 
 /**
  * Two tiers, chosen by file name (README.md, Development). `*.unit.test.ts`: the unit tier
- * (`npm run test:unit`), tests that need no engine, no CLI process or dist/, no Redis and no long
- * waits. Every other `*.test.ts`: the integration tier, for which dist/ is built first when it is
- * out of date (test/global-setup.ts). `npm test` runs both.
+ * (`npm run test:unit`), in-process tests only: they start no process (no git, bash, node or python),
+ * no server (not even on 127.0.0.1, no Redis) and no container, and need no dist/. Every other
+ * `*.test.ts`: the integration tier (real git, bash, the CLI, loopback servers, Redis, engines), for
+ * which dist/ is built first when it is out of date (test/global-setup.ts). `npm test` runs both.
  */
 export default defineConfig({
   test: {
@@ -20,8 +21,8 @@ export default defineConfig({
     reporters: ["default", "./test/support/pytest-skips.ts"],
     projects: [
       {
-        // Two workers even on two cores (the default there is one): these tests mostly wait on
-        // bash, git and loopback servers. Run first, then the integration tier at the default.
+        // Two workers even on two cores (the default there is one): the main process mostly waits,
+        // so both cores run test files. Run first, then the integration tier at the default.
         test: {
           ...common,
           name: "unit",
