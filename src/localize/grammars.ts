@@ -1,16 +1,24 @@
-import { createRequire } from "node:module";
+import { join } from "node:path";
 import { Language, Parser } from "web-tree-sitter";
+import { packageRoot } from "../package-root.js";
 
 /**
- * The tree-sitter grammars the localizer reads code with: each grammar's own .wasm from its npm
- * package (`tree-sitter-python`, `tree-sitter-go`, ...), run by `web-tree-sitter` (no native
- * build, nothing fetched at run time). Each grammar is loaded once per process, when first needed.
+ * The tree-sitter grammars the localizer reads code with: each grammar's .wasm, as its npm package
+ * (`tree-sitter-python`, `tree-sitter-go`, ...) publishes it, kept in patchloop's
+ * assets/grammars/ (its README says where each came from; scripts/vendor-grammars.mjs takes them
+ * again), run by `web-tree-sitter` (no native build, nothing fetched at run time). Each grammar is
+ * loaded once per process, when first needed.
  */
 
-/** Where a grammar's .wasm is: its package and the file's name in it. */
+/** A grammar's .wasm: the npm package it was taken from and the file's name (in assets/grammars/). */
 export interface GrammarFile {
   pkg: string;
   wasm: string;
+}
+
+/** The folder of the vendored .wasm files (from src/ and from dist/ alike). */
+export function grammarsDir(): string {
+  return join(packageRoot(), "assets", "grammars");
 }
 
 let init: Promise<void> | undefined;
@@ -27,7 +35,7 @@ export function grammar(file: GrammarFile): Promise<Language> {
         throw err;
       });
       await init;
-      return Language.load(createRequire(import.meta.url).resolve(`${file.pkg}/${file.wasm}`));
+      return Language.load(join(grammarsDir(), file.wasm));
     })();
     loaded.set(key, ready);
     ready.catch(() => loaded.delete(key));
