@@ -7,7 +7,7 @@ import { runAgent } from "../src/agent/agent.js";
 import { createActionRunner } from "../src/agent/create-runner.js";
 import { loadConfig } from "../src/config/load.js";
 import { createLocalEnvironment } from "../src/environments/local.js";
-import { createModel } from "../src/models/create-model.js";
+import { createModel } from "../src/models/factory/create-model.js";
 import { startFakeLlmServer } from "../src/testing/fake-llm-server.js";
 import { makeBenchRepo } from "./repo.js";
 

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { cloneDirFor, createWorkspace } from "../src/swebench/batch/workspace.js";
-import type { SwebenchInstance } from "../src/swebench/types.js";
+import type { SwebenchInstance } from "../src/dataset/types.js";
+import { cloneDirFor, createWorkspace } from "../src/instance/workspace.js";
 
 /**
  * `npm run bench -- --only checkout --repos-dir DIR [--repo sympy/sympy] [--count 6]`: what a work

@@ -5,13 +5,13 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import type { BatchOptions } from "../src/batch/run-batch.js";
+import { runBatch } from "../src/batch/run-batch.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
+import type { SwebenchInstance } from "../src/dataset/types.js";
 import { createCoordinatorDispatcher } from "../src/distributed/coordinator-dispatch.js";
 import { parseQueueUrl } from "../src/distributed/queue-url.js";
-import type { BatchOptions } from "../src/swebench/batch/run-batch.js";
-import { runBatch } from "../src/swebench/batch/run-batch.js";
-import type { SwebenchInstance } from "../src/swebench/types.js";
 import {
   CALLS_PER_INSTANCE,
   fixture,

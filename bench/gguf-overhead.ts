@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBackticksProtocol } from "../src/agent/protocols/backticks.js";
 import type { ModelConfig } from "../src/config/schema.js";
-import { createModel } from "../src/models/create-model.js";
+import { createModel } from "../src/models/factory/create-model.js";
 import { runtimeProblem } from "../src/models/gguf/model-file.js";
 import { PromptRenderer } from "../src/models/gguf/prompt.js";
 import { disposeRuntimes, loadRuntime } from "../src/models/gguf/runtime.js";

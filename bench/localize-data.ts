@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { loadDataset } from "../src/dataset/load.js";
+import { selectInstances } from "../src/dataset/select.js";
+import type { SwebenchInstance } from "../src/dataset/types.js";
+import { cloneDirFor, createWorkspace } from "../src/instance/workspace.js";
+import { makeWorkspaceRoot } from "../src/instance/workspace-root.js";
 import { readWorkTree } from "../src/localize/read-worktree.js";
 import { repoAnalyses } from "../src/localize/repo-analyses.js";
 import { DEFAULT_LIMITS, type RepoSnapshot } from "../src/localize/repo-files.js";
-import { cloneDirFor, createWorkspace } from "../src/swebench/batch/workspace.js";
-import { makeWorkspaceRoot } from "../src/swebench/batch/workspace-root.js";
-import { loadDataset } from "../src/swebench/dataset.js";
-import { selectInstances } from "../src/swebench/select.js";
-import type { SwebenchInstance } from "../src/swebench/types.js";
 
 /**
  * The SWE-bench rows and checkouts the localization benchmark and its weight tuner share. Flags:

@@ -3,12 +3,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { instanceReader, localizeRow } from "../src/cli/localize-instance.js";
 import { loadConfig } from "../src/config/load.js";
-import { instanceReader, localizeRow } from "../src/localize/instance.js";
+import { cloneDirFor } from "../src/instance/workspace.js";
+import { makeWorkspaceRoot } from "../src/instance/workspace-root.js";
 import { repoAnalyses } from "../src/localize/repo-analyses.js";
 import { DEFAULT_LIMITS } from "../src/localize/repo-files.js";
-import { cloneDirFor } from "../src/swebench/batch/workspace.js";
-import { makeWorkspaceRoot } from "../src/swebench/batch/workspace-root.js";
 import { arg, selectedRows } from "./localize-data.js";
 
 /**

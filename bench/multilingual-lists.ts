@@ -1,4 +1,4 @@
-import type { StatusMap } from "../src/swebench/eval/parsers/index.js";
+import type { StatusMap } from "../src/grading/parsers/index.js";
 
 /**
  * The rules of bench/multilingual-rows.ts, apart from its command line so that the unit tests can

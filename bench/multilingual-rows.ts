@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { statusMapFromLog } from "../src/swebench/eval/grading.js";
-import { getLogParser, type StatusMap } from "../src/swebench/eval/parsers/index.js";
-import { lookupCommonSpec } from "../src/swebench/eval/spec-table-multilingual.js";
-import type { SwebenchInstance } from "../src/swebench/types.js";
+import type { SwebenchInstance } from "../src/dataset/types.js";
+import { statusMapFromLog } from "../src/grading/grading.js";
+import { getLogParser, type StatusMap } from "../src/grading/parsers/index.js";
+import { lookupCommonSpec } from "../src/grading/spec-table-multilingual.js";
 import { isTestFile, splitByFile, testLists } from "./multilingual-lists.js";
 
 /**

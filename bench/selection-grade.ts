@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { shellQuote } from "../src/tools/shell-quote.js";
+import { shellQuote } from "../src/util/shell-quote.js";
 import {
   type Grade,
   type GradesFile,

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { shellQuote } from "../src/tools/shell-quote.js";
+import { shellQuote } from "../src/util/shell-quote.js";
 import {
   type GradesFile,
   howToGetData,

@@ -5,8 +5,9 @@ import ts from "typescript";
 /**
  * The shape of src/: its files, the import graph between them (runtime imports only: `import
  * type` and type-only specifiers are erased and cannot make a cycle), the cycles in that graph,
- * and the longest functions. `npm run bench -- --only structure` prints it;
- * test/structure.unit.test.ts keeps the graph free of cycles.
+ * the same at the level of folders (each folder one concept, dependencies pointing down), and the
+ * longest functions. `npm run bench -- --only structure` prints it; test/structure/imports.unit.test.ts
+ * keeps both graphs free of cycles.
  */
 
 const SRC = resolve(import.meta.dirname, "..", "..", "src");
@@ -133,15 +134,80 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** A file's folder relative to src/ (`batch/run-folder.ts` -> `batch`; a file at the top -> `.`). */
+export function folderOf(file: string): string {
+  const d = dirname(file);
+  return d === "" ? "." : d;
+}
+
+/**
+ * The folder graph: folder -> the other folders its files import, and for each such pair the
+ * file imports that make it (`from -> to`). A subfolder is a folder of its own (`models/gguf`).
+ */
+export function folderGraph(graph: Map<string, string[]>): {
+  graph: Map<string, string[]>;
+  imports: Map<string, string[]>;
+} {
+  const out = new Map<string, Set<string>>();
+  const imports = new Map<string, string[]>();
+  for (const [file, deps] of graph) {
+    const a = folderOf(file);
+    if (!out.has(a)) out.set(a, new Set());
+    for (const dep of deps) {
+      if (!graph.has(dep)) continue;
+      const b = folderOf(dep);
+      if (a === b) continue;
+      out.get(a)?.add(b);
+      const key = `${a} -> ${b}`;
+      imports.set(key, [...(imports.get(key) ?? []), `${file} -> ${dep}`]);
+    }
+  }
+  return { graph: new Map([...out].map(([k, v]) => [k, [...v].sort()])), imports };
+}
+
+/**
+ * Each folder's layer in an acyclic folder graph: 0 for a folder that imports no other, else one
+ * above the highest folder it imports. Null when the folders form a cycle (there are no layers).
+ */
+export function folderLayers(folders: Map<string, string[]>): Map<string, number> | null {
+  if (importCycles(folders).length > 0) return null;
+  const layer = new Map<string, number>();
+  const of = (f: string): number => {
+    const known = layer.get(f);
+    if (known !== undefined) return known;
+    const deps = (folders.get(f) ?? []).filter((d) => folders.has(d));
+    const l = deps.length === 0 ? 0 : 1 + Math.max(...deps.map(of));
+    layer.set(f, l);
+    return l;
+  };
+  for (const f of folders.keys()) of(f);
+  return layer;
+}
+
+/** The layers bottom first, each a sorted list of folders (`0: util, config ...`). */
+function layerLines(layers: Map<string, number> | null): string[] {
+  if (!layers) return ["(none: the folders form a cycle)"];
+  const by = new Map<number, string[]>();
+  for (const [f, l] of layers) by.set(l, [...(by.get(l) ?? []), f]);
+  return [...by.keys()].sort((a, b) => a - b).map((l) => `${l}: ${(by.get(l) ?? []).sort().join(", ")}`);
+}
+
 /** The bench section: counts, cycles and the ten longest functions. */
 export async function benchStructure(): Promise<Record<string, unknown>> {
   const s = readStructure();
+  const withTypes = readStructure(undefined, true);
+  const folders = folderGraph(withTypes.graph).graph;
   return {
     files: s.files,
     lines: s.lines,
+    folders: folders.size,
     import_cycles: importCycles(s.graph),
     // type-only imports vanish at run time, but a cycle through them still ties concepts together
-    import_cycles_with_types: importCycles(readStructure(undefined, true).graph),
+    import_cycles_with_types: importCycles(withTypes.graph),
+    folder_cycles: importCycles(folderGraph(s.graph).graph),
+    folder_cycles_with_types: importCycles(folders),
+    // bottom first: a folder imports only folders of lower layers (type-only imports included)
+    folder_layers: layerLines(folderLayers(folders)),
     longest_functions: s.functions.slice(0, 10).map((f) => `${f.lines} ${f.name} (${f.where})`),
   };
 }

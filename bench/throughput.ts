@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { Trajectory } from "../src/agent/trajectory-types.js";
+import { runBatch } from "../src/batch/run-batch.js";
+import type { TaskOutcome } from "../src/batch/types.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
-import { runBatch } from "../src/swebench/batch/run-batch.js";
-import type { TaskOutcome } from "../src/swebench/batch/types.js";
-import { prepareWorkspace } from "../src/swebench/batch/workspace.js";
-import type { SwebenchInstance } from "../src/swebench/types.js";
+import type { SwebenchInstance } from "../src/dataset/types.js";
+import { prepareWorkspace } from "../src/instance/workspace.js";
 import type { FakeBehaviour } from "../src/testing/fake-llm-server.js";
 import { makeBenchRepo } from "./repo.js";
 

@@ -10,7 +10,7 @@ import { ensureDistBuilt } from "./support/build-dist.js";
  * with the sources first (built only when it is not), and again before each rerun in watch mode;
  * the unit tier never needs dist/.
  *
- * The history cache of work trees (src/swebench/batch/history-cache.ts) goes to a folder of this
+ * The history cache of work trees (src/instance/history-cache.ts) goes to a folder of this
  * test run, removed at the end, instead of the user's ~/.cache.
  */
 export default function setup(project: TestProject): () => void {

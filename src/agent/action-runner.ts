@@ -1,5 +1,5 @@
 import type { ToolSpec } from "../models/types.js";
-import type { ToolContext, ToolResult } from "../tools/types.js";
+import type { ToolContext, ToolResult } from "../tools/base/types.js";
 import type { Action } from "./protocols/types.js";
 
 /**

@@ -4,7 +4,7 @@ import { SUBMIT_MARKER } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
 import type { AgentLocalization } from "../localize/agent-hook.js";
 import type { ChatMessage, Model, ModelResult, Usage } from "../models/types.js";
-import type { ToolResult } from "../tools/types.js";
+import type { ToolResult } from "../tools/base/types.js";
 import type { ActionRunner } from "./action-runner.js";
 import {
   createHistoryPolicy,

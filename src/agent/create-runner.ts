@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.js";
+import type { ToolResult } from "../tools/base/types.js";
 import { createTools, isEditToolCommand, toolSpecs } from "../tools/index.js";
-import type { ToolResult } from "../tools/types.js";
 import type { ActionRunner } from "./action-runner.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { StrictTemplate } from "../config/template.js";
 import type { OutputVars } from "../config/template-vars.js";
 import type { ChatMessage, ContentPart } from "../models/types.js";
-import type { ToolResult } from "../tools/types.js";
+import type { ToolResult } from "../tools/base/types.js";
 import type { Action } from "./protocols/types.js";
 import { truncateMiddle } from "./truncate.js";
 

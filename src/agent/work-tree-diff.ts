@@ -1,6 +1,6 @@
 import { PATCH_PATHSPECS } from "../config/template-vars.js";
 import type { Environment } from "../environments/types.js";
-import { shellQuote } from "../tools/shell-quote.js";
+import { shellQuote } from "../util/shell-quote.js";
 
 /**
  * The script behind {@link workTreeDiff}, for a shell whose working directory is in the work tree.

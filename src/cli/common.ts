@@ -4,9 +4,9 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { ConfigLayer } from "../config/layers.js";
 import { flagLayer, type LoadedConfig, loadConfig } from "../config/load.js";
-import { parseModelName } from "../models/model-name.js";
+import { parseModelName } from "../config/model-name.js";
+import { subsetHelp } from "../dataset/subset-help.js";
 import { servedModelNames } from "../models/server-detect.js";
-import { subsetHelp } from "../swebench/dataset/subset-help.js";
 
 /** Where a command writes: its report to `out`, notes, progress and errors to `err`. */
 export interface CommandIo {
@@ -21,7 +21,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /**
  * The options that select SWE-bench rows (swebench, localize): --subset, --split, --slice,
- * --filter, --shuffle, --instance-ids. src/swebench/select.ts reads them.
+ * --filter, --shuffle, --instance-ids. src/dataset/select.ts reads them.
  */
 export function addSelectionOptions(cmd: Command): Command {
   return cmd

@@ -7,9 +7,9 @@ import { SAMPLE_INSTANCE } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
+import { subsetHelp } from "../dataset/subset-help.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import { instanceCwd } from "../instance/open.js";
-import { subsetHelp } from "../swebench/dataset/subset-help.js";
-import type { SwebenchInstance } from "../swebench/types.js";
 import { plural } from "../util/plural.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfigAsking } from "./common.js";
 
@@ -29,7 +29,7 @@ function section(title: string, text: string): string {
 }
 
 async function findInstance(flags: ShowFlags): Promise<Record<string, unknown>> {
-  const { loadDataset } = await import("../swebench/dataset.js");
+  const { loadDataset } = await import("../dataset/load.js");
   const rows = await loadDataset({ subset: flags.subset, split: flags.split });
   const row = rows.find((r) => r.instance_id === flags.instance);
   if (!row)
@@ -119,7 +119,7 @@ export function register(program: Command): void {
           : `environment ${cfg.environment.environment_class}`;
       const localization =
         flags.instance && cfg.agent.localize.enabled
-          ? await (await import("../localize/show.js")).localizationForShow(
+          ? await (await import("./localize-show.js")).localizationForShow(
               cfg,
               instance as SwebenchInstance,
               flags.reposDir,

@@ -1,13 +1,13 @@
 import { createActionRunner } from "../agent/create-runner.js";
 import { createToolCallsProtocol } from "../agent/protocols/tool-calls.js";
 import type { FamilyChoice } from "../config/auto-family.js";
+import { parseModelName } from "../config/model-name.js";
 import { maskUrlCredentials } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
-import { createModel } from "../models/create-model.js";
 import { resolveEndpoint } from "../models/endpoint.js";
+import { createModel } from "../models/factory/create-model.js";
 import { asRecord } from "../models/json-shape.js";
 import { httpGet, listModels, maxTokensOf } from "../models/model-listing.js";
-import { parseModelName } from "../models/model-name.js";
 import type { ChatMessage, Model, ModelResult, ToolSpec } from "../models/types.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { loadSpecOverrides, type SpecOverrides } from "../swebench/eval/test-spec.js";
+import { loadSpecOverrides, type SpecOverrides } from "../grading/test-spec.js";
 import { pythonFlag } from "./common.js";
 
 /**

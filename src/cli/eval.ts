@@ -1,21 +1,21 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { attemptsHeader, evaluateAttempts, formatAttemptsReport } from "../batch/attempts-report.js";
 import { ConfigError } from "../config/errors.js";
 import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
-import { attemptsHeader, evaluateAttempts, formatAttemptsReport } from "../swebench/batch/attempts-report.js";
-import { subsetHelp } from "../swebench/dataset/subset-help.js";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { compareSummaries, loadComparableSummary } from "../swebench/eval/compare.js";
-import { defaultEnvCheckCacheDir } from "../swebench/eval/env-check.js";
-import { evaluatePredictions } from "../swebench/eval/evaluate.js";
-import { type InstanceResult, verdictText } from "../swebench/eval/instance-result.js";
-import { makeEvalProvider } from "../swebench/eval/make-provider.js";
-import type { HarnessVersion } from "../swebench/eval/parsers/index.js";
-import { goldPredictions, loadPredictions, PredictionsError } from "../swebench/eval/predictions.js";
-import { formatRunReport } from "../swebench/eval/report-text.js";
-import { datasetScope, runFolderOf, runScope, selectedRows } from "../swebench/eval/scope.js";
-import { isV5Row } from "../swebench/eval/test-spec.js";
+import { DatasetError, loadDataset } from "../dataset/load.js";
+import { subsetHelp } from "../dataset/subset-help.js";
+import { compareSummaries, loadComparableSummary } from "../grading/compare.js";
+import { defaultEnvCheckCacheDir } from "../grading/env-check.js";
+import { evaluatePredictions } from "../grading/evaluate.js";
+import { type InstanceResult, verdictText } from "../grading/instance-result.js";
+import { makeEvalProvider } from "../grading/make-provider.js";
+import type { HarnessVersion } from "../grading/parsers/index.js";
+import { goldPredictions, loadPredictions, PredictionsError } from "../grading/predictions.js";
+import { formatRunReport } from "../grading/report-text.js";
+import { datasetScope, runFolderOf, runScope, selectedRows } from "../grading/scope.js";
+import { isV5Row } from "../grading/test-spec.js";
 import { collect } from "./common.js";
 import {
   addEnvironmentOptions,

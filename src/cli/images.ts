@@ -2,10 +2,10 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import type { EnvironmentConfig } from "../config/schema.js";
-import { subsetHelp } from "../swebench/dataset/subset-help.js";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../swebench/images.js";
-import { selectInstances } from "../swebench/select.js";
+import { imageForRow, type PullProgress, type PullSummary, pullImages } from "../dataset/images.js";
+import { DatasetError, loadDataset } from "../dataset/load.js";
+import { selectInstances } from "../dataset/select.js";
+import { subsetHelp } from "../dataset/subset-help.js";
 import { plural } from "../util/plural.js";
 
 /** Flags of `patchloop images pull`, as commander hands them over. */

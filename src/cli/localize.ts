@@ -5,12 +5,12 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { environmentProblem } from "../environments/preflight.js";
-import { instanceReader, localizeRow, type RepoReader, type RowSettings } from "../localize/instance.js";
+import { makeWorkspaceRoot } from "../instance/workspace-root.js";
 import { repoAnalyses } from "../localize/repo-analyses.js";
-import { createModel } from "../models/create-model.js";
-import { makeWorkspaceRoot } from "../swebench/batch/workspace-root.js";
+import { createModel } from "../models/factory/create-model.js";
 import { plural } from "../util/plural.js";
 import { type AgentFlags, addAgentOptions, addSelectionOptions, guarded, loadAgentConfig } from "./common.js";
+import { instanceReader, localizeRow, type RepoReader, type RowSettings } from "./localize-instance.js";
 import { type SelectionFlags, selectRows } from "./select-rows.js";
 
 /** The flags of `patchloop localize` (docs/localize.md). */

@@ -33,7 +33,7 @@ export function register(program: Command): void {
       const { collectRun } = await import("../report/collect.js");
       const { buildReport } = await import("../report/build.js");
       const { renderReport } = await import("../report/render.js");
-      const { loadDataset } = await import("../swebench/dataset.js");
+      const { loadDataset } = await import("../dataset/load.js");
       const { BOARDS, readLeaderboardSnapshot } = await import("../report/leaderboard.js");
       const board = BOARDS.find((b) => b === opts.leaderboard) ?? null;
       if (opts.leaderboard !== undefined && !board)

@@ -25,10 +25,10 @@ import {
   quitWorkspace,
   removalHint,
 } from "../interactive/workspace.js";
-import { createModel } from "../models/create-model.js";
+import { createModel } from "../models/factory/create-model.js";
 import type { Model } from "../models/types.js";
+import { PredsFile, predOf } from "../run-folder/preds-file.js";
 import type { TaskOutcome } from "../task/outcome.js";
-import { PredsFile, predOf } from "../task/preds-file.js";
 import { runTask, type WorkTreeChanges } from "../task/run-task.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { type AgentFlags, addAgentOptions, guarded, loadAgentConfig, NO_MODEL } from "./common.js";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { ConfigError } from "../config/errors.js";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { selectInstances } from "../swebench/select.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+import { DatasetError, loadDataset } from "../dataset/load.js";
+import { selectInstances } from "../dataset/select.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 
 /** The flags of addSelectionOptions (common.ts). */
 export interface SelectionFlags {

@@ -2,13 +2,13 @@ import type { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
+import { DatasetError, loadDataset } from "../dataset/load.js";
+import { subsetHelp } from "../dataset/subset-help.js";
+import type { SwebenchInstance } from "../dataset/types.js";
+import { PredictionsError } from "../grading/predictions.js";
+import { runFolderOf, selectedRows } from "../grading/scope.js";
+import { PredsFileError } from "../run-folder/preds-file.js";
 import type { SelectionRecord } from "../select/record.js";
-import { subsetHelp } from "../swebench/dataset/subset-help.js";
-import { DatasetError, loadDataset } from "../swebench/dataset.js";
-import { PredictionsError } from "../swebench/eval/predictions.js";
-import { runFolderOf, selectedRows } from "../swebench/eval/scope.js";
-import type { SwebenchInstance } from "../swebench/types.js";
-import { PredsFileError } from "../task/preds-file.js";
 import { type CommandIo, collect } from "./common.js";
 import {
   addEnvironmentOptions,

@@ -1,26 +1,26 @@
 import { existsSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { batchPreflight } from "../batch/preflight.js";
+import { createProgressDisplay, type ProgressDisplay } from "../batch/progress-display.js";
+import { type ReproduceInfo, reproduceDifferences, reproduceInfo } from "../batch/reproduce.js";
+import { runBatch } from "../batch/run-batch.js";
+import type { RunFolder } from "../batch/run-folder.js";
+import { summaryTable } from "../batch/summary-table.js";
+import type { BatchResult } from "../batch/types.js";
 import { checkTemplatesForRows } from "../config/checks.js";
 import { ConfigError } from "../config/errors.js";
 import { flagLayer } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { createScrubber, secretsOf } from "../config/secret-values.js";
+import { imageForRow } from "../dataset/images.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import { parseQueueUrl, type QueueAddress } from "../distributed/queue-url.js";
-import { createModel } from "../models/create-model.js";
-import { BatchInputError } from "../swebench/batch/errors.js";
-import { batchPreflight } from "../swebench/batch/preflight.js";
-import { createProgressDisplay, type ProgressDisplay } from "../swebench/batch/progress-display.js";
-import { type ReproduceInfo, reproduceDifferences, reproduceInfo } from "../swebench/batch/reproduce.js";
-import { runBatch } from "../swebench/batch/run-batch.js";
-import type { RunFolder } from "../swebench/batch/run-folder.js";
-import { summaryTable } from "../swebench/batch/summary-table.js";
-import type { BatchResult } from "../swebench/batch/types.js";
-import type { SpecOverrides } from "../swebench/eval/test-spec.js";
-import { imageForRow } from "../swebench/images.js";
-import type { SwebenchInstance } from "../swebench/types.js";
-import { PredsFile } from "../task/preds-file.js";
-import { PREDICTION_FORMATS, predictionFormat, writePredsAs } from "../task/preds-format.js";
+import type { SpecOverrides } from "../grading/test-spec.js";
+import { createModel } from "../models/factory/create-model.js";
+import { BatchInputError } from "../run-folder/errors.js";
+import { PredsFile } from "../run-folder/preds-file.js";
+import { PREDICTION_FORMATS, predictionFormat, writePredsAs } from "../run-folder/preds-format.js";
 import {
   type AgentFlags,
   addAgentOptions,
@@ -44,7 +44,7 @@ export interface SwebenchFlags extends AgentFlags, SelectionFlags {
   /** `run.attempts`: attempts per instance. */
   attempts?: string;
   evaluate?: boolean;
-  /** `--predictions-format`: also write preds.json in another harness's format (src/task/preds-format.ts). */
+  /** `--predictions-format`: also write preds.json in another harness's format (src/run-folder/preds-format.ts). */
   predictionsFormat?: string;
   /** With `--evaluate`: eval's `--specs` and `--python`. */
   specs?: string;
@@ -156,9 +156,9 @@ async function evaluateAfter(
   signal: AbortSignal,
 ): Promise<void> {
   const [{ evaluateRun }, { formatRunReport }, { attemptsHeader }] = await Promise.all([
-    import("../swebench/batch/evaluate-run.js"),
-    import("../swebench/eval/report-text.js"),
-    import("../swebench/batch/attempts-report.js"),
+    import("../batch/evaluate-run.js"),
+    import("../grading/report-text.js"),
+    import("../batch/attempts-report.js"),
   ]);
   io.err("evaluating the predictions...\n");
   const run = await evaluateRun({
@@ -176,7 +176,7 @@ async function evaluateAfter(
   });
   io.out(`${formatRunReport(run.summary)}\nevaluation summary: ${run.summaryPath}\n`);
   if (run.attempts) {
-    const { formatAttemptsReport } = await import("../swebench/batch/attempts-report.js");
+    const { formatAttemptsReport } = await import("../batch/attempts-report.js");
     io.out(`\n${formatAttemptsReport(run.attempts)}`);
   }
 }
@@ -246,7 +246,7 @@ async function evaluateFlags(flags: SwebenchFlags): Promise<EvalFlags> {
         `${name} goes with --evaluate (it is how the predictions are graded); add --evaluate or leave it out`,
       );
   const specs = flags.specs
-    ? await (await import("../swebench/eval/test-spec.js"))
+    ? await (await import("../grading/test-spec.js"))
         .loadSpecOverrides(flags.specs)
         .catch((e: Error) => Promise.reject(new ConfigError(e.message)))
     : undefined;

@@ -7,7 +7,7 @@ import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { normalizeTrajectory, TrajectoryFormatError } from "../inspect/normalize.js";
 import { isTrajectoryName } from "../inspect/scan-files.js";
-import type { TrajectoryView } from "../inspect/view-model.js";
+import type { TrajectoryView } from "../inspect/view/view-model.js";
 import { type AttemptsPrefix, attemptGroups, attemptsPrefix } from "../tokens/attempts-prefix.js";
 import { MissingPackagesError } from "../tokens/optional-packages.js";
 import { type ReplayFigures, replay } from "../tokens/replay.js";

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { modelServerProblem } from "../batch/preflight.js";
 import { ConfigError } from "../config/errors.js";
 import { resolveLayer } from "../config/layers.js";
 import { flagLayer, loadConfig } from "../config/load.js";
@@ -10,7 +11,6 @@ import { queueSecret } from "../distributed/signing.js";
 import { defaultSpoolRoot } from "../distributed/spool.js";
 import { startWorker } from "../distributed/worker-process.js";
 import { environmentProblem } from "../environments/preflight.js";
-import { modelServerProblem } from "../swebench/batch/preflight.js";
 import { scrubVariable } from "../util/scrub-environ.js";
 import { collect, guarded } from "./common.js";
 

@@ -1,8 +1,8 @@
-import { familyFromName, type NamedFamily } from "../models/model-family.js";
-import { parseModelName } from "../models/model-name.js";
 import { builtinPath } from "./builtin.js";
 import type { ConfigLayer } from "./layers.js";
 import { isPlain, type Plain } from "./merge.js";
+import { familyFromName, type NamedFamily } from "./model-family.js";
+import { parseModelName } from "./model-name.js";
 import { readYamlConfigFile } from "./yaml-file.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { REASONING_FAMILIES } from "../models/reasoning-chain.js";
-import { makeSelectSchema } from "../select/config.js";
-import { imageTemplateProblem } from "../swebench/images.js";
+import { imageTemplateProblem } from "./image-template.js";
+import { REASONING_FAMILIES } from "./reasoning-families.js";
+import { makeSelectSchema } from "./select-schema.js";
 
 // The config is checked once per process: compiling zod's fast paths (new Function) would cost more
 // start-up time and memory than it saves (npm run bench -- --only startup).
@@ -240,7 +240,7 @@ export const EnvironmentSchema = z
     image: z.string().nullable(),
     /**
      * docker/podman: the name of an instance's image when `image` is unset; `{id}`, `{instance_id}`
-     * and `{arch}` are filled in (src/swebench/images.ts). null: the row's own image, else the
+     * and `{arch}` are filled in (src/dataset/images.ts). null: the row's own image, else the
      * harness's Docker Hub name.
      */
     image_template: z
@@ -378,6 +378,6 @@ export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
 export type AttemptPolicy = z.infer<typeof AttemptPolicySchema>;
 export type InfraRetry = z.infer<typeof InfraRetrySchema>;
-/** `run.select` (select/config.ts makes its schema). */
+/** `run.select` (config/select-schema.ts makes its schema). */
 export type SelectConfig = RunConfig["select"];
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,6 +1,5 @@
 import { arch, type as osType, version as osVersion, release } from "node:os";
-import type { LocalizationVars } from "../localize/types.js";
-import { shellQuote } from "../tools/shell-quote.js";
+import { shellQuote } from "../util/shell-quote.js";
 import type { Config } from "./schema.js";
 
 /** The command whose output's first line submits the task (contract: docs/protocols.md, "Submission"). */
@@ -132,4 +131,31 @@ export interface OutputVars {
 export function stepVars(config: Config, step: number, cost: number, elapsed: number): StepVars {
   const limit = config.agent.step_limit;
   return { step, steps_left: limit > 0 ? Math.max(0, limit - step) : null, cost, elapsed };
+}
+
+/** A file of the ranking; `why` lists the signals that put it there, strongest first. */
+export interface LocalizedFile {
+  path: string;
+  score: number;
+  why: string[];
+}
+
+/** A class, function or method of a ranked file; `line` is 1-based. */
+export interface LocalizedSymbol {
+  path: string;
+  name: string;
+  line: number;
+  score: number;
+}
+
+/** The `localization` template variable. */
+export interface LocalizationVars {
+  /** Whether `agent.localize.enabled` is on. */
+  enabled: boolean;
+  /** The ranking as text for a prompt ("" when disabled, failed or empty). */
+  text: string;
+  files: LocalizedFile[];
+  symbols: LocalizedSymbol[];
+  /** Why there is no ranking ("" when there is one, or when disabled). */
+  error: string;
 }

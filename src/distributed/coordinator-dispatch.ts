@@ -1,9 +1,7 @@
 import { hostname } from "node:os";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { redactSecrets } from "../config/redact.js";
-import type { Config } from "../config/schema.js";
-import type { RunFolder } from "../swebench/batch/run-folder.js";
+import type { RunFolder } from "../batch/run-folder.js";
 import {
   type Dispatcher,
   type DispatchHooks,
@@ -11,8 +9,10 @@ import {
   unitKey,
   type WorkerView,
   type WorkUnit,
-} from "../swebench/batch/types.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+} from "../batch/types.js";
+import { redactSecrets } from "../config/redact.js";
+import type { Config } from "../config/schema.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import { VERSION } from "../version.js";
 import { shown } from "./check-text.js";
 import { type Clock, NoAnswer, sleep, systemClock } from "./clock.js";

@@ -1,5 +1,5 @@
-import { type DispatchHooks, type InstanceResult, unitKey, type WorkUnit } from "../swebench/batch/types.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+import { type DispatchHooks, type InstanceResult, unitKey, type WorkUnit } from "../batch/types.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import type { Clock } from "./clock.js";
 import { givenUp } from "./given-up.js";
 import { instanceJobId } from "./keys.js";

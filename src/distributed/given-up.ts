@@ -1,8 +1,8 @@
 import { NO_STATS } from "../agent/model-stats.js";
 import type { Trajectory } from "../agent/trajectory-types.js";
 import { versions } from "../agent/versions.js";
-import type { InstanceResult } from "../swebench/batch/types.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+import type { InstanceResult } from "../batch/types.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import { unstartedOutcome } from "../task/outcome.js";
 
 /**

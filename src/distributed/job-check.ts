@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { unitKey } from "../batch/types.js";
 import { isPlain } from "../config/merge.js";
-import { unitKey } from "../swebench/batch/types.js";
-import { DatasetError } from "../swebench/dataset/errors.js";
-import { checkRows } from "../swebench/dataset/rows.js";
+import { DatasetError } from "../dataset/errors.js";
+import { checkRows } from "../dataset/rows.js";
 import { issueText, shown } from "./check-text.js";
 import { instanceJobId } from "./keys.js";
 import type { InstanceJob } from "./protocol.js";

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../agent/agent.js";
-import type { ReplicaCounts, TaskOutcome, WorkerInfo, WorkerView } from "../swebench/batch/types.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+import type { ReplicaCounts, TaskOutcome, WorkerInfo, WorkerView } from "../batch/types.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 
 /** What a job of the instance queue carries: the row and the resolved config, never a secret. */
 export interface InstanceJob {

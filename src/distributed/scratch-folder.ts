@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type InstanceSink, unitKey, type WorkerInfo, type WorkUnit } from "../swebench/batch/types.js";
+import { type InstanceSink, unitKey, type WorkerInfo, type WorkUnit } from "../batch/types.js";
 
 /** The trajectory of a finished instance with the worker that ran it recorded (`info.worker`). */
 function withWorker(text: string, info: WorkerInfo): string {

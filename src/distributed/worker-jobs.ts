@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Config } from "../config/schema.js";
 import {
   type Dispatcher,
   type DispatchHooks,
@@ -9,7 +8,8 @@ import {
   unitKey,
   type WorkerInfo,
   type WorkUnit,
-} from "../swebench/batch/types.js";
+} from "../batch/types.js";
+import type { Config } from "../config/schema.js";
 import { FileWriteError } from "../util/atomic-write.js";
 import { shown } from "./check-text.js";
 import { type Clock, NoAnswer, sleep } from "./clock.js";

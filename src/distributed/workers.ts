@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { WorkerView } from "../swebench/batch/types.js";
+import type { WorkerView } from "../batch/types.js";
 import { HEARTBEAT_SECONDS, WORKER_INFO_KEY, WORKERS_KEY } from "./keys.js";
 import type { Heartbeat } from "./protocol.js";
 

@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { FoundFile } from "./scan-files.js";
-import type { AttemptGrade } from "./view-model.js";
+import type { AttemptGrade } from "./view/view-model.js";
 
 /** Largest attempts.json read (bytes). */
 const MAX_BYTES = 50 * 1024 * 1024;
 
-/** The part of `eval`'s attempts.json (src/swebench/batch/attempts-report.ts) the viewer uses. */
+/** The part of `eval`'s attempts.json (src/batch/attempts-report.ts) the viewer uses. */
 const AttemptsJson = z.object({
   instances: z.array(
     z.object({

@@ -13,7 +13,7 @@ import type {
   InstanceRow,
   SelectionView,
   ShownBy,
-} from "./view-model.js";
+} from "./view/view-model.js";
 
 /** What the overview keeps of a trajectory (not the whole view: a run may hold thousands). */
 export type TrajectoryFacts = Pick<

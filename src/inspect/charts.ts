@@ -1,4 +1,4 @@
-import type { BarDatum, InstanceRow, RunCharts } from "./view-model.js";
+import type { BarDatum, InstanceRow, RunCharts } from "./view/view-model.js";
 
 /** `owner/name` of a SWE-bench style id (`django__django-11099` → `django/django`), else `(other)`. */
 export function repoOf(instanceId: string): string {

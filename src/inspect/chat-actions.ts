@@ -1,5 +1,5 @@
 import { asRecord, asString, type JsonRecord } from "./json-read.js";
-import type { ActionView } from "./view-model.js";
+import type { ActionView } from "./view/view-model.js";
 
 /** Renders tool arguments as `key: value` lines; a multi-line value goes on the lines after its key. */
 export function formatArgs(args: JsonRecord): string {

@@ -5,7 +5,7 @@ import {
   thoughtWithoutActions,
 } from "./chat-actions.js";
 import { asNumber, asRecord, asString, contentText, type JsonRecord } from "./json-read.js";
-import { type ObservationView, type PromptView, promptView, type StepView } from "./view-model.js";
+import { type ObservationView, type PromptView, promptView, type StepView } from "./view/view-model.js";
 
 /** A chat transcript split into the prompts before the first reply and one step per reply. */
 export interface ChatSplit {

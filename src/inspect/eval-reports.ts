@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { asBoolean, asRecord, asStringArray, type JsonRecord } from "./json-read.js";
 import type { FoundFile } from "./scan-files.js";
-import type { EvalFile, EvalResult } from "./view-model.js";
+import type { EvalFile, EvalResult } from "./view/view-model.js";
 
 /** Evaluation results by instance id, the files they came from, and files that could not be read. */
 export interface EvalIndex {

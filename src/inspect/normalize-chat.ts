@@ -1,6 +1,6 @@
 import { splitChat } from "./chat-steps.js";
 import { asNumber, asRecord, asString, contentText, type JsonRecord, sumPresent } from "./json-read.js";
-import type { TrajectorySource, TrajectoryView } from "./view-model.js";
+import type { TrajectorySource, TrajectoryView } from "./view/view-model.js";
 
 /** Marker lines mini-swe-agent's submit command prints before the final output. */
 const SUBMIT_MARKERS = ["COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT"];

@@ -1,5 +1,5 @@
 import { asNumber, asRecord, asString, contentText, type JsonRecord } from "./json-read.js";
-import { promptView, type StepView, type TrajectoryView } from "./view-model.js";
+import { promptView, type StepView, type TrajectoryView } from "./view/view-model.js";
 
 const TIMEOUT_TEXT = /EXECUTION TIMED OUT|command timed out/i;
 

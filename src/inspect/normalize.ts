@@ -4,7 +4,7 @@ import { ClippedJsonError, readClippedJson } from "./clipped-json.js";
 import { asRecord, asString, type JsonRecord } from "./json-read.js";
 import { normalizeChat } from "./normalize-chat.js";
 import { normalizeSweAgent } from "./normalize-sweagent.js";
-import type { TrajectoryView } from "./view-model.js";
+import type { TrajectoryView } from "./view/view-model.js";
 
 /** A file that is not a trajectory in any format the viewer reads; the message says what it got. */
 export class TrajectoryFormatError extends Error {

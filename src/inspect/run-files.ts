@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { asNumber, asRecord, asString, asStringArray, type JsonRecord } from "./json-read.js";
-import type { RunTotals, StatsView } from "./view-model.js";
+import type { RunTotals, StatsView } from "./view/view-model.js";
 
 /** What the run's own bookkeeping files say (each part empty when its file is absent). */
 export interface RunFiles {

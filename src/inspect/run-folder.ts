@@ -7,7 +7,7 @@ import { idFromFileName, loadTrajectoryFile } from "./normalize.js";
 import { readRunFiles } from "./run-files.js";
 import { type FoundFile, isTrajectoryName, scanFiles } from "./scan-files.js";
 import { readSelectionFile } from "./selection-file.js";
-import type { EvalResult, InstanceRow, RunOverview, TrajectoryView } from "./view-model.js";
+import type { EvalResult, InstanceRow, RunOverview, TrajectoryView } from "./view/view-model.js";
 
 const SCAN = { maxDepth: 6, maxEntries: 200_000 };
 /** Trajectories are looked for this many folders deep (`<id>/<id>.traj.json` is depth 1). */

@@ -12,7 +12,7 @@ import { loadTrajectoryFile } from "./normalize.js";
 import { attemptEvalSearchText, evalFor, evalSearchText, RunFolder } from "./run-folder.js";
 import { resolveInside, safeSegments } from "./safe-path.js";
 import { type InspectTarget, resolveTarget } from "./target.js";
-import type { OverviewResponse, TrajectoryResponse } from "./view-model.js";
+import type { OverviewResponse, TrajectoryResponse } from "./view/view-model.js";
 
 export interface InspectServerOptions {
   /** A run folder or a trajectory file. */
@@ -90,7 +90,7 @@ class Handler {
     const { collectRun } = await import("../report/collect.js");
     const { buildReport } = await import("../report/build.js");
     const { readLeaderboardSnapshot } = await import("../report/leaderboard.js");
-    const { readDatasetFile } = await import("../swebench/dataset.js");
+    const { readDatasetFile } = await import("../dataset/load.js");
     try {
       const run = await collectRun(this.target.root, async (name) => {
         if (!existsSync(name))

@@ -1,7 +1,7 @@
 import pc from "picocolors";
 import { plural } from "../util/plural.js";
 import { neutralize } from "../util/terminal-text.js";
-import type { ObservationView, PromptView, StepView, TrajectoryView } from "./view-model.js";
+import type { ObservationView, PromptView, StepView, TrajectoryView } from "./view/view-model.js";
 
 export interface TerminalOptions {
   /** ANSI colours (on a TTY) or plain text. */

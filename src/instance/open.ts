@@ -2,14 +2,20 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { EnvironmentConfig } from "../config/schema.js";
+import { imageForRow } from "../dataset/images.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 import { configuredRepoPath, createEnvironment } from "../environments/index.js";
 import type { Environment } from "../environments/types.js";
-import { type GitRunner, type PreparedWorkspace, prepareWorkspace } from "../swebench/batch/workspace.js";
-import { CONDA_ACTIVATE } from "../swebench/eval/eval-script.js";
-import { imageForRow } from "../swebench/images.js";
-import type { SwebenchInstance } from "../swebench/types.js";
-import { shellQuote } from "../tools/shell-quote.js";
-import type { GradeInstance, Instance, InstanceUse, OpenInstanceOptions, ReadInstance } from "./types.js";
+import { shellQuote } from "../util/shell-quote.js";
+import {
+  CONDA_ACTIVATE,
+  type GradeInstance,
+  type Instance,
+  type InstanceUse,
+  type OpenInstanceOptions,
+  type ReadInstance,
+} from "./types.js";
+import { type GitRunner, type PreparedWorkspace, prepareWorkspace } from "./workspace.js";
 
 /** Repository root inside SWE-bench instance images, and where bwrap shows a checkout by default. */
 const TESTBED = "/testbed";
@@ -38,7 +44,7 @@ export function instanceCwd(config: EnvironmentConfig, instanceId: string): stri
  * - docker / podman: a container of the instance image (`imageForRow`), the repository at
  *   `environment.cwd` or /testbed (grading: always /testbed, as the harness's eval script expects);
  * - local / bwrap: a fresh checkout of `reposDir/owner__repo` at the base commit with no later
- *   history (swebench/batch/workspace.ts): locally used in place (agent: at the stable path
+ *   history (instance/workspace.ts): locally used in place (agent: at the stable path
  *   `<tmp>/patchloop/<id>`), in bwrap shown at `environment.cwd` or /testbed (grading: /testbed)
  *   with its history store read-only at its own path, so that git works inside;
  * - read with `reposDir`: that checkout alone, read on this machine, whatever the environment.

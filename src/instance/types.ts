@@ -69,3 +69,6 @@ export type GradeInstance = Instance & GradeFacts;
  * nothing runs, so there is no environment); else the environment's own files.
  */
 export type ReadInstance = Omit<Instance, "env"> & { env?: Environment };
+
+/** The conda activation an SWE-bench image needs (env `testbed` under /opt/miniconda3). */
+export const CONDA_ACTIVATE = ["source /opt/miniconda3/bin/activate", "conda activate testbed"];

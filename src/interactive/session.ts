@@ -6,7 +6,7 @@ import type { Action, Protocol } from "../agent/protocols/types.js";
 import type { Config } from "../config/schema.js";
 import type { Environment } from "../environments/types.js";
 import type { Model, ModelRequest, ModelResult } from "../models/types.js";
-import type { ToolContext, ToolResult } from "../tools/types.js";
+import type { ToolContext, ToolResult } from "../tools/base/types.js";
 import { neutralize } from "../util/terminal-text.js";
 import { commandOf, renderAction, withCommand } from "./action-view.js";
 import type { Keyboard } from "./keyboard.js";

@@ -1,5 +1,5 @@
 import { type Node, Query } from "web-tree-sitter";
-import { grammar, parserFor } from "./grammars.js";
+import { grammar, parserFor } from "./lang/grammars.js";
 import type { CodeImport, ImportKind, LanguageSpec } from "./lang/spec.js";
 
 /**

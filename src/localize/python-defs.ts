@@ -1,5 +1,5 @@
 import type { Node, Parser } from "web-tree-sitter";
-import { grammar, parserFor } from "./grammars.js";
+import { grammar, parserFor } from "./lang/grammars.js";
 
 /**
  * Definitions and imports of a Python file, read with tree-sitter's Python grammar (the grammar's

@@ -1,6 +1,6 @@
 import { Parser } from "tar";
 import type { Environment } from "../environments/types.js";
-import { shellQuote } from "../tools/shell-quote.js";
+import { shellQuote } from "../util/shell-quote.js";
 import { type DocStore, type ReadLimits, type RepoSnapshot, SnapshotBuilder } from "./repo-files.js";
 
 /**

@@ -3,20 +3,11 @@
  * the `localization` template variable and the trajectory's `info.localization`.
  */
 
-/** A file of the ranking; `why` lists the signals that put it there, strongest first. */
-export interface LocalizedFile {
-  path: string;
-  score: number;
-  why: string[];
-}
+// What a template sees of a ranking (the `localization` variable) is config's: its shapes live
+// there (config/template-vars.ts), and are the ones the localizer writes.
+export type { LocalizationVars, LocalizedFile, LocalizedSymbol } from "../config/template-vars.js";
 
-/** A class, function or method of a ranked file; `line` is 1-based. */
-export interface LocalizedSymbol {
-  path: string;
-  name: string;
-  line: number;
-  score: number;
-}
+import type { LocalizedFile, LocalizedSymbol } from "../config/template-vars.js";
 
 /** One instance's ranking, as written to the JSONL output. */
 export interface LocalizationLine {
@@ -62,16 +53,4 @@ export interface LocalizationRecord extends LocalizationStats {
   rerank?: RerankRecord;
   /** Set when the localization could not be made (the agent then starts without it). */
   error?: string;
-}
-
-/** The `localization` template variable. */
-export interface LocalizationVars {
-  /** Whether `agent.localize.enabled` is on. */
-  enabled: boolean;
-  /** The ranking as text for a prompt ("" when disabled, failed or empty). */
-  text: string;
-  files: LocalizedFile[];
-  symbols: LocalizedSymbol[];
-  /** Why there is no ranking ("" when there is one, or when disabled). */
-  error: string;
 }

@@ -1,3 +1,4 @@
+import { REASONING_FAMILIES, type ReasoningFamily } from "../config/reasoning-families.js";
 import type { ChatMessage } from "./types.js";
 
 /**
@@ -13,17 +14,7 @@ import type { ChatMessage } from "./types.js";
  *
  * `toolCallsOnly`: only assistant messages with tool calls keep their reasoning inside the chain.
  */
-export const REASONING_FAMILIES = [
-  "qwen3",
-  "gemma4",
-  "gpt_oss",
-  "glm",
-  "kimi_k2",
-  "minimax_m2",
-  "deepseek_v4",
-  "claude",
-] as const;
-export type ReasoningFamily = (typeof REASONING_FAMILIES)[number];
+export { REASONING_FAMILIES, type ReasoningFamily } from "../config/reasoning-families.js";
 
 export type ReasoningHistory = "drop" | "keep" | "chain";
 

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { repositoryOf } from "../compare/compare-runs.js";
 import { findRunSummary } from "../compare/load-run.js";
-import { diffFiles } from "../swebench/eval/patch-files.js";
-import type { SwebenchInstance } from "../swebench/types.js";
+import type { SwebenchInstance } from "../dataset/types.js";
+import { diffFiles } from "../grading/patch-files.js";
 import { categorize, type EndCategory, type GradeFacts } from "./categories.js";
 
 /** What the report knows of one instance. */

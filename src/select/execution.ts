@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { SelectConfig } from "../config/schema.js";
+import type { TestRunner } from "../grading/test-spec.js";
 import type { Model } from "../models/types.js";
-import type { TestRunner } from "../swebench/eval/test-spec.js";
 import type { SelectCache } from "./cache.js";
 import {
   changedExamples,

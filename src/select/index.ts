@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { loadPredictions } from "../swebench/eval/predictions.js";
-import { PredsFile } from "../task/preds-file.js";
+import { loadPredictions } from "../grading/predictions.js";
+import { PredsFile } from "../run-folder/preds-file.js";
 import type { InstanceCandidates } from "./candidates.js";
 import { runFolderCandidates } from "./run-folder-candidates.js";
 import { type SelectOptions, type SelectRun, selectAll } from "./select-all.js";

@@ -1,4 +1,4 @@
-import type { SwebenchInstance } from "../swebench/types.js";
+import type { SwebenchInstance } from "../dataset/types.js";
 
 /** The fields of a row that are the hidden answer: selection never reads them. */
 export const HIDDEN_FIELDS = ["FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "patch"] as const;

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readTrajectoryFile } from "../agent/trajectory-journal.js";
-import { attemptNumbers, trajectoryPathFor } from "../swebench/batch/resume.js";
-import type { PredEntry } from "../task/preds-file.js";
+import type { PredEntry } from "../run-folder/preds-file.js";
+import { attemptNumbers, trajectoryPathFor } from "../run-folder/resume.js";
 import type { InstanceCandidates } from "./candidates.js";
 
 /** The patch and status of a trajectory, or why it cannot be used. */

@@ -1,11 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../config/schema.js";
-import { createModel } from "../models/create-model.js";
+import type { SwebenchInstance } from "../dataset/types.js";
+import { resolveTestRunner, type SpecOverrides, type TestRunner } from "../grading/test-spec.js";
+import { createModel } from "../models/factory/create-model.js";
 import type { Model } from "../models/types.js";
-import { resolveTestRunner, type SpecOverrides, type TestRunner } from "../swebench/eval/test-spec.js";
-import type { SwebenchInstance } from "../swebench/types.js";
-import { PredsFile } from "../task/preds-file.js";
+import { PredsFile, predOf } from "../run-folder/preds-file.js";
 import { CoalescingWriter } from "../util/coalescing-writer.js";
 import { SelectCache } from "./cache.js";
 import type { InstanceCandidates } from "./candidates.js";
@@ -139,11 +139,12 @@ export async function selectAll(
       if (same) record.kept_source = same.source;
     } else {
       record.preds_json = "written";
-      await preds.set({
-        instance_id: item.instanceId,
-        model_name_or_path: chosen?.modelName ?? item.candidates[0]?.modelName ?? "patchloop-select",
-        model_patch: typeof chosen?.patch === "string" ? chosen.patch : "",
-      });
+      await preds.set(
+        predOf(
+          { instance_id: item.instanceId, patch: typeof chosen?.patch === "string" ? chosen.patch : "" },
+          chosen?.modelName ?? item.candidates[0]?.modelName ?? "patchloop-select",
+        ),
+      );
     }
     records[i] = record;
     await writer.write();

@@ -1,14 +1,14 @@
 import type { EnvironmentConfig } from "../config/schema.js";
+import type { SwebenchInstance } from "../dataset/types.js";
+import { type ApplyOutcome, applyModelPatch } from "../grading/apply-patch.js";
+import { statusMapFromLog } from "../grading/grading.js";
+import { parseTestLog } from "../grading/parsers/index.js";
+import { getTestDirectives } from "../grading/patch-files.js";
+import { declarePython } from "../grading/python-env.js";
+import type { TestRunner } from "../grading/test-spec.js";
 import { openInstance } from "../instance/open.js";
 import type { GradeInstance } from "../instance/types.js";
-import { type ApplyOutcome, applyModelPatch } from "../swebench/eval/apply-patch.js";
-import { statusMapFromLog } from "../swebench/eval/grading.js";
-import { parseTestLog } from "../swebench/eval/parsers/index.js";
-import { getTestDirectives } from "../swebench/eval/patch-files.js";
-import { declarePython } from "../swebench/eval/python-env.js";
-import type { TestRunner } from "../swebench/eval/test-spec.js";
-import type { SwebenchInstance } from "../swebench/types.js";
-import { shellQuote } from "../tools/shell-quote.js";
+import { shellQuote } from "../util/shell-quote.js";
 import { EXAMPLES_DRIVER, type ExampleOutputs, type ExamplesInput, parseExampleOutputs } from "./examples.js";
 import type { PublicRow } from "./public-row.js";
 

@@ -1,5 +1,5 @@
 import { contentText } from "../agent/history/sent-message.js";
-import type { TrajectoryView } from "../inspect/view-model.js";
+import type { TrajectoryView } from "../inspect/view/view-model.js";
 import type { ChatMessage } from "../models/types.js";
 import { BlockCache } from "./block-cache.js";
 import { chatOf } from "./replay.js";

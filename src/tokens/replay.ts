@@ -1,7 +1,7 @@
 import { createHistoryPolicy } from "../agent/history/mask.js";
 import { contentText } from "../agent/history/sent-message.js";
 import type { HistoryConfig } from "../config/schema.js";
-import type { TrajectoryView } from "../inspect/view-model.js";
+import type { TrajectoryView } from "../inspect/view/view-model.js";
 import type { ChatMessage } from "../models/types.js";
 import { BlockCache } from "./block-cache.js";
 import type { Tokenizer } from "./tokenizers.js";

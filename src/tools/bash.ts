@@ -1,7 +1,7 @@
-import { ArgumentError, errorResult, rejectUnknown, requireString } from "./args.js";
+import { ArgumentError, errorResult, rejectUnknown, requireString } from "./base/args.js";
+import type { Tool, ToolContext, ToolResult } from "./base/types.js";
 import { PersistentShell, type ShellRun } from "./bash/persistent-shell.js";
 import { clipMiddle } from "./clip.js";
-import type { Tool, ToolContext, ToolResult } from "./types.js";
 
 /** How the bash tool runs commands. */
 export interface BashToolOptions {

@@ -1,8 +1,8 @@
 import type { ToolSpec } from "../models/types.js";
+import type { Tool } from "./base/types.js";
 import { createBashTool } from "./bash.js";
 import { createEditTool } from "./edit-tool/runner.js";
 import { createStrReplaceEditorTool } from "./str-replace-editor.js";
-import type { Tool } from "./types.js";
 import { createViewImageTool } from "./view-image.js";
 
 export { createBashTool } from "./bash.js";

@@ -6,10 +6,10 @@ import {
   isGiven,
   rejectUnknown,
   requireString,
-} from "./args.js";
+} from "./base/args.js";
+import { formatBytes } from "./base/format-bytes.js";
+import type { Tool, ToolContext, ToolResult } from "./base/types.js";
 import { Editor, type EditorOptions } from "./editor/editor.js";
-import { formatBytes } from "./format-bytes.js";
-import type { Tool, ToolContext, ToolResult } from "./types.js";
 
 const COMMANDS = ["view", "create", "str_replace", "insert", "undo_edit"] as const;
 type Command = (typeof COMMANDS)[number];

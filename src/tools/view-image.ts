@@ -1,6 +1,6 @@
-import { ArgumentError, errorResult, rejectUnknown, requireString } from "./args.js";
+import { ArgumentError, errorResult, rejectUnknown, requireString } from "./base/args.js";
+import type { Tool } from "./base/types.js";
 import { Editor } from "./editor/editor.js";
-import type { Tool } from "./types.js";
 
 /** Options of the view_image tool. */
 export interface ViewImageOptions {

@@ -6,7 +6,7 @@ import { createActionRunner } from "../../src/agent/create-runner.js";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { ScriptedModel, type ScriptedResponse } from "../../src/models/scripted.js";
 import type { Model } from "../../src/models/types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";

@@ -12,8 +12,8 @@ import {
 } from "../../src/agent/observe.js";
 import { StrictTemplate } from "../../src/config/template.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
+import type { ToolResult } from "../../src/tools/base/types.js";
 import { createBashTool } from "../../src/tools/bash.js";
-import type { ToolResult } from "../../src/tools/types.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const base = parse(readFileSync(join(root, "configs/base.yaml"), "utf8")) as {

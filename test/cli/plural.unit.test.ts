@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { datasetScope } from "../../src/grading/scope.js";
 import { normalizeTrajectory } from "../../src/inspect/normalize.js";
 import { renderTrajectoryText } from "../../src/inspect/terminal-render.js";
-import { datasetScope } from "../../src/swebench/eval/scope.js";
 import { plural } from "../../src/util/plural.js";
 
 describe("counts say their noun in the right number", () => {

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { HUB_DATASETS } from "../../src/swebench/dataset/hub.js";
-import { DATASET_EXTENSIONS, subsetHelp } from "../../src/swebench/dataset/subset-help.js";
+import { HUB_DATASETS } from "../../src/dataset/hub.js";
+import { DATASET_EXTENSIONS, subsetHelp } from "../../src/dataset/subset-help.js";
 
 /** The help of `patchloop ARGS --help`, from the command's own registration, on one line. */
 async function helpOf(module: Promise<{ register: (p: Command) => void }>, path: string[]): Promise<string> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flagLayer, loadConfig } from "../../src/config/load.js";
-import { familyFromName } from "../../src/models/model-family.js";
+import { familyFromName } from "../../src/config/model-family.js";
 
 /** `loadConfig` as `-c ARGS -m MODEL` loads it, with what the server listed. */
 const load = (model: string, configArgs: string[] = [], serverNames: string[] = []) =>

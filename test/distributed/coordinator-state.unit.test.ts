@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/agent.js";
+import type { DispatchHooks, InstanceResult, WorkerInfo } from "../../src/batch/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import { CoordinatorState } from "../../src/distributed/coordinator-state.js";
 import type { OutcomeReport } from "../../src/distributed/protocol.js";
-import type { DispatchHooks, InstanceResult, WorkerInfo } from "../../src/swebench/batch/types.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
 import { ManualClock } from "./manual-clock.js";
 
 const RUN = "swebench-42-abc";

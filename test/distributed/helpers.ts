@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll } from "vitest";
+import { unitKey } from "../../src/batch/types.js";
 import { loadConfig } from "../../src/config/load.js";
 import { redactSecrets } from "../../src/config/redact.js";
 import { INSTANCE_QUEUE, instanceJobId, PREFIX, resultsQueueName } from "../../src/distributed/keys.js";
-import { unitKey } from "../../src/swebench/batch/types.js";
 import {
   type FakeLlmServer,
   type FakeLlmServerOptions,

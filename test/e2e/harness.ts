@@ -7,7 +7,7 @@ import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import {
   type FakeBehaviour,
   type FakeLlmServer,

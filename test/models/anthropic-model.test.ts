@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelConfig } from "../../src/config/schema.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
 import { anthropicErrorBody, anthropicPromptTooLongBody } from "../../src/testing/fake-llm-errors.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelConfig } from "../../src/config/schema.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import type { ReasoningFamily } from "../../src/models/reasoning-chain.js";
 import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
 import type { FakeFlavor, FakeLlmServer, FakeReplySpec } from "../../src/testing/fake-llm-server.js";

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { modelServerProblem } from "../../src/batch/preflight.js";
 import { ggufFileProblem } from "../../src/models/gguf/model-file.js";
-import { modelServerProblem } from "../../src/swebench/batch/preflight.js";
 import {
   writeGarbageHeaderGguf,
   writeHugeCountGguf,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { GGML_TYPE_CODES, ggmlType } from "../../src/models/gguf/ggml-types.js";
 import { heldMemory, loadBoundsOf, watchLoad } from "../../src/models/gguf/load-bounds.js";
 import { disposeRuntimes } from "../../src/models/gguf/runtime.js";

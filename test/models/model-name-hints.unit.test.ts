@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
-import { parseModelName } from "../../src/models/model-name.js";
+import { parseModelName } from "../../src/config/model-name.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { modelConfig } from "./helpers.js";
 
 describe("model names as users write them", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { costOf, createCostFunction, knownPrice } from "../../src/models/pricing.js";
 import { modelConfig } from "./helpers.js";
 

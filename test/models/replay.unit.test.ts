@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { TRAJECTORIES } from "../support/data.js";
 import { modelConfig } from "./helpers.js";
 

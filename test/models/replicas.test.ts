@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
 import { resolveEndpoint } from "../../src/models/endpoint.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { ReplicaPool } from "../../src/models/replica-pool.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { modelConfig, recordingSleep } from "./helpers.js";

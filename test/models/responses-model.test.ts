@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import type { ModelConfig } from "../../src/config/schema.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { parseResponse } from "../../src/models/responses-wire.js";
 import type { ChatMessage, ToolSpec } from "../../src/models/types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelConfig } from "../../src/config/schema.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import type { ModelResult } from "../../src/models/types.js";
 import {
   llamaCppContextLengthBody,

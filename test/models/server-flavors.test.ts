@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fencedActionGbnf, fencedActionRegex } from "../../src/agent/protocols/fenced-constraint.js";
 import type { ModelConfig } from "../../src/config/schema.js";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import type { ActionConstraint, ChatMessage, ModelRequest, RetryNotice } from "../../src/models/types.js";
 import {
   type FakeFlavor,

@@ -48,7 +48,7 @@ describe("report of a run with attempts", () => {
     expect(md).toContain("| seconds | 1 | 4.0 | 4.0 | 4.0 | 4.0 | 4.0 |");
   });
 
-  // attempts.json of the eval (src/swebench/batch/attempts-report.ts): `selected` counts the
+  // attempts.json of the eval (src/batch/attempts-report.ts): `selected` counts the
   // instances whose preds.json patch a selection chose
   const withEval = (selected: number) => {
     const run = join(dir, "eval", "patchloop-run");

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBatch } from "../../src/batch/run-batch.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
-import { runBatch } from "../../src/swebench/batch/run-batch.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { hostProcessesWith } from "../support/engines.js";
 import {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createModel } from "../../src/models/create-model.js";
+import { createModel } from "../../src/models/factory/create-model.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
 import { modelConfig, recordingSleep } from "../models/helpers.js";
 import {

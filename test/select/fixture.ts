@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import {
   CALC_OPS,
   CALC_TEST_OPS,

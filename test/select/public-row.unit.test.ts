@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import { HIDDEN_FIELDS, publicRow } from "../../src/select/public-row.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
 
 describe("publicRow", () => {
   it("blanks the hidden fields without reading them and keeps every other field", () => {

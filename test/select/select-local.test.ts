@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSelect, type SelectFlags } from "../../src/cli/select.js";
 import { loadConfig } from "../../src/config/load.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { buildSelectFixture, type SelectFixture, selectRow, trajectory } from "./fixture.js";
 

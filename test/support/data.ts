@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 
 /** The data the tests read, kept in the repository (test/fixtures/README.md names each file's source). */
 export const FIXTURES = join(import.meta.dirname, "..", "fixtures");

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import { testImage } from "./engines.js";
 import type { FixtureInstances } from "./fixture-instances.js";
 import { git } from "./git-repo.js";

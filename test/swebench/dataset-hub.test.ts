@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DatasetError, hubEndpoint, loadDataset } from "../../src/swebench/dataset.js";
+import { DatasetError, hubEndpoint, loadDataset } from "../../src/dataset/load.js";
 import { swebenchRows } from "../support/data.js";
 import { writeParquet } from "./support/parquet-writer.js";
 

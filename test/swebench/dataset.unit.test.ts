@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DatasetError, loadDataset, parseTestList } from "../../src/swebench/dataset.js";
+import { DatasetError, loadDataset, parseTestList } from "../../src/dataset/load.js";
 import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 import { writeParquet } from "./support/parquet-writer.js";
 

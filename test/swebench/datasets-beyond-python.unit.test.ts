@@ -2,25 +2,20 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parsePyStringList } from "../../src/swebench/dataset/py-list.js";
-import { DatasetError, HUB_DATASETS, loadDataset, parseTestList } from "../../src/swebench/dataset.js";
-import { makeEvalScript } from "../../src/swebench/eval/eval-script.js";
+import { imageForRow, imageTemplateProblem, instanceImageName, workdirOf } from "../../src/dataset/images.js";
+import { DatasetError, HUB_DATASETS, loadDataset, parseTestList } from "../../src/dataset/load.js";
+import { parsePyStringList } from "../../src/dataset/py-list.js";
+import { makeEvalScript } from "../../src/grading/eval-script.js";
 import {
   gradeLive,
   liveEvalScript,
   livePytestStatuses,
   readLiveParserOutput,
-} from "../../src/swebench/eval/live.js";
-import { parsePredictions } from "../../src/swebench/eval/predictions.js";
-import { envExports, gradeProOutput, loadProScripts, proEntryScript } from "../../src/swebench/eval/pro.js";
-import { resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
-import {
-  imageForRow,
-  imageTemplateProblem,
-  instanceImageName,
-  workdirOf,
-} from "../../src/swebench/images.js";
-import { convertPreds, writePredsAs } from "../../src/task/preds-format.js";
+} from "../../src/grading/live.js";
+import { parsePredictions } from "../../src/grading/predictions.js";
+import { envExports, gradeProOutput, loadProScripts, proEntryScript } from "../../src/grading/pro.js";
+import { resolveTestSpec } from "../../src/grading/test-spec.js";
+import { convertPreds, writePredsAs } from "../../src/run-folder/preds-format.js";
 import { FIXTURES } from "../support/data.js";
 
 const DATA = join(FIXTURES, "datasets");

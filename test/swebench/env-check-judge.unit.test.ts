@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { judgeCheck } from "../../src/swebench/eval/env-check.js";
-import { MARKERS } from "../../src/swebench/eval/grading.js";
-import { mismatchAdvice } from "../../src/swebench/eval/report-text.js";
-import { resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
+import { judgeCheck } from "../../src/grading/env-check.js";
+import { MARKERS } from "../../src/grading/grading.js";
+import { mismatchAdvice } from "../../src/grading/report-text.js";
+import { resolveTestSpec } from "../../src/grading/test-spec.js";
 import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 
 const rows = new Map(swebenchRows().map((r) => [r.instance_id, r]));

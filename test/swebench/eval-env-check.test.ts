@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalFlags, runEval } from "../../src/cli/eval.js";
-import type { EnvironmentProvider } from "../../src/swebench/eval/eval-environment.js";
-import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
-import { loadSpecOverrides } from "../../src/swebench/eval/test-spec.js";
+import type { EnvironmentProvider } from "../../src/grading/eval-environment.js";
+import { evaluatePredictions } from "../../src/grading/evaluate.js";
+import { loadSpecOverrides } from "../../src/grading/test-spec.js";
 import { localGrading } from "./support/local-grading.js";
 import { buildShadeFixture, installDep, type ShadeFixture, shadeRow } from "./support/shade-fixture.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalFlags, runEval } from "../../src/cli/eval.js";
 import { loadRunFile } from "../../src/compare/load-run.js";
-import type { RunSummary } from "../../src/swebench/eval/summary.js";
+import type { RunSummary } from "../../src/grading/summary.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, fixtureGit } from "./support/calc-fixture.js";
 

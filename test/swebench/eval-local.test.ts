@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
-import type { Prediction } from "../../src/swebench/eval/predictions.js";
-import { formatRunReport } from "../../src/swebench/eval/report-text.js";
+import { evaluatePredictions } from "../../src/grading/evaluate.js";
+import type { Prediction } from "../../src/grading/predictions.js";
+import { formatRunReport } from "../../src/grading/report-text.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { buildCalcFixture, type CalcFixture, calcRow } from "./support/calc-fixture.js";
 import { localGrading } from "./support/local-grading.js";

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseTestList } from "../../src/swebench/dataset/errors.js";
-import { getEvalTestsReport, getResolutionStatus } from "../../src/swebench/eval/grading.js";
-import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
-import { parserForRepo } from "../../src/swebench/eval/spec-table.js";
+import { parseTestList } from "../../src/dataset/errors.js";
+import { getEvalTestsReport, getResolutionStatus } from "../../src/grading/grading.js";
+import { parseTestLog } from "../../src/grading/parsers/index.js";
+import { parserForRepo } from "../../src/grading/spec-table.js";
 import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 
 interface Expected {

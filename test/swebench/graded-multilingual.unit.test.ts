@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isTestFile, splitByFile, testLists } from "../../bench/multilingual-lists.js";
-import { judgeCheck } from "../../src/swebench/eval/env-check.js";
-import { statusMapFromLog } from "../../src/swebench/eval/grading.js";
-import { gradeTestOutput } from "../../src/swebench/eval/instance-report.js";
-import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
-import { resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
+import { judgeCheck } from "../../src/grading/env-check.js";
+import { statusMapFromLog } from "../../src/grading/grading.js";
+import { gradeTestOutput } from "../../src/grading/instance-report.js";
+import { parseTestLog } from "../../src/grading/parsers/index.js";
+import { resolveTestSpec } from "../../src/grading/test-spec.js";
 import { FIXTURES } from "../support/data.js";
 
 /**

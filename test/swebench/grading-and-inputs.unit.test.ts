@@ -1,16 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareSummaries } from "../../src/swebench/eval/compare.js";
-import { evaluatePredictions } from "../../src/swebench/eval/evaluate.js";
-import {
-  getEvalTestsReport,
-  getResolutionStatus,
-  statusMapFromLog,
-} from "../../src/swebench/eval/grading.js";
-import { parseTestLog } from "../../src/swebench/eval/parsers/index.js";
-import { checkPredictionIds, parsePredictions } from "../../src/swebench/eval/predictions.js";
-import { evaluateInstance } from "../../src/swebench/eval/run-instance.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
+import { compareSummaries } from "../../src/grading/compare.js";
+import { evaluatePredictions } from "../../src/grading/evaluate.js";
+import { getEvalTestsReport, getResolutionStatus, statusMapFromLog } from "../../src/grading/grading.js";
+import { parseTestLog } from "../../src/grading/parsers/index.js";
+import { checkPredictionIds, parsePredictions } from "../../src/grading/predictions.js";
+import { evaluateInstance } from "../../src/grading/run-instance.js";
 import { tempDir } from "../support/tmp.js";
 
 const pytest = (text: string) => parseTestLog("pytest", text);

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { getTestDirectives } from "../../src/swebench/eval/patch-files.js";
+import { getTestDirectives } from "../../src/grading/patch-files.js";
 import { swebenchRows } from "../support/data.js";
 
 const lite = swebenchRows("swe-bench-lite.test.jsonl");

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeEvalScript } from "../../src/swebench/eval/eval-script.js";
-import { getModifiedFiles, getNewFiles } from "../../src/swebench/eval/patch-files.js";
-import { lookupSpec, SPEC_TABLE } from "../../src/swebench/eval/spec-table.js";
-import { resolveTestSpec } from "../../src/swebench/eval/test-spec.js";
+import { makeEvalScript } from "../../src/grading/eval-script.js";
+import { getModifiedFiles, getNewFiles } from "../../src/grading/patch-files.js";
+import { lookupSpec, SPEC_TABLE } from "../../src/grading/spec-table.js";
+import { resolveTestSpec } from "../../src/grading/test-spec.js";
 import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 
 const lite = swebenchRows("swe-bench-lite.test.jsonl");

@@ -10,7 +10,6 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImagesPullFlags, register as registerImages, runImagesPull } from "../../src/cli/images.js";
 import { loadConfig } from "../../src/config/load.js";
-import { CONTAINER_INIT, createContainerEnvironment } from "../../src/environments/container.js";
 import {
   archOf,
   imageForRow,
@@ -18,8 +17,9 @@ import {
   instanceImageName,
   type PullProgress,
   pullImages,
-} from "../../src/swebench/images.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+} from "../../src/dataset/images.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
+import { CONTAINER_INIT, createContainerEnvironment } from "../../src/environments/container.js";
 import { SWEBENCH_DATA, swebenchRows } from "../support/data.js";
 import { BASE_IMAGE, describeWithEngine, testImage } from "../support/engines.js";
 

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readLiveParserOutput } from "../../src/swebench/eval/live.js";
-import { rescuedNames } from "../../src/swebench/eval/parsers/django.js";
-import { LOG_PARSER_NAMES, parseTestLog } from "../../src/swebench/eval/parsers/index.js";
+import { readLiveParserOutput } from "../../src/grading/live.js";
+import { rescuedNames } from "../../src/grading/parsers/django.js";
+import { LOG_PARSER_NAMES, parseTestLog } from "../../src/grading/parsers/index.js";
 import {
   dropTrailingInFile,
   GO_TEST_LINE,
@@ -13,11 +13,11 @@ import {
   type LineMatcher,
   MINITEST_LINE,
   PHPUNIT_SUITE_LINE,
-} from "../../src/swebench/eval/parsers/line-shapes.js";
-import { pyRe } from "../../src/swebench/eval/parsers/py-regex.js";
-import { PY_WS_CLASS, pyLstrip, pyRstrip, pyStrip } from "../../src/swebench/eval/parsers/py-text.js";
-import { normalizeOptionName } from "../../src/swebench/eval/parsers/pytest.js";
-import { tracebackHeaderNames } from "../../src/swebench/eval/parsers/sympy.js";
+} from "../../src/grading/parsers/line-shapes.js";
+import { pyRe } from "../../src/grading/parsers/py-regex.js";
+import { PY_WS_CLASS, pyLstrip, pyRstrip, pyStrip } from "../../src/grading/parsers/py-text.js";
+import { normalizeOptionName } from "../../src/grading/parsers/pytest.js";
+import { tracebackHeaderNames } from "../../src/grading/parsers/sympy.js";
 import { FIXTURES } from "../support/data.js";
 
 /** The instance ids the two parsers that pick a format by id are run with. */

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOG_PARSER_NAMES, parseTestLog } from "../../src/swebench/eval/parsers/index.js";
-import { pyRe } from "../../src/swebench/eval/parsers/py-regex.js";
-import { NON_PYTHON_PARSERS } from "../../src/swebench/eval/spec-table-multilingual.js";
+import { LOG_PARSER_NAMES, parseTestLog } from "../../src/grading/parsers/index.js";
+import { pyRe } from "../../src/grading/parsers/py-regex.js";
+import { NON_PYTHON_PARSERS } from "../../src/grading/spec-table-multilingual.js";
 import { FIXTURES } from "../support/data.js";
 
 interface Expected {

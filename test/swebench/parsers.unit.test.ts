@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeDjangoNames, ParserCrash, parseTestLog } from "../../src/swebench/eval/parsers/index.js";
-import { pySplit, pyStrip } from "../../src/swebench/eval/parsers/py-text.js";
+import { normalizeDjangoNames, ParserCrash, parseTestLog } from "../../src/grading/parsers/index.js";
+import { pySplit, pyStrip } from "../../src/grading/parsers/py-text.js";
 
 const obj = (m: Map<string, string>) => Object.fromEntries(m);
 const parse = (parser: string, log: string, harness: "4.1" | "5" = "4.1") =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DatasetError } from "../../src/swebench/dataset.js";
-import { pySlice, selectInstances } from "../../src/swebench/select.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import { DatasetError } from "../../src/dataset/load.js";
+import { pySlice, selectInstances } from "../../src/dataset/select.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
 import { swebenchRows } from "../support/data.js";
 
 const lite = swebenchRows("swe-bench-lite.test.jsonl");

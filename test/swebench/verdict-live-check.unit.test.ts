@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
-import {
-  agreeingResolution,
-  type InstanceResult,
-  verdictText,
-} from "../../src/swebench/eval/instance-result.js";
-import type { LiveStatus } from "../../src/swebench/eval/live.js";
-import { judgeLiveCheck } from "../../src/swebench/eval/live-check.js";
-import { formatRunReport } from "../../src/swebench/eval/report-text.js";
-import { makeRunSummary } from "../../src/swebench/eval/summary.js";
-import type { SwebenchInstance } from "../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../src/dataset/types.js";
+import { agreeingResolution, type InstanceResult, verdictText } from "../../src/grading/instance-result.js";
+import type { LiveStatus } from "../../src/grading/live.js";
+import { judgeLiveCheck } from "../../src/grading/live-check.js";
+import { formatRunReport } from "../../src/grading/report-text.js";
+import { makeRunSummary } from "../../src/grading/summary.js";
 
 const row = (f2p: string[], p2p: string[]): SwebenchInstance =>
   ({

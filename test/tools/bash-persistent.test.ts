@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Environment } from "../../src/environments/types.js";
+import type { Tool } from "../../src/tools/base/types.js";
 import { createBashTool } from "../../src/tools/bash.js";
-import type { Tool } from "../../src/tools/types.js";
 import { waitUntil } from "../support/wait-for.js";
 import { makeSandbox, type Sandbox } from "./helpers.js";
 

@@ -1,9 +1,9 @@
+import type { ToolContext, ToolResult } from "../../src/tools/base/types.js";
 import { createEditToolRunner } from "../../src/tools/edit-tool/runner.js";
 import { EDIT_TOOL_WORDS } from "../../src/tools/edit-tool/usage.js";
 import type { EditorOptions } from "../../src/tools/editor/editor.js";
 import { type EditorWords, JSON_TOOL_WORDS } from "../../src/tools/editor/words.js";
 import { createStrReplaceEditorTool } from "../../src/tools/str-replace-editor.js";
-import type { ToolContext, ToolResult } from "../../src/tools/types.js";
 
 /** The five editor operations, as one front (JSON tool or heredoc edit-tool) performs them. */
 export interface EditorOps {

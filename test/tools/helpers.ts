@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createLocalEnvironment } from "../../src/environments/local.js";
 import type { Environment } from "../../src/environments/types.js";
-import type { ToolContext } from "../../src/tools/types.js";
+import type { ToolContext } from "../../src/tools/base/types.js";
 
 /** A temporary directory with a real local environment rooted in it. */
 export interface Sandbox {

@@ -1,11 +1,12 @@
 /** Browser code (see dom.ts): an instance's attempts side by side, and its selection's signals. */
+
 import type {
   AttemptGrade,
   AttemptView,
   CandidateSignals,
   InstanceAttempts,
   ShownBy,
-} from "../view-model.js";
+} from "../view/view-model.js";
 import { badge, el, fmtCost, fmtNum, statusBadge } from "./dom.js";
 
 /** The badge of an attempt's grade from attempts.json. */

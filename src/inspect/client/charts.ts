@@ -1,5 +1,6 @@
 /** Browser code (see dom.ts): inline SVG bar charts, one `rect.bar` per datum. */
-import type { BarDatum, StepView } from "../view-model.js";
+
+import type { BarDatum, StepView } from "../view/view-model.js";
 import { el, svgEl } from "./dom.js";
 
 /**

@@ -1,6 +1,6 @@
 /** Browser code (see dom.ts): hash routing between the overview (`#/`) and a trajectory (`#/t/REL`). */
 import type { RunReport } from "../../report/build.js";
-import type { OverviewResponse, RunOverview, TrajectoryResponse } from "../view-model.js";
+import type { OverviewResponse, RunOverview, TrajectoryResponse } from "../view/view-model.js";
 import { el, getJson, mount } from "./dom.js";
 import { renderOverview } from "./overview.js";
 import { renderReportPanel } from "./report.js";

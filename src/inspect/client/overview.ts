@@ -1,5 +1,6 @@
 /** Browser code (see dom.ts): the run overview (facts, charts, sortable and filterable table). */
-import type { InstanceRow, RunOverview } from "../view-model.js";
+
+import type { InstanceRow, RunOverview } from "../view/view-model.js";
 import { attemptsBlock } from "./attempts.js";
 import { barChart, columnChart } from "./charts.js";
 import { el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";

@@ -1,5 +1,12 @@
 /** Browser code (see dom.ts): one trajectory — prompts, steps, patch, evaluation. */
-import type { EvalResult, ObservationView, PromptView, StepView, TrajectoryResponse } from "../view-model.js";
+
+import type {
+  EvalResult,
+  ObservationView,
+  PromptView,
+  StepView,
+  TrajectoryResponse,
+} from "../view/view-model.js";
 import { promptTokenChart } from "./charts.js";
 import { renderDiff } from "./diff.js";
 import { badge, el, fmtCost, fmtNum, fmtSeconds, resolvedBadge, statusBadge } from "./dom.js";

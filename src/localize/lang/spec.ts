@@ -1,4 +1,4 @@
-import type { GrammarFile } from "../grammars.js";
+import type { GrammarFile } from "./grammars.js";
 
 /**
  * What the localizer knows of one language besides Python: its grammar, its queries for

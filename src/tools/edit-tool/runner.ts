@@ -1,6 +1,6 @@
-import { ArgumentError, errorResult, rejectUnknown, requireString } from "../args.js";
+import { ArgumentError, errorResult, rejectUnknown, requireString } from "../base/args.js";
+import type { Tool, ToolContext, ToolResult } from "../base/types.js";
 import { Editor, type EditorOptions } from "../editor/editor.js";
-import type { Tool, ToolContext, ToolResult } from "../types.js";
 import { type EditToolCommand, parseEditToolCommand } from "./parse.js";
 import { EDIT_TOOL_USAGE, EDIT_TOOL_WORDS } from "./usage.js";
 

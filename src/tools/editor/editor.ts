@@ -1,6 +1,6 @@
-import { formatBytes } from "../format-bytes.js";
-import { shellQuote } from "../shell-quote.js";
-import type { ToolContext, ToolResult } from "../types.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import { formatBytes } from "../base/format-bytes.js";
+import type { ToolContext, ToolResult } from "../base/types.js";
 import {
   decodeText,
   EditorError,

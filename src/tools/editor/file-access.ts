@@ -1,7 +1,7 @@
 import { posix } from "node:path";
-import { formatBytes } from "../format-bytes.js";
-import { shellQuote } from "../shell-quote.js";
-import type { ToolContext } from "../types.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import { formatBytes } from "../base/format-bytes.js";
+import type { ToolContext } from "../base/types.js";
 import { describeImage, detectImage } from "./image-info.js";
 
 /** What is at a path inside the environment. `size` is in bytes, undefined when it could not be read. */

@@ -1,5 +1,5 @@
-import { formatBytes } from "../format-bytes.js";
-import type { ToolResult } from "../types.js";
+import { formatBytes } from "../base/format-bytes.js";
+import type { ToolResult } from "../base/types.js";
 import { EditorError } from "./file-access.js";
 import { describeImage, type ImageInfo } from "./image-info.js";
 

@@ -1,5 +1,5 @@
-import { shellQuote } from "../shell-quote.js";
-import type { ToolContext } from "../types.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import type { ToolContext } from "../base/types.js";
 import { EditorError } from "./file-access.js";
 
 interface Entry {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { DEMO_REPO, DEMO_TASK, writeDemoRepo } from "../../../src/demo/repo.js";
 import { createBwrapEnvironment } from "../../../src/environments/bwrap.js";
-import { createModel } from "../../../src/models/create-model.js";
+import { createModel } from "../../../src/models/factory/create-model.js";
 import { disposeRuntimes } from "../../../src/models/gguf/runtime.js";
 import { runTask } from "../../../src/task/run-task.js";
 import { ACTION_LEAN, writeTinyModel } from "../../../src/testing/gguf-tiny-model.js";

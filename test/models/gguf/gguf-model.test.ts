@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createBackticksProtocol } from "../../../src/agent/protocols/backticks.js";
 import { createToolCallsProtocol } from "../../../src/agent/protocols/tool-calls.js";
-import { createModel } from "../../../src/models/create-model.js";
+import { createModel } from "../../../src/models/factory/create-model.js";
 import type { GgufRaw } from "../../../src/models/gguf/gguf-model.js";
 import { disposeRuntimes, loadRuntime } from "../../../src/models/gguf/runtime.js";
 import type { ChatMessage, ModelResult } from "../../../src/models/types.js";

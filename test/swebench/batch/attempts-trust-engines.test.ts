@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import type { FakeBehaviour } from "../../../src/testing/fake-llm-server.js";
 import { REDIS_SERVER, startRigCoordinator, startRigWorker, useQueueRig } from "../../distributed/helpers.js";
 import { describeWithEngine } from "../../support/engines.js";

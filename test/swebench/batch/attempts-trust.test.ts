@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runBatch } from "../../../src/batch/run-batch.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
-import { runBatch } from "../../../src/swebench/batch/run-batch.js";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import type { FakeBehaviour } from "../../../src/testing/fake-llm-server.js";
 import { FIX_COMMAND, SUBMIT_COMMAND } from "../../support/fixture-instances.js";
 import { swebench } from "../../support/swebench-command.js";

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Trajectory } from "../../../src/agent/trajectory-types.js";
+import { runBatch } from "../../../src/batch/run-batch.js";
+import type { BatchEvent } from "../../../src/batch/types.js";
 import { attemptConfig } from "../../../src/config/attempt-variants.js";
 import { ConfigError } from "../../../src/config/errors.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import { ScriptedModel, type ScriptedResponse } from "../../../src/models/scripted.js";
-import { runBatch } from "../../../src/swebench/batch/run-batch.js";
-import type { BatchEvent } from "../../../src/swebench/batch/types.js";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import {
   buildFixtureInstances,
   FIX_COMMAND,

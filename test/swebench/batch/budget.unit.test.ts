@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BatchBudget } from "../../../src/swebench/batch/budget.js";
+import { BatchBudget } from "../../../src/batch/budget.js";
 
 describe("the batch caps count calls as reported, then what an outcome adds", () => {
   const call = { api_calls: 1, prompt_tokens: 100, completion_tokens: 10, cost: 1 };

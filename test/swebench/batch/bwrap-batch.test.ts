@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { runBatch } from "../../../src/batch/run-batch.js";
 import { tokensReport } from "../../../src/cli/tokens.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
-import { runBatch } from "../../../src/swebench/batch/run-batch.js";
 import { describeWithEngine } from "../../support/engines.js";
 import {
   buildFixtureInstances,

@@ -5,7 +5,7 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { runEval } from "../../../src/cli/eval.js";
 import { register } from "../../../src/cli/swebench.js";
-import { selectInstances } from "../../../src/swebench/select.js";
+import { selectInstances } from "../../../src/dataset/select.js";
 import type { FakeLlmServer } from "../../../src/testing/fake-llm-server.js";
 import { STEPWISE_CALLS, stepwiseReply } from "../../support/fixture-instances.js";
 import { havePytest } from "../../support/pytest-skips.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { createLocalDispatcher } from "../../../src/batch/local-dispatch.js";
+import type { DispatchHooks, InstanceSink } from "../../../src/batch/types.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import { RepoAnalyses } from "../../../src/localize/repo-analyses.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
-import { createLocalDispatcher } from "../../../src/swebench/batch/local-dispatch.js";
-import type { DispatchHooks, InstanceSink } from "../../../src/swebench/batch/types.js";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import { tempDir } from "../../support/tmp.js";
 import { localSwebenchConfig } from "./helpers.js";
 

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OUTAGE_LIMIT, runBatch } from "../../../src/batch/run-batch.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import { ScriptedModel, type ScriptedResponse } from "../../../src/models/scripted.js";
-import { OUTAGE_LIMIT, runBatch } from "../../../src/swebench/batch/run-batch.js";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import {
   buildFixtureInstances,
   FIX_COMMAND,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createProgressDisplay } from "../../../src/swebench/batch/progress-display.js";
-import { liveLines, retryText } from "../../../src/swebench/batch/progress-render.js";
-import { ProgressState } from "../../../src/swebench/batch/progress-state.js";
-import type { BatchEvent } from "../../../src/swebench/batch/types.js";
+import { createProgressDisplay } from "../../../src/batch/progress-display.js";
+import { liveLines, retryText } from "../../../src/batch/progress-render.js";
+import { ProgressState } from "../../../src/batch/progress-state.js";
+import type { BatchEvent } from "../../../src/batch/types.js";
 
 const retry = (id: string, waitSeconds: number): BatchEvent => ({
   type: "agent",

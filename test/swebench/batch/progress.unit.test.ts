@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createProgressDisplay, type DisplayClock } from "../../../src/swebench/batch/progress-display.js";
-import {
-  formatCount,
-  formatDuration,
-  liveLines,
-  plainLine,
-} from "../../../src/swebench/batch/progress-render.js";
-import { type ProgressSnapshot, ProgressState } from "../../../src/swebench/batch/progress-state.js";
-import { summaryTable } from "../../../src/swebench/batch/summary-table.js";
-import type { BatchEvent, TaskOutcome } from "../../../src/swebench/batch/types.js";
+import { createProgressDisplay, type DisplayClock } from "../../../src/batch/progress-display.js";
+import { formatCount, formatDuration, liveLines, plainLine } from "../../../src/batch/progress-render.js";
+import { type ProgressSnapshot, ProgressState } from "../../../src/batch/progress-state.js";
+import { summaryTable } from "../../../src/batch/summary-table.js";
+import type { BatchEvent, TaskOutcome } from "../../../src/batch/types.js";
 
 function outcome(
   id: string,

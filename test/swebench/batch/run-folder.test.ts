@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BatchOptions } from "../../../src/batch/run-batch.js";
+import { runBatch } from "../../../src/batch/run-batch.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
-import type { BatchOptions } from "../../../src/swebench/batch/run-batch.js";
-import { runBatch } from "../../../src/swebench/batch/run-batch.js";
-import { LOCK_NAME } from "../../../src/swebench/batch/run-folder-lock.js";
+import { LOCK_NAME } from "../../../src/run-folder/lock.js";
 import { ownerLabel } from "../../../src/util/process-alive.js";
 import {
   buildFixtureInstances,

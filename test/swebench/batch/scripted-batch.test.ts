@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../../src/agent/protocols/types.js";
 import { sourceCommit } from "../../../src/agent/source-commit.js";
 import { versions } from "../../../src/agent/versions.js";
+import { runBatch } from "../../../src/batch/run-batch.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 import { ScriptedModel } from "../../../src/models/scripted.js";
-import { runBatch } from "../../../src/swebench/batch/run-batch.js";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
 import {
   buildFixtureInstances,
   FIX_COMMAND,

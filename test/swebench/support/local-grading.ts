@@ -1,6 +1,6 @@
 import { loadConfig } from "../../../src/config/load.js";
-import type { EnvironmentProvider } from "../../../src/swebench/eval/eval-environment.js";
-import { makeEvalProvider } from "../../../src/swebench/eval/make-provider.js";
+import type { EnvironmentProvider } from "../../../src/grading/eval-environment.js";
+import { makeEvalProvider } from "../../../src/grading/make-provider.js";
 
 /** What `patchloop eval --environment local --repos-dir DIR` grades with: fresh checkouts of `reposDir` on this machine. */
 export function localGrading(reposDir: string): EnvironmentProvider {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SwebenchInstance } from "../../../src/swebench/types.js";
+import type { SwebenchInstance } from "../../../src/dataset/types.js";
 
 /**
  * A repository whose package lives under `lib/` (a layout patchloop does not guess), with a real
