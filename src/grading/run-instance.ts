@@ -23,8 +23,15 @@ import {
   type InstanceOutcome,
   type InstanceResult,
 } from "./instance-result.js";
+import { ParserCrash } from "./parsers/py-text.js";
 import type { Prediction } from "./predictions.js";
-import { type DeclaredPython, declarePython, type PythonProbe, probePython } from "./python-env.js";
+import {
+  type DeclaredPython,
+  declarePython,
+  PythonEnvError,
+  type PythonProbe,
+  probePython,
+} from "./python-env.js";
 import { gradeOwnHarness, hasOwnHarness } from "./run-own-harness.js";
 import { type InstanceTestSpec, resolveTestSpec } from "./test-spec.js";
 
@@ -155,10 +162,238 @@ function environmentRecord(p: Prepared, check?: EnvironmentRecord["check"]): Env
   };
 }
 
+/** Appends a line to the instance's run_instance.log (never fails). */
+type Log = (text: string) => Promise<void>;
+
+/** How a step ends the instance early: its outcome and what the result says beside it. */
+interface Early {
+  outcome: InstanceOutcome;
+  extra: Partial<InstanceResult>;
+}
+
 /**
- * Evaluates one prediction: patch.diff, a fresh environment, the Python of the tests declared
- * (host runs) and probed, the environment check (cached per instance and environment), the
- * harness's apply chain, eval.sh with a timeout, test_output.txt, grading, report.json; every
+ * An error whose message is the whole explanation (no "evaluation failed: " before it): the
+ * environment could not be created, the Python of the tests could not be declared, a log parser
+ * crashed. Any other error is unexpected and says so.
+ */
+class StepError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StepError";
+  }
+}
+
+const NOT_A_DIFF = "model_patch is not a unified diff (no diff/---/+++/@@ line); nothing to apply";
+
+/** Opens the instance's environment; a provider that fails is a StepError. */
+async function openEnvironment(instance: SwebenchInstance, ctx: InstanceContext): Promise<EvalEnvironment> {
+  try {
+    return await ctx.provider(instance);
+  } catch (err) {
+    throw new StepError(`environment could not be created: ${(err as Error).message}`);
+  }
+}
+
+/** The environment check's result for the grade: the check, warnings, and an early end on a mismatch. */
+interface Checked {
+  p: Prepared;
+  check: InstanceCheck;
+  warnings: string[];
+  mismatch?: Early;
+}
+
+/**
+ * The environment check (`ctx.checkEnv`): the tests at the base commit with the test patch and
+ * without the model patch, cached per instance and environment; a check that changed the work tree
+ * is followed by a fresh environment (`reopen`). Off, it warns when the package under test is
+ * imported from outside the work tree.
+ */
+async function checkEnvironment(
+  p: Prepared,
+  instance: SwebenchInstance,
+  spec: InstanceTestSpec,
+  ctx: InstanceContext,
+  log: Log,
+  reopen: () => Promise<Prepared>,
+): Promise<Checked> {
+  const warnings: string[] = [];
+  const pkg = p.probe?.package;
+  if (!ctx.checkEnv) {
+    if (pkg?.file && !pkg.inside_work_tree)
+      warnings.push(
+        `${pkg.name} is imported from ${pkg.file}, outside the work tree (environment check off): the grade may describe that copy`,
+      );
+    return { p, check: { status: "off", cached: false, problems: [], ranWith: describeRun(p) }, warnings };
+  }
+  const key = checkKey(p.fingerprint, instance, spec, ctx.harness);
+  const hit = ctx.checkCacheDir
+    ? await readCachedCheck(ctx.checkCacheDir, instance.instance_id, key)
+    : undefined;
+  let verdict: EnvCheckVerdict;
+  let checkLog: string;
+  if (hit) {
+    verdict = hit.check.verdict;
+    checkLog = hit.log;
+    await log(`environment check: ${verdict.status} (cached ${hit.check.checked_at})`);
+  } else {
+    const ran = await runCheck(p, instance, spec, ctx, log, key);
+    verdict = ran.verdict;
+    checkLog = ran.log;
+    // The check changed the work tree (test patch, created files): grade in a fresh one.
+    if (verdict.status !== "mismatch") p = await reopen();
+  }
+  const check: InstanceCheck = {
+    status: verdict.status,
+    cached: Boolean(hit),
+    problems: verdict.problems,
+    ranWith: describeRun(p),
+  };
+  await writeFile(join(ctx.logDir, "env_check_output.txt"), checkLog);
+  await writeFileAtomic(
+    join(ctx.logDir, "env_check.json"),
+    `${JSON.stringify({ ...verdict, cached: Boolean(hit), ran_with: check.ranWith, environment: environmentRecord(p) }, null, 2)}\n`,
+  );
+  if (verdict.drift) warnings.push(verdict.drift);
+  if (verdict.status !== "mismatch") return { p, check, warnings };
+  await log(`>>>>> Environment Mismatch: ${verdict.problems.join("; ")}`);
+  return {
+    p,
+    check,
+    warnings,
+    mismatch: { outcome: "environment_mismatch", extra: { error: verdict.problems.join("; "), check } },
+  };
+}
+
+/** Runs the environment check's script once and judges it; caches a verdict that is not a timeout. */
+async function runCheck(
+  p: Prepared,
+  instance: SwebenchInstance,
+  spec: InstanceTestSpec,
+  ctx: InstanceContext,
+  log: Log,
+  key: string,
+): Promise<{ verdict: EnvCheckVerdict; log: string }> {
+  const script = scriptFor(p, instance, spec, ctx);
+  const path = `${p.handle.scratchDir}/env_check.sh`;
+  await p.handle.env.writeFile(path, script);
+  await log("environment check: the tests at the base commit with the test patch, without the model patch");
+  const r = await p.handle.env.exec(`/bin/bash ${path}`, { cwd: p.handle.repoDir, timeout: ctx.timeout });
+  const checkLog = r.timedOut ? `${r.output}\n\nTimeout error: ${ctx.timeout} seconds exceeded.` : r.output;
+  if (!r.timedOut && !checkLog.includes(MARKERS.start)) {
+    // eval.sh did not get to the tests at all (bash could not start, the script was not
+    // written): the environment is broken, which is not a verdict on the instance; nothing is cached.
+    await writeFile(join(ctx.logDir, "env_check_output.txt"), checkLog);
+    throw new Error(
+      `environment check could not run eval.sh (exit ${r.returncode}): ${checkLog.trim().split("\n")[0]?.slice(0, 300) ?? "no output"}`,
+    );
+  }
+  const verdict = judgeCheck(checkLog, spec, ctx.harness, p.probe, {
+    normalizeDjango: ctx.normalizeDjango,
+    timedOut: r.timedOut,
+  });
+  const cached: CachedCheck = {
+    instance_id: instance.instance_id,
+    fingerprint: p.fingerprint,
+    key,
+    checked_at: new Date().toISOString(),
+    verdict,
+    python: p.probe ? { executable: p.probe.executable, version: p.probe.version } : null,
+  };
+  // A check that ran out of time says nothing lasting: it runs again next time.
+  if (ctx.checkCacheDir && verdict.status !== "timeout") {
+    const file = await writeCachedCheck(ctx.checkCacheDir, cached, checkLog);
+    await log(`environment check: ${verdict.status}; cached in ${file}`);
+  } else await log(`environment check: ${verdict.status}`);
+  return { verdict, log: checkLog };
+}
+
+/** Applies the model patch as the harness does; an early end when it does not apply. */
+async function applyPatch(p: Prepared, patch: string, ctx: InstanceContext, log: Log): Promise<Early | null> {
+  const { env, repoDir, scratchDir } = p.handle;
+  const patchPath = `${scratchDir}/patch.diff`;
+  await env.writeFile(patchPath, patch);
+  const applied = await applyModelPatch(env, repoDir, patchPath, ctx.harness);
+  await log(applied.log);
+  if (!applied.applied) {
+    await log(">>>>> Patch Apply Failed");
+    return {
+      outcome: "patch_apply_failed",
+      extra: { error: `the patch did not apply (${applied.reasons.join("; ")})` },
+    };
+  }
+  await log(`>>>>> Applied Patch (${applied.command})`);
+  return null;
+}
+
+/** Runs eval.sh with the time limit and writes test_output.txt; the output, or an early end on a timeout. */
+async function runTests(
+  p: Prepared,
+  instance: SwebenchInstance,
+  spec: InstanceTestSpec,
+  ctx: InstanceContext,
+  log: Log,
+): Promise<{ output: string } | Early> {
+  const { env, repoDir, scratchDir } = p.handle;
+  const script = scriptFor(p, instance, spec, ctx);
+  await writeFile(join(ctx.logDir, "eval.sh"), script);
+  await env.writeFile(`${scratchDir}/eval.sh`, script);
+  const result = await env.exec(`/bin/bash ${q(`${scratchDir}/eval.sh`)}`, {
+    cwd: repoDir,
+    timeout: ctx.timeout,
+  });
+  if (result.truncated) await log("the test output passed the capture limit; its middle was dropped");
+  let output = result.output;
+  if (result.timedOut) output += `\n\nTimeout error: ${ctx.timeout} seconds exceeded.`;
+  await writeFile(join(ctx.logDir, "test_output.txt"), output);
+  if (!result.timedOut) return { output };
+  await log(`tests timed out after ${ctx.timeout} s`);
+  return { outcome: "timeout", extra: { error: `the tests timed out after ${ctx.timeout} s` } };
+}
+
+/** Parses the test output and grades it as the harness does; writes report.json. */
+async function grade(
+  p: Prepared,
+  instance: SwebenchInstance,
+  spec: InstanceTestSpec,
+  ctx: InstanceContext,
+  log: Log,
+  output: string,
+  check: InstanceCheck,
+): Promise<Early> {
+  const graded = gradeTestOutput(
+    instance.instance_id,
+    output,
+    spec,
+    ctx.harness,
+    ctx.normalizeDjango ?? true,
+    await readFile(join(ctx.logDir, "run_instance.log"), "utf8").catch(() => ""),
+  );
+  const entry = graded.report[instance.instance_id];
+  entry.environment = environmentRecord(p, {
+    status: check.status === "mismatch" ? "off" : check.status,
+    cached: check.cached,
+    problems: check.problems,
+  });
+  await writeFileAtomic(join(ctx.logDir, "report.json"), `${JSON.stringify(graded.report, null, 4)}\n`);
+  await log(`graded: ${graded.resolution ?? `no test results (${graded.notFoundReason})`}`);
+  if (!graded.resolution) {
+    // No results: the tests say nothing about the patch, so it is not graded (not unresolved).
+    return {
+      outcome: "no_results",
+      extra: { report: graded.report, error: graded.notFoundReason ?? "the log parser found no test lines" },
+    };
+  }
+  return {
+    outcome: entry.resolved ? "resolved" : "unresolved",
+    extra: { resolution: agreeingResolution(entry.resolved, graded.resolution), report: graded.report },
+  };
+}
+
+/**
+ * Evaluates one prediction in steps: check the patch, resolve the test spec, open the environment
+ * (the Python of the tests declared on the host, and probed), check the environment (cached per
+ * instance and environment), apply the patch as the harness does, run eval.sh with a timeout, parse
+ * and grade, write report.json. Each step ends the instance early with an outcome of its own; every
  * environment is cleaned up. Never rejects: every failure becomes the result's outcome and `error`.
  */
 export async function evaluateInstance(
@@ -177,7 +412,7 @@ export async function evaluateInstance(
   const patch = prediction.model_patch;
   if (patch === null || patch === "") return done("empty_patch");
   const logFile = join(ctx.logDir, "run_instance.log");
-  const log = (text: string) =>
+  const log: Log = (text) =>
     appendFile(logFile, `${new Date().toISOString()} ${text}\n`).catch(() => undefined);
   let handle: EvalEnvironment | undefined;
   const release = async () => {
@@ -185,15 +420,11 @@ export async function evaluateInstance(
     handle = undefined;
     if (h) await h.close().catch(async (err) => log(`cleanup failed: ${(err as Error).message}`));
   };
-  const open = async (): Promise<Prepared> => {
-    try {
-      handle = await ctx.provider(instance);
-    } catch (err) {
-      throw new Error(`environment could not be created: ${(err as Error).message}`);
-    }
-    return prepare(handle, spec);
+  const reopen = async (): Promise<EvalEnvironment> => {
+    await release();
+    handle = await openEnvironment(instance, ctx);
+    return handle;
   };
-  let spec: InstanceTestSpec;
   try {
     await mkdir(ctx.logDir, { recursive: true });
     if (typeof patch !== "string") {
@@ -204,21 +435,12 @@ export async function evaluateInstance(
     await writeFile(join(ctx.logDir, "patch.diff"), patch);
     if (hasOwnHarness(instance)) {
       if (!looksLikeDiff(patch)) {
-        const error = "model_patch is not a unified diff (no diff/---/+++/@@ line); nothing to apply";
-        await log(`>>>>> Patch Apply Failed: ${error}`);
-        return done("patch_apply_failed", { error });
+        await log(`>>>>> Patch Apply Failed: ${NOT_A_DIFF}`);
+        return done("patch_apply_failed", { error: NOT_A_DIFF });
       }
-      const openOwn = async (): Promise<EvalEnvironment> => {
-        await release();
-        try {
-          handle = await ctx.provider(instance);
-        } catch (err) {
-          throw new Error(`environment could not be created: ${(err as Error).message}`);
-        }
-        return handle;
-      };
-      return await gradeOwnHarness(instance, patch, openOwn, ctx, log, done);
+      return await gradeOwnHarness(instance, patch, reopen, ctx, log, done);
     }
+    let spec: InstanceTestSpec;
     try {
       spec = resolveTestSpec(instance, ctx.specs, ctx.python, ctx.harness);
     } catch (err) {
@@ -231,156 +453,25 @@ export async function evaluateInstance(
         : `test command (${spec.source}): ${spec.testCommand}; log parser: ${spec.logParser}`,
     );
     if (!looksLikeDiff(patch)) {
-      const error = "model_patch is not a unified diff (no diff/---/+++/@@ line); nothing to apply";
-      await log(`>>>>> Patch Apply Failed: ${error}`);
-      return done("patch_apply_failed", { error });
+      await log(`>>>>> Patch Apply Failed: ${NOT_A_DIFF}`);
+      return done("patch_apply_failed", { error: NOT_A_DIFF });
     }
-    let p = await open();
-    await log(`environment: ${p.handle.kind}; ${describeRun(p)}; fingerprint ${p.fingerprint.slice(0, 16)}`);
-    const warnings: string[] = [];
-    const pkg = p.probe?.package;
-    let check: InstanceCheck = { status: "off", cached: false, problems: [], ranWith: describeRun(p) };
-    if (ctx.checkEnv) {
-      const key = checkKey(p.fingerprint, instance, spec, ctx.harness);
-      const hit = ctx.checkCacheDir
-        ? await readCachedCheck(ctx.checkCacheDir, instance.instance_id, key)
-        : undefined;
-      let verdict: EnvCheckVerdict;
-      let checkLog: string;
-      if (hit) {
-        verdict = hit.check.verdict;
-        checkLog = hit.log;
-        await log(`environment check: ${verdict.status} (cached ${hit.check.checked_at})`);
-      } else {
-        const script = scriptFor(p, instance, spec, ctx);
-        const path = `${p.handle.scratchDir}/env_check.sh`;
-        await p.handle.env.writeFile(path, script);
-        await log(
-          "environment check: the tests at the base commit with the test patch, without the model patch",
-        );
-        const r = await p.handle.env.exec(`/bin/bash ${path}`, {
-          cwd: p.handle.repoDir,
-          timeout: ctx.timeout,
-        });
-        checkLog = r.timedOut ? `${r.output}\n\nTimeout error: ${ctx.timeout} seconds exceeded.` : r.output;
-        if (!r.timedOut && !checkLog.includes(MARKERS.start)) {
-          // eval.sh did not get to the tests at all (bash could not start, the script was not
-          // written): the environment is broken, which is not a verdict on the instance; nothing is cached.
-          await writeFile(join(ctx.logDir, "env_check_output.txt"), checkLog);
-          throw new Error(
-            `environment check could not run eval.sh (exit ${r.returncode}): ${checkLog.trim().split("\n")[0]?.slice(0, 300) ?? "no output"}`,
-          );
-        }
-        verdict = judgeCheck(checkLog, spec, ctx.harness, p.probe, {
-          normalizeDjango: ctx.normalizeDjango,
-          timedOut: r.timedOut,
-        });
-        const cached: CachedCheck = {
-          instance_id: instance.instance_id,
-          fingerprint: p.fingerprint,
-          key,
-          checked_at: new Date().toISOString(),
-          verdict,
-          python: p.probe ? { executable: p.probe.executable, version: p.probe.version } : null,
-        };
-        // A check that ran out of time says nothing lasting: it runs again next time.
-        if (ctx.checkCacheDir && verdict.status !== "timeout") {
-          const file = await writeCachedCheck(ctx.checkCacheDir, cached, checkLog);
-          await log(`environment check: ${verdict.status}; cached in ${file}`);
-        } else await log(`environment check: ${verdict.status}`);
-        // The check changed the work tree (test patch, created files): grade in a fresh one.
-        if (verdict.status !== "mismatch") {
-          await release();
-          p = await open();
-        }
-      }
-      check = {
-        status: verdict.status,
-        cached: Boolean(hit),
-        problems: verdict.problems,
-        ranWith: describeRun(p),
-      };
-      await writeFile(join(ctx.logDir, "env_check_output.txt"), checkLog);
-      await writeFileAtomic(
-        join(ctx.logDir, "env_check.json"),
-        `${JSON.stringify({ ...verdict, cached: Boolean(hit), ran_with: check.ranWith, environment: environmentRecord(p) }, null, 2)}\n`,
-      );
-      if (verdict.drift) warnings.push(verdict.drift);
-      if (verdict.status === "mismatch") {
-        await log(`>>>>> Environment Mismatch: ${verdict.problems.join("; ")}`);
-        return done("environment_mismatch", { error: verdict.problems.join("; "), check });
-      }
-    } else if (pkg?.file && !pkg.inside_work_tree) {
-      warnings.push(
-        `${pkg.name} is imported from ${pkg.file}, outside the work tree (environment check off): the grade may describe that copy`,
-      );
-    }
-    const { env, repoDir, scratchDir } = p.handle;
-    const patchPath = `${scratchDir}/patch.diff`;
-    await env.writeFile(patchPath, patch);
-    const applied = await applyModelPatch(env, repoDir, patchPath, ctx.harness);
-    await log(applied.log);
-    if (!applied.applied) {
-      await log(">>>>> Patch Apply Failed");
-      return done("patch_apply_failed", {
-        error: `the patch did not apply (${applied.reasons.join("; ")})`,
-        check,
-        warnings,
-      });
-    }
-    await log(`>>>>> Applied Patch (${applied.command})`);
-    const script = scriptFor(p, instance, spec, ctx);
-    await writeFile(join(ctx.logDir, "eval.sh"), script);
-    await env.writeFile(`${scratchDir}/eval.sh`, script);
-    const result = await env.exec(`/bin/bash ${q(`${scratchDir}/eval.sh`)}`, {
-      cwd: repoDir,
-      timeout: ctx.timeout,
-    });
-    if (result.truncated) await log("the test output passed the capture limit; its middle was dropped");
-    let output = result.output;
-    if (result.timedOut) output += `\n\nTimeout error: ${ctx.timeout} seconds exceeded.`;
-    await writeFile(join(ctx.logDir, "test_output.txt"), output);
-    if (result.timedOut) {
-      await log(`tests timed out after ${ctx.timeout} s`);
-      return done("timeout", { error: `the tests timed out after ${ctx.timeout} s`, check, warnings });
-    }
-    const graded = gradeTestOutput(
-      instance.instance_id,
-      output,
-      spec,
-      ctx.harness,
-      ctx.normalizeDjango ?? true,
-      await readFile(logFile, "utf8").catch(() => ""),
+    const open = async () => prepare(await reopen(), spec);
+    const opened = await open();
+    await log(
+      `environment: ${opened.handle.kind}; ${describeRun(opened)}; fingerprint ${opened.fingerprint.slice(0, 16)}`,
     );
-    const entry = graded.report[instance.instance_id];
-    entry.environment = environmentRecord(p, {
-      status: check.status === "mismatch" ? "off" : check.status,
-      cached: check.cached,
-      problems: check.problems,
-    });
-    await writeFileAtomic(join(ctx.logDir, "report.json"), `${JSON.stringify(graded.report, null, 4)}\n`);
-    await log(`graded: ${graded.resolution ?? `no test results (${graded.notFoundReason})`}`);
-    if (!graded.resolution) {
-      // No results: the tests say nothing about the patch, so it is not graded (not unresolved).
-      return done("no_results", {
-        report: graded.report,
-        error: graded.notFoundReason ?? "the log parser found no test lines",
-        check,
-        ...(warnings.length ? { warnings } : {}),
-      });
-    }
-    return done(entry.resolved ? "resolved" : "unresolved", {
-      resolution: agreeingResolution(entry.resolved, graded.resolution),
-      report: graded.report,
-      check,
-      ...(warnings.length ? { warnings } : {}),
-    });
+    const { p, check, warnings, mismatch } = await checkEnvironment(opened, instance, spec, ctx, log, open);
+    if (mismatch) return done(mismatch.outcome, mismatch.extra);
+    const notApplied = await applyPatch(p, patch, ctx, log);
+    if (notApplied) return done(notApplied.outcome, { ...notApplied.extra, check, warnings });
+    const tested = await runTests(p, instance, spec, ctx, log);
+    if ("outcome" in tested) return done(tested.outcome, { ...tested.extra, check, warnings });
+    const graded = await grade(p, instance, spec, ctx, log, tested.output, check);
+    return done(graded.outcome, { ...graded.extra, check, ...(warnings.length ? { warnings } : {}) });
   } catch (err) {
     const e = err as Error;
-    const plain =
-      e.name === "ParserCrash" ||
-      e.name === "PythonEnvError" ||
-      e.message.startsWith("environment could not");
+    const plain = e instanceof StepError || e instanceof ParserCrash || e instanceof PythonEnvError;
     const error = `${plain ? "" : "evaluation failed: "}${e.message}`;
     await log(error);
     return done("error", { error });
