@@ -63,7 +63,7 @@ function readme(manifest) {
 The localizer (\`src/localize/\`) parses source files with tree-sitter through \`web-tree-sitter\`,
 which runs each language's grammar compiled to WebAssembly. Only those \`.wasm\` files are needed at
 run time, so they are kept here rather than installed as the grammars' npm packages (which also
-hold the C sources and native build files, about 200 MB in node_modules). \`src/localize/grammars.ts\`
+hold the C sources and native build files, about 200 MB in node_modules). \`src/localize/lang/grammars.ts\`
 loads them from this folder, found from patchloop's package root, so a checkout and an installed
 package read the same files.
 
