@@ -2,7 +2,7 @@ import type { StatusMap } from "../src/grading/parsers/index.js";
 
 /**
  * The rules of bench/multilingual-rows.ts, apart from its command line so that the unit tests can
- * check the vendored rows against the vendored logs (test/swebench/graded-multilingual.unit.test.ts).
+ * check the vendored rows against the vendored logs (test/grading/graded-multilingual.unit.test.ts).
  */
 
 /** The harness's `extract_patches`: a file whose path contains one of these words is a test file. */

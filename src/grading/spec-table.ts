@@ -2,7 +2,7 @@
  * What the official harness (v4.1.0, `MAP_REPO_VERSION_TO_SPECS_PY` and `MAP_REPO_TO_PARSER_PY`)
  * runs at evaluation time for each repository and version: the test command, the install
  * command its eval.sh re-runs, the extra `eval_commands`, and the log parser. Only these facts
- * are kept, grouped by version; test/swebench/harness-pieces.unit.test.ts checks every repo/version
+ * are kept, grouped by version; test/grading/harness-pieces.unit.test.ts checks every repo/version
  * against the harness's own spec table.
  */
 

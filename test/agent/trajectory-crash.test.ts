@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { journalPathOf, readTrajectoryFile } from "../../src/agent/trajectory-journal.js";
 import type { Trajectory } from "../../src/agent/trajectory-types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { expectAllSubmitted, localBatchArgs, parseRunFolder, readJson } from "../batch/helpers.js";
 import {
   buildFixtureInstances,
   FIX_COMMAND,
@@ -13,7 +14,6 @@ import {
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
 import { waitUntil } from "../support/wait-for.js";
-import { expectAllSubmitted, localBatchArgs, parseRunFolder, readJson } from "../swebench/batch/helpers.js";
 
 const RECORDER = join(import.meta.dirname, "fixtures", "recorder-child.mjs");
 const BATCH = join(import.meta.dirname, "..", "swebench", "batch", "fixtures", "swebench-child.mjs");

@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../../src/version.js";
+import { localBatchArgs, useFixtureBatch } from "../batch/helpers.js";
 import { runPatchloop } from "../support/cli.js";
 import { stepwiseReply } from "../support/fixture-instances.js";
-import { localBatchArgs, useFixtureBatch } from "../swebench/batch/helpers.js";
 
 /**
  * Issue 42, "Runs that can be reproduced": run.json records what reproducing a batch needs, and

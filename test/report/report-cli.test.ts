@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { localBatchArgs, useFixtureBatch } from "../batch/helpers.js";
 import { runPatchloop } from "../support/cli.js";
 import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
 import { havePytest } from "../support/pytest-skips.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs, useFixtureBatch } from "../swebench/batch/helpers.js";
 
 /**
  * One bash command the fake model sends at every step; it ends each fixture instance differently,

@@ -6,6 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBatch } from "../../src/batch/run-batch.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import {
+  bash,
+  localBatchArgs,
+  localSwebenchConfig,
+  parseRunFolder,
+  readJson,
+  trajectory,
+} from "../batch/helpers.js";
 import { hostProcessesWith } from "../support/engines.js";
 import {
   buildFixtureInstances,
@@ -16,14 +24,6 @@ import {
   stepwiseReply,
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
-import {
-  bash,
-  localBatchArgs,
-  localSwebenchConfig,
-  parseRunFolder,
-  readJson,
-  trajectory,
-} from "../swebench/batch/helpers.js";
 
 /**
  * One bad reply never stops a batch: replies with a NUL byte, with arguments nested 100,000 deep

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createModel } from "../../src/models/factory/create-model.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { localBatchArgs, parseRunFolder, trajectory } from "../batch/helpers.js";
 import { modelConfig, recordingSleep } from "../models/helpers.js";
 import {
   buildFixtureInstances,
@@ -11,7 +12,6 @@ import {
   STEPWISE_COMMAND,
 } from "../support/fixture-instances.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs, parseRunFolder, trajectory } from "../swebench/batch/helpers.js";
 
 /**
  * A reply larger than any real one (hundreds of MB streamed, or a 700 KB gzip body that decodes to

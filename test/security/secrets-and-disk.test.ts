@@ -3,11 +3,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server.js";
+import { localBatchArgs } from "../batch/helpers.js";
 import { runPatchloop } from "../support/cli.js";
 import { buildFixtureInstances } from "../support/fixture-instances.js";
 import { makeRepo } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
-import { localBatchArgs } from "../swebench/batch/helpers.js";
 
 const KEY = "sk-live-7f3a9c2e5b1d4f6a8c0e";
 const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached";

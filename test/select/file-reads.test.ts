@@ -5,9 +5,9 @@ import { loadConfig } from "../../src/config/load.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
 import { MAX_REPO_FILE } from "../../src/select/workbench.js";
+import { diffOf, newFileDiff } from "../support/calc-fixture.js";
 import { describeWithEngine } from "../support/engines.js";
 import { havePytest } from "../support/pytest-skips.js";
-import { diffOf, newFileDiff } from "../swebench/support/calc-fixture.js";
 import { runFolderOf, selectRow, useSelectFixture } from "./fixture.js";
 
 /**

@@ -3,12 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { SwebenchInstance } from "../../src/dataset/types.js";
-import {
-  CALC_OPS,
-  CALC_TEST_OPS,
-  diffOf as diffOfEdit,
-  fixtureGit,
-} from "../swebench/support/calc-fixture.js";
+import { CALC_OPS, CALC_TEST_OPS, diffOf as diffOfEdit, fixtureGit } from "../support/calc-fixture.js";
 
 /**
  * A small Python repository built with real git (`acme__calc`: `calc/ops.py` with a clamp bug and

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { selectRunFolder } from "../../src/select/index.js";
 import type { SelectionRecord } from "../../src/select/record.js";
+import { CALC_OPS, diffOf } from "../support/calc-fixture.js";
 import { describeWithEngine } from "../support/engines.js";
 import { havePytest } from "../support/pytest-skips.js";
-import { CALC_OPS, diffOf } from "../swebench/support/calc-fixture.js";
 import { runFolderOf, selectRow, useSelectFixture } from "./fixture.js";
 
 /**

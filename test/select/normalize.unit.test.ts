@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { normalizePatch } from "../../src/select/normalize.js";
 import { parsePatch, withoutFiles } from "../../src/select/patch-parse.js";
 import { pythonAstKey } from "../../src/select/python-ast.js";
-import { newFileDiff } from "../swebench/support/calc-fixture.js";
+import { newFileDiff } from "../support/calc-fixture.js";
 
 /** A one-hunk git diff of `path` replacing `old` lines by `new` lines, with `ctx` as context above. */
 function diff(

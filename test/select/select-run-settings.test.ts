@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { runEval } from "../../src/cli/eval.js";
 import { runSelect } from "../../src/cli/select.js";
 import type { SelectionRecord } from "../../src/select/record.js";
+import { localBatchArgs, readJson, useFixtureBatch } from "../batch/helpers.js";
 import { FIX_COMMAND, SUBMIT_COMMAND } from "../support/fixture-instances.js";
 import { bashReply as bash, havePytest, swebench } from "../support/swebench-command.js";
-import { localBatchArgs, readJson, useFixtureBatch } from "../swebench/batch/helpers.js";
 
 /**
  * `patchloop select DIR` on a batch's folder tests the way the batch did (issue 40, item 1): the

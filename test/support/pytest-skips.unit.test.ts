@@ -6,7 +6,7 @@ describe("the suite says what it skipped without pytest", () => {
     { path: "test/select/select-local.test.ts", skipped: 5, needsPytest: true },
     { path: "test/select/file-reads.test.ts", skipped: 7, needsPytest: true },
     { path: "test/cli/cli.test.ts", skipped: 3, needsPytest: false },
-    { path: "test/swebench/eval-v5.test.ts", skipped: 0, needsPytest: true },
+    { path: "test/grading/eval-v5.test.ts", skipped: 0, needsPytest: true },
   ];
 
   it("names the files, the counts and the package", () => {

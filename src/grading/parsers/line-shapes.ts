@@ -6,7 +6,7 @@ import { isSpaceAt } from "./py-text.js";
  * groups as `m[1]`, `m[2]`, ... or null), for one line of a log (no `\n` in it, so Python's `.` and
  * `$` need no care). With backtracking, a `(.+)` followed by a separator and more `.+`/`.*` tries
  * every split of a long line (one line of 100 kB took seconds, a line of repeated separators
- * minutes). test/swebench/parsers-linear.unit.test.ts holds each original pattern and compares.
+ * minutes). test/grading/parsers-linear.unit.test.ts holds each original pattern and compares.
  */
 
 /** A match: index 0 the whole match, then the groups (undefined for a group that did not take part). */
