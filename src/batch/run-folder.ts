@@ -11,7 +11,6 @@ import { PredsFile, PredsFileError, predOf } from "../run-folder/preds-file.js";
 import {
   attemptNumbers,
   mustRunAgain,
-  needsRun,
   type PriorState,
   readPriorState,
   trajectoryPathFor,
@@ -19,8 +18,9 @@ import {
 import { RunLog } from "../run-folder/run-log.js";
 import { recordOf, type TaskOutcome } from "../task/outcome.js";
 import { removeStaleTempFiles, writeFileAtomic } from "../util/atomic-write.js";
-import { InstanceAttempts } from "./attempt-policy.js";
+import type { InstanceAttempts } from "./attempt-policy.js";
 import { checkConfigDrift } from "./config-drift.js";
+import { earlierSpend, isOutage, OUTAGE_LIMIT, outageRuns, type Plan, planRun, priorOf } from "./run-plan.js";
 import { type InstanceRecord, RunRecord } from "./run-record.js";
 import {
   type InstanceResult,
@@ -31,20 +31,7 @@ import {
   type WorkUnit,
 } from "./types.js";
 
-/**
- * Instances in a row that end with `ModelError` after the model server kept failing (retries
- * exhausted) before the batch stops starting new ones: the server is down, and every further
- * instance would only wait out its retries. A re-run of the same command runs them again.
- */
-export const OUTAGE_LIMIT = 3;
-
-/**
- * Runs in a row in which an instance may end with `ModelError` after its retries ran out (the
- * server failing on it) before that result is taken as final: a request the server fails on every
- * time (a 500 from a tool-call parser, a reply that is never valid JSON) must not keep a batch from
- * finishing, run after run.
- */
-export const MAX_OUTAGE_RUNS = 3;
+export { MAX_OUTAGE_RUNS, OUTAGE_LIMIT } from "./run-plan.js";
 
 /** What opening a run folder needs. */
 export interface RunFolderOptions {
@@ -112,27 +99,6 @@ async function readPriors(units: WorkUnit[], outputDir: string): Promise<Map<str
   await Promise.all(Array.from({ length: 16 }, reader));
   return priors;
 }
-
-/** What earlier attempts of an instance spent, from its run.json record (`earlier_calls`, `earlier_cost`). */
-function earlierSpend(record: unknown): { calls: number; cost: number } {
-  const r = record as { earlier_calls?: unknown; earlier_cost?: unknown } | undefined;
-  return { calls: Number(r?.earlier_calls) || 0, cost: Number(r?.earlier_cost) || 0 };
-}
-
-/** How many runs in a row ended with this instance's server failing, from its run.json record. */
-function outageRuns(record: unknown): number {
-  const n = (record as { model_error_runs?: unknown } | undefined)?.model_error_runs;
-  return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
-}
-
-/** The attempt that replaces a failed one, from its run.json record (`replaced_by`). */
-function replacedBy(record: unknown): number | undefined {
-  const k = (record as { replaced_by?: unknown } | undefined)?.replaced_by;
-  return typeof k === "number" && Number.isInteger(k) && k > 0 ? k : undefined;
-}
-
-const isOutage = (o: Pick<TaskOutcome, "exit_status" | "model_error">) =>
-  o.exit_status === "ModelError" && o.model_error?.kind === "retries_exhausted";
 
 /** A file name a remote worker may hand back for an instance's folder: a plain name, no path. */
 const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
@@ -217,7 +183,17 @@ export class RunFolder implements InstanceSink {
       const log = new RunLog(dir, { config: o.config });
       const units = unitsOf(o.instances, dir, o.config.run.attempts);
       const priors = await readPriors(units, dir);
-      const plan = RunFolder.plan(o, units, priors, record, log);
+      const attempts = o.config.run.attempts;
+      const plan = planRun({
+        instances: o.instances,
+        units,
+        priors,
+        records: attempts > 1 ? record.attemptRecords() : record.data.instances,
+        attempts,
+        policy: o.config.run.attempt_policy,
+        redo: o.redoExisting ?? false,
+      });
+      for (const note of plan.notes) log.line(note);
       const folder = new RunFolder(o, record, preds, log, priors, release, plan);
       await folder.start();
       return folder;
@@ -225,93 +201,6 @@ export class RunFolder implements InstanceSink {
       release();
       throw err;
     }
-  }
-
-  /**
-   * Splits the selection: final statuses are kept; the others run, those that never ran first and
-   * those that ended badly before after them, so that instances failing on every try cannot hold up
-   * fresh ones (an instance's attempts stay together, in order). A ModelError whose server failed in
-   * MAX_OUTAGE_RUNS runs in a row becomes final. The caps count everything the folder spent: the
-   * selected units' trajectories (their latest run), run.json's record of the others, and what
-   * units run again spent (`earlier_*`).
-   */
-  private static plan(
-    o: RunFolderOptions,
-    units: WorkUnit[],
-    priors: Map<string, PriorState>,
-    record: RunRecord,
-    log: RunLog,
-  ): Plan {
-    const redo = o.redoExisting ?? false;
-    const multi = o.config.run.attempts > 1;
-    const records = multi ? record.attemptRecords() : record.data.instances;
-    const perInstance = new Map<string, InstanceAttempts>();
-    const kept: Record<string, ExitStatus> = {};
-    const runs = new Map<string, WorkUnit[]>();
-    const add = (u: WorkUnit) => runs.set(u.row.instance_id, [...(runs.get(u.row.instance_id) ?? []), u]);
-    for (const u of units) {
-      const id = u.row.instance_id;
-      const key = unitKey(id, u.attempt);
-      const prior = priors.get(key) as PriorState;
-      let tries = perInstance.get(id);
-      if (multi && !tries) {
-        tries = new InstanceAttempts(id, o.config.run.attempts, o.config.run.attempt_policy);
-        perInstance.set(id, tries);
-      }
-      if (!needsRun(prior, redo)) {
-        tries?.end(endedOf(u.attempt ?? 1, prior));
-        if (prior.status) kept[key] = prior.status;
-        continue;
-      }
-      // A failure that a replacement covers (run.json `replaced_by`) is final: its replacement runs.
-      if (tries && !redo && prior.status && replacedBy(records[key]) !== undefined) {
-        tries.end(endedOf(u.attempt ?? 1, prior));
-        kept[key] = prior.status;
-        continue;
-      }
-      if (!redo && isOutageFinal(prior, records[key])) {
-        tries?.end(endedOf(u.attempt ?? 1, prior));
-        if (prior.status) kept[key] = prior.status;
-        log.line(
-          `${key}: the model server failed on it in ${MAX_OUTAGE_RUNS} runs in a row; its ModelError is now final ` +
-            "(--redo-existing runs it again)",
-        );
-        continue;
-      }
-      add(u);
-    }
-    const fresh: WorkUnit[] = [];
-    const again: WorkUnit[] = [];
-    const skipped: string[] = [];
-    for (const row of o.instances) {
-      const id = row.instance_id;
-      const tries = perInstance.get(id);
-      // Replacements for attempts that failed in earlier runs, not started yet.
-      for (const k of tries?.replacements() ?? []) if (!priors.has(unitKey(id, k))) add({ row, attempt: k });
-      const todo = (runs.get(id) ?? []).filter((u) => !tries || tries.mayStart(u.attempt ?? 1));
-      if (todo.length === 0) {
-        skipped.push(id);
-        continue;
-      }
-      const neverRan = todo.every((u) => (priors.get(unitKey(id, u.attempt))?.status ?? null) === null);
-      (neverRan ? fresh : again).push(...todo);
-    }
-    const spent = { api_calls: 0, cost: 0 };
-    for (const p of priors.values()) {
-      spent.api_calls += p.stats.api_calls;
-      spent.cost += p.stats.cost;
-    }
-    for (const [key, r] of Object.entries(records)) {
-      const e = earlierSpend(r);
-      spent.api_calls += e.calls;
-      spent.cost += e.cost;
-      if (priors.has(key)) continue;
-      spent.api_calls += Number(r.api_calls) || 0;
-      spent.cost += Number(r.cost) || 0;
-    }
-    // An instance's attempts that do not run now are kept, whether or not the instance runs.
-    const keptAttempts = multi ? kept : {};
-    return { todo: [...fresh, ...again], skipped, spent, perInstance, keptAttempts };
   }
 
   /** Restores what a killed run left half done, records the kept statuses, writes the first state. */
@@ -664,42 +553,6 @@ export class RunFolder implements InstanceSink {
   }
 }
 
-/** What planning a run gives. */
-interface Plan {
-  todo: WorkUnit[];
-  skipped: string[];
-  spent: Pick<ModelStats, "api_calls" | "cost">;
-  perInstance: Map<string, InstanceAttempts>;
-  /** With attempts: the selected instances' attempts with a final status that do not run now, by unit key. */
-  keptAttempts: Record<string, ExitStatus>;
-}
-
-/** An earlier run's attempt as the attempt policy sees it. */
-function endedOf(attempt: number, prior: PriorState) {
-  return {
-    attempt,
-    exit_status: prior.status as ExitStatus,
-    patch: prior.submission,
-    cost: prior.stats.cost,
-    again: false,
-  };
-}
-
-/** A unit's prior state from the result this run recorded. */
-function priorOf(outcome: TaskOutcome): PriorState {
-  return {
-    status: outcome.exit_status,
-    submission: outcome.patch,
-    stats: {
-      api_calls: outcome.api_calls,
-      prompt_tokens: outcome.prompt_tokens,
-      completion_tokens: outcome.completion_tokens,
-      cost: outcome.cost,
-    },
-    ...(outcome.model_error ? { modelError: outcome.model_error } : {}),
-  };
-}
-
 /** Adds `more` to `into`, replica by replica. */
 function addCounts(into: Record<string, ReplicaCounts>, more: Record<string, ReplicaCounts>): void {
   for (const [url, c] of Object.entries(more)) {
@@ -708,13 +561,4 @@ function addCounts(into: Record<string, ReplicaCounts>, more: Record<string, Rep
     t.failures += c.failures;
     into[url] = t;
   }
-}
-
-/** Whether an instance's ModelError has come back often enough in a row to be final. */
-function isOutageFinal(prior: PriorState, record: unknown): boolean {
-  return (
-    prior.status === "ModelError" &&
-    prior.modelError?.kind === "retries_exhausted" &&
-    outageRuns(record) >= MAX_OUTAGE_RUNS
-  );
 }

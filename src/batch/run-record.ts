@@ -29,6 +29,8 @@ export interface FolderFacts {
   earlier_cost?: number;
   /** With attempts: the attempt whose patch preds.json holds for the instance (until a selection picks one). */
   standing_attempt?: number;
+  /** With attempts: the attempt that replaces this failed one (`run.attempt_policy.replace_failed`). */
+  replaced_by?: number;
 }
 
 /** The contents of run.json. */
