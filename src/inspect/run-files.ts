@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { parsePredsJson } from "../run-folder/preds-file.js";
 import { asNumber, asRecord, asString, asStringArray, type JsonRecord } from "./json-read.js";
 import type { RunTotals, StatsView } from "./view/view-model.js";
 
@@ -36,13 +37,16 @@ async function readOptional(path: string): Promise<string | null> {
 }
 
 function readPreds(text: string, files: RunFiles): void {
-  const doc = asRecord(JSON.parse(text));
-  if (!doc)
-    throw new Error("expected an object {instance_id: {instance_id, model_name_or_path, model_patch}}");
-  for (const [id, entry] of Object.entries(doc)) {
-    const patch = asString(asRecord(entry)?.model_patch);
-    files.patches.set(id, patch ?? "");
+  const preds = parsePredsJson(text, "preds.json");
+  if ("error" in preds) {
+    throw new Error(
+      preds.error === "not-json"
+        ? preds.message
+        : "expected an object {instance_id: {instance_id, model_name_or_path, model_patch}}",
+    );
   }
+  // tolerant: an entry without a patch shows none, one without model_name_or_path still shows its patch
+  for (const id of Object.keys(preds.raw)) files.patches.set(id, preds.patches[id] ?? "");
 }
 
 function readExitStatuses(text: string, files: RunFiles): void {

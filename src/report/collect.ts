@@ -4,6 +4,7 @@ import { repositoryOf } from "../compare/compare-runs.js";
 import { findRunSummary } from "../compare/load-run.js";
 import type { SwebenchInstance } from "../dataset/types.js";
 import { diffFiles } from "../grading/patch-files.js";
+import { type PredsJson, readPredsJson } from "../run-folder/preds-file.js";
 import { categorize, type EndCategory, type GradeFacts } from "./categories.js";
 
 /** What the report knows of one instance. */
@@ -63,6 +64,18 @@ function readJsonFile(path: string): unknown {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * preds.json through its reader, tolerant as older folders need: none when absent or unreadable,
+ * an entry's patch wherever it has one (`patches`), whatever else it lacks.
+ */
+function readPreds(path: string): Pick<PredsJson, "patches" | "raw"> {
+  try {
+    return readPredsJson(path);
+  } catch {
+    return { patches: {}, raw: {} };
   }
 }
 
@@ -238,10 +251,9 @@ export async function collectRun(
     );
   const notes: string[] = [];
   const outcomes = readOutcomes(dir, notes);
-  const predsDoc = readJsonFile(join(dir, "preds.json"));
-  const preds = isObject(predsDoc) ? predsDoc : {};
+  const preds = readPreds(join(dir, "preds.json"));
   const { grades, summary, scope, attempts } = readGrades(dir);
-  const ids = [...new Set([...outcomes.keys(), ...Object.keys(preds)])].sort();
+  const ids = [...new Set([...outcomes.keys(), ...Object.keys(preds.raw)])].sort();
   if (ids.length === 0)
     throw new Error(
       `${dirArg}: no run.json, preds.json or trajectories here; pass the folder a run wrote (-o DIR)`,
@@ -265,8 +277,7 @@ export async function collectRun(
     dataset.note = "run.json names no dataset (not a SWE-bench batch): no gold files or difficulty labels";
   const instances = ids.map((id): InstanceFacts => {
     const rec = outcomes.get(id) ?? {};
-    const pred = isObject(preds[id]) ? preds[id] : {};
-    const patch = typeof pred.model_patch === "string" ? pred.model_patch : "";
+    const patch = preds.patches[id] ?? "";
     const row = rows.get(id);
     const grade = grades.get(id) ?? null;
     const exitStatus =

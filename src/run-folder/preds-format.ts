@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { type PredEntry, PredsFileError } from "./preds-file.js";
+import { type PredEntry, PredsFileError, parsePredsJson } from "./preds-file.js";
 
 /**
  * The predictions formats of other harnesses, made from preds.json (which PredsFile alone writes):
@@ -48,23 +48,24 @@ export async function writePredsAs(outputDir: string, format: PredictionFormat):
   const source = join(outputDir, "preds.json");
   const target = predsFileFor(outputDir, format);
   if (format === "swebench") return target;
-  let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(await readFile(source, "utf8"));
+    text = await readFile(source, "utf8");
   } catch (err) {
     throw new PredsFileError(`cannot convert ${source} to the ${format} format: ${(err as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new PredsFileError(`cannot convert ${source}: it is not an object keyed by instance id`);
+  const preds = parsePredsJson(text, source);
+  if ("error" in preds) {
+    throw new PredsFileError(
+      preds.error === "not-json"
+        ? `cannot convert ${source} to the ${format} format: ${preds.message}`
+        : `cannot convert ${source}: it is not an object keyed by instance id`,
+    );
   }
-  const entries = parsed as Record<string, PredEntry>;
-  for (const [id, e] of Object.entries(entries)) {
-    if (!e || typeof e.model_patch !== "string" || typeof e.instance_id !== "string") {
-      throw new PredsFileError(
-        `cannot convert ${source}: the entry ${JSON.stringify(id)} has no instance_id and model_patch strings`,
-      );
-    }
+  if (preds.problems.length > 0) {
+    throw new PredsFileError(`cannot convert to the ${format} format: ${preds.problems[0]}`);
   }
+  const entries = preds.entries;
   await writeFileAtomic(target, `${JSON.stringify(convertPreds(entries, format), null, 2)}\n`);
   return target;
 }

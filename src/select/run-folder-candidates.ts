@@ -65,10 +65,9 @@ export async function runFolderCandidates(
   }
   const p = preds(id);
   if (p) {
-    const patch = typeof p.model_patch === "string" ? p.model_patch : null;
     return {
       instanceId: id,
-      candidates: [{ source: "preds.json", patch, modelName: p.model_name_or_path }],
+      candidates: [{ source: "preds.json", patch: p.model_patch, modelName: p.model_name_or_path }],
       problems,
     };
   }
