@@ -144,19 +144,7 @@ function loadAgentConfigQuietly(flags: AgentFlags, defaultConfig: string, comman
   });
 }
 
-/** Runs a command body; a ConfigError becomes a one-screen message and exit code 2. */
-export async function guarded(body: () => Promise<number>): Promise<void> {
-  try {
-    process.exitCode = await body();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw err;
-  }
-}
+export { guarded } from "./guarded.js";
 
 /**
  * `--python` of eval and `swebench --evaluate`: a relative path (`venv/bin/python`) is made

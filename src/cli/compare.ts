@@ -3,6 +3,7 @@ import { compareRuns } from "../compare/compare-runs.js";
 import { CompareInputError, loadRun, type RunVerdicts } from "../compare/load-run.js";
 import { renderComparison } from "../compare/render.js";
 import { BOOTSTRAP_DEFAULTS } from "../compare/stats.js";
+import { guarded } from "./guarded.js";
 
 interface CompareOptions {
   json?: boolean;
@@ -53,28 +54,29 @@ export function register(program: Command): void {
     )
     .option("--seed <N>", `seed of the bootstrap (default ${BOOTSTRAP_DEFAULTS.seed})`)
     .option("--resamples <N>", `bootstrap resamples (default ${BOOTSTRAP_DEFAULTS.resamples})`)
-    .action((paths: string[], opts: CompareOptions, command: Command) => {
-      try {
-        if (paths.length < 2)
-          throw new CompareInputError(
-            `needs two runs or more to compare, got ${paths.length}: ${paths.join(" ")}`,
-          );
-        if (opts.missing !== "exclude" && opts.missing !== "unresolved")
-          throw new CompareInputError(
-            `--missing takes exclude or unresolved, got ${JSON.stringify(opts.missing)}`,
-          );
-        const bootstrap = {
-          ...BOOTSTRAP_DEFAULTS,
-          seed: wholeNumber(opts.seed, "--seed", BOOTSTRAP_DEFAULTS.seed, 0),
-          resamples: wholeNumber(opts.resamples, "--resamples", BOOTSTRAP_DEFAULTS.resamples, 1),
-        };
-        const runs = paths.map(loadRun);
-        uniqueNames(runs);
-        const result = compareRuns(runs, { missing: opts.missing, bootstrap });
-        process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderComparison(result));
-      } catch (err) {
-        if (!(err instanceof CompareInputError)) throw err;
-        command.error(`patchloop compare: ${err.message}`, { exitCode: 2, code: "patchloop.compare.input" });
-      }
-    });
+    .action((paths: string[], opts: CompareOptions) =>
+      guarded(
+        async () => {
+          if (paths.length < 2)
+            throw new CompareInputError(
+              `needs two runs or more to compare, got ${paths.length}: ${paths.join(" ")}`,
+            );
+          if (opts.missing !== "exclude" && opts.missing !== "unresolved")
+            throw new CompareInputError(
+              `--missing takes exclude or unresolved, got ${JSON.stringify(opts.missing)}`,
+            );
+          const bootstrap = {
+            ...BOOTSTRAP_DEFAULTS,
+            seed: wholeNumber(opts.seed, "--seed", BOOTSTRAP_DEFAULTS.seed, 0),
+            resamples: wholeNumber(opts.resamples, "--resamples", BOOTSTRAP_DEFAULTS.resamples, 1),
+          };
+          const runs = paths.map(loadRun);
+          uniqueNames(runs);
+          const result = compareRuns(runs, { missing: opts.missing, bootstrap });
+          process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : renderComparison(result));
+          return 0;
+        },
+        { classes: [CompareInputError], prefix: "patchloop compare: " },
+      ),
+    );
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { type GcReport, gcContainers } from "../environments/gc.js";
 import type { CommandIo } from "./common.js";
+import { guarded } from "./guarded.js";
 
 /** Flags of `patchloop env gc`. */
 export interface EnvGcFlags {
@@ -61,10 +62,12 @@ export function register(program: Command): void {
     .option("--run-id <ID>", "only containers of this run")
     .option("--dry-run", "list what would be removed")
     .addHelpText("after", "\nExit status: 0 done; 1 a removal failed or the named engine could not be asked.")
-    .action(async (flags: EnvGcFlags) => {
-      process.exitCode = await runEnvGc(flags, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-      });
-    });
+    .action((flags: EnvGcFlags) =>
+      guarded(() =>
+        runEnvGc(flags, {
+          out: (t) => process.stdout.write(t),
+          err: (t) => process.stderr.write(t),
+        }),
+      ),
+    );
 }

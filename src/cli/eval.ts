@@ -24,6 +24,7 @@ import {
   positiveInt,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
+import { guarded } from "./guarded.js";
 import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
@@ -308,31 +309,32 @@ export function register(program: Command): void {
         "1 some instance could not be graded (timeout, no test results, environment mismatch or infrastructure error);\n" +
         "2 usage or input error (flags, config, dataset, predictions, unknown or duplicate ids).",
     )
-    .action(async (positional: string | undefined, flags: EvalFlags) => {
-      const predictions = predictionsArgument(positional, flags.predictions);
-      if (typeof predictions !== "string") {
-        process.stderr.write(`error: ${predictions.error}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      flags.predictions = predictions;
-      // First Ctrl-C: start nothing new, let running instances finish and the summary be written.
-      // Second: leave at once (every finished instance is already on disk).
-      const stop = new AbortController();
-      const onSigint = () => {
-        if (stop.signal.aborted) process.exit(130);
-        stop.abort();
-        process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
-      };
-      process.on("SIGINT", onSigint);
-      try {
-        process.exitCode = await runEval(
-          flags,
-          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-          stop.signal,
-        );
-      } finally {
-        process.off("SIGINT", onSigint);
-      }
-    });
+    .action((positional: string | undefined, flags: EvalFlags) =>
+      guarded(() => evalCommand(positional, flags)),
+    );
+}
+
+/** `patchloop eval`: the predictions argument, then the run with Ctrl-C handled (twice: leave at once). */
+async function evalCommand(positional: string | undefined, flags: EvalFlags): Promise<number> {
+  const predictions = predictionsArgument(positional, flags.predictions);
+  if (typeof predictions !== "string") throw new ConfigError(predictions.error);
+  flags.predictions = predictions;
+  // First Ctrl-C: start nothing new, let running instances finish and the summary be written.
+  // Second: leave at once (every finished instance is already on disk).
+  const stop = new AbortController();
+  const onSigint = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
+    process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    return await runEval(
+      flags,
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+      stop.signal,
+    );
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
 }

@@ -7,6 +7,7 @@ import { DatasetError, loadDataset } from "../dataset/load.js";
 import { selectInstances } from "../dataset/select.js";
 import { subsetHelp } from "../dataset/subset-help.js";
 import { plural } from "../util/plural.js";
+import { guarded } from "./guarded.js";
 
 /** Flags of `patchloop images pull`, as commander hands them over. */
 export interface ImagesPullFlags {
@@ -169,11 +170,13 @@ export function register(program: Command): void {
       "after",
       "\nExit status: 0 all images present or pulled; 1 some pull failed; 2 usage or dataset error.",
     )
-    .action(async (flags: ImagesPullFlags) => {
-      process.exitCode = await runImagesPull(flags, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-        tty: process.stderr.isTTY === true,
-      });
-    });
+    .action((flags: ImagesPullFlags) =>
+      guarded(() =>
+        runImagesPull(flags, {
+          out: (t) => process.stdout.write(t),
+          err: (t) => process.stderr.write(t),
+          tty: process.stderr.isTTY === true,
+        }),
+      ),
+    );
 }

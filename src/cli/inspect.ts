@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { isLoopback } from "../inspect/http-util.js";
 import { type InspectServer, startInspectServer, targetLabel } from "../inspect/server.js";
 import { InspectTargetError } from "../inspect/target.js";
+import { guarded } from "./guarded.js";
 
 /** Port `patchloop inspect` tries first when --port is not given (a free one is used if it is taken). */
 export const DEFAULT_INSPECT_PORT = 8765;
@@ -69,28 +70,25 @@ export function register(program: Command): void {
       "interface to bind (anything but loopback exposes PATH to the network)",
       "127.0.0.1",
     )
-    .action(async (path: string, opts: InspectOptions, command: Command) => {
-      let server: InspectServer;
-      try {
-        server = await start(path, opts);
-      } catch (err) {
-        if (!(err instanceof InspectTargetError)) throw err;
-        return command.error(`patchloop inspect: ${err.message}`, {
-          exitCode: 2,
-          code: "patchloop.inspect.input",
-        });
-      }
-      if (!isLoopback(opts.host)) {
-        console.error(
-          `warning: bound to ${opts.host}; anyone who can reach it can read ${targetLabel(server.target)}`,
-        );
-      }
-      console.log(`patchloop inspect: serving ${targetLabel(server.target)}`);
-      console.log(`open ${server.url} (Ctrl-C stops)`);
-      const stop = () => {
-        void server.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    .action((path: string, opts: InspectOptions) =>
+      guarded(() => serve(path, opts), { classes: [InspectTargetError], prefix: "patchloop inspect: " }),
+    );
+}
+
+/** Serves the viewer until Ctrl-C (or SIGTERM); 0 once it listens. */
+async function serve(path: string, opts: InspectOptions): Promise<number> {
+  const server = await start(path, opts);
+  if (!isLoopback(opts.host)) {
+    console.error(
+      `warning: bound to ${opts.host}; anyone who can reach it can read ${targetLabel(server.target)}`,
+    );
+  }
+  console.log(`patchloop inspect: serving ${targetLabel(server.target)}`);
+  console.log(`open ${server.url} (Ctrl-C stops)`);
+  const stop = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return 0;
 }

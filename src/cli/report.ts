@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { guarded } from "./guarded.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -29,32 +30,35 @@ export function register(program: Command): void {
       "--leaderboard <BOARD>",
       "the leaderboard to place the run on (lite or verified) when its dataset is a file of that split's rows",
     )
-    .action(async (dir: string, opts: ReportOptions, command: Command) => {
-      const { collectRun } = await import("../report/collect.js");
-      const { buildReport } = await import("../report/build.js");
-      const { renderReport } = await import("../report/render.js");
-      const { loadDataset } = await import("../dataset/load.js");
-      const { BOARDS, readLeaderboardSnapshot } = await import("../report/leaderboard.js");
-      const board = BOARDS.find((b) => b === opts.leaderboard) ?? null;
-      if (opts.leaderboard !== undefined && !board)
-        return command.error(
-          `patchloop report: --leaderboard ${opts.leaderboard}: not a leaderboard of the snapshot; use one of ${BOARDS.join(", ")}`,
-          { exitCode: 2, code: "patchloop.report.input" },
-        );
-      let report: ReturnType<typeof buildReport>;
-      try {
-        const run = await collectRun(
-          dir,
-          (name, split) => loadDataset({ subset: name, ...(split ? { split } : {}) }),
-          opts.dataset,
-        );
-        report = buildReport(run, { snapshot: readLeaderboardSnapshot(), board });
-      } catch (err) {
-        return command.error(`patchloop report: ${(err as Error).message}`, {
-          exitCode: 2,
-          code: "patchloop.report.input",
-        });
-      }
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
-    });
+    .action((dir: string, opts: ReportOptions) => guarded(() => reportCommand(dir, opts), REPORT_INPUT));
+}
+
+/** What `report` says of a folder, a dataset or a flag it cannot use (exit status 2). */
+class ReportInputError extends Error {}
+const REPORT_INPUT = { classes: [ReportInputError], prefix: "patchloop report: " };
+
+async function reportCommand(dir: string, opts: ReportOptions): Promise<number> {
+  const { collectRun } = await import("../report/collect.js");
+  const { buildReport } = await import("../report/build.js");
+  const { renderReport } = await import("../report/render.js");
+  const { loadDataset } = await import("../dataset/load.js");
+  const { BOARDS, readLeaderboardSnapshot } = await import("../report/leaderboard.js");
+  const board = BOARDS.find((b) => b === opts.leaderboard) ?? null;
+  if (opts.leaderboard !== undefined && !board)
+    throw new ReportInputError(
+      `--leaderboard ${opts.leaderboard}: not a leaderboard of the snapshot; use one of ${BOARDS.join(", ")}`,
+    );
+  let report: ReturnType<typeof buildReport>;
+  try {
+    const run = await collectRun(
+      dir,
+      (name, split) => loadDataset({ subset: name, ...(split ? { split } : {}) }),
+      opts.dataset,
+    );
+    report = buildReport(run, { snapshot: readLeaderboardSnapshot(), board });
+  } catch (err) {
+    throw new ReportInputError((err as Error).message);
+  }
+  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+  return 0;
 }

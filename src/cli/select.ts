@@ -16,6 +16,7 @@ import {
   FlagError,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
+import { guarded } from "./guarded.js";
 import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop select`, as commander hands them over. */
@@ -206,11 +207,13 @@ export function register(program: Command): void {
       };
       process.on("SIGINT", onSigint);
       try {
-        process.exitCode = await runSelect(
-          dir,
-          flags,
-          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-          stop.signal,
+        await guarded(() =>
+          runSelect(
+            dir,
+            flags,
+            { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+            stop.signal,
+          ),
         );
       } finally {
         process.off("SIGINT", onSigint);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { loadTrajectoryFile, TrajectoryFormatError } from "../inspect/normalize.js";
 import { renderTrajectoryText } from "../inspect/terminal-render.js";
+import { guarded } from "./guarded.js";
 import { folderGivenToShow } from "./show-target.js";
 
 interface ShowOptions {
@@ -26,16 +27,17 @@ export function register(program: Command): void {
     .option("--full", "show long prompts and observations whole instead of clipping them")
     .option("--color", "colour the output even when it is not a terminal")
     .option("--no-color", "never colour the output")
-    .action(async (file: string, opts: ShowOptions, command: Command) => {
-      const folder = await folderGivenToShow(file);
-      if (folder) command.error(`patchloop show: ${folder}`, { exitCode: 2, code: "patchloop.show.input" });
-      try {
-        const view = await loadTrajectoryFile(file);
-        const color = opts.color ?? defaultColor(process.stdout, process.env);
-        process.stdout.write(renderTrajectoryText(view, { color, full: opts.full === true }));
-      } catch (err) {
-        if (!(err instanceof TrajectoryFormatError)) throw err;
-        command.error(`patchloop show: ${err.message}`, { exitCode: 2, code: "patchloop.show.input" });
-      }
-    });
+    .action((file: string, opts: ShowOptions) =>
+      guarded(
+        async () => {
+          const folder = await folderGivenToShow(file);
+          if (folder) throw new TrajectoryFormatError(folder);
+          const view = await loadTrajectoryFile(file);
+          const color = opts.color ?? defaultColor(process.stdout, process.env);
+          process.stdout.write(renderTrajectoryText(view, { color, full: opts.full === true }));
+          return 0;
+        },
+        { classes: [TrajectoryFormatError], prefix: "patchloop show: " },
+      ),
+    );
 }

@@ -13,6 +13,7 @@ import { MissingPackagesError } from "../tokens/optional-packages.js";
 import { type ReplayFigures, replay } from "../tokens/replay.js";
 import { familyOf, loadTokenizer, TOKENIZER_NAMES, type TokenizerName } from "../tokens/tokenizers.js";
 import { collect } from "./common.js";
+import { guarded } from "./guarded.js";
 
 interface TokensOptions {
   config: string[];
@@ -236,31 +237,33 @@ export function register(program: Command): void {
     )
     .option("--cache-tokens <N>", "tokens the prefix cache holds per trajectory (default: no bound)")
     .option("--json", "print the report as JSON")
-    .action(async (paths: string[], opts: TokensOptions, command: Command) => {
-      try {
-        if (opts.tokenizer !== undefined && !(TOKENIZER_NAMES as readonly string[]).includes(opts.tokenizer))
-          throw new ConfigError(
-            `--tokenizer must be one of ${TOKENIZER_NAMES.join(", ")}, got ${JSON.stringify(opts.tokenizer)}`,
-          );
-        const cacheTokens = opts.cacheTokens === undefined ? undefined : Number(opts.cacheTokens);
-        if (cacheTokens !== undefined && !(Number.isInteger(cacheTokens) && cacheTokens >= 16))
-          throw new ConfigError(
-            `--cache-tokens must be a whole number of tokens, 16 or more; got ${JSON.stringify(opts.cacheTokens)}`,
-          );
-        const { config } = loadConfig({ configArgs: opts.config, defaultConfig: "default" });
-        const report = await tokensReport(paths, config, {
-          ...(opts.tokenizer !== undefined ? { tokenizer: opts.tokenizer as TokenizerName } : {}),
-          ...(cacheTokens !== undefined ? { cacheTokens } : {}),
-        });
-        process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${table(report)}\n`);
-      } catch (err) {
-        if (
-          !(err instanceof TrajectoryFormatError) &&
-          !(err instanceof ConfigError) &&
-          !(err instanceof MissingPackagesError)
-        )
-          throw err;
-        command.error(`patchloop tokens: ${err.message}`, { exitCode: 2, code: "patchloop.tokens.input" });
-      }
-    });
+    .action((paths: string[], opts: TokensOptions) =>
+      guarded(
+        async () => {
+          if (
+            opts.tokenizer !== undefined &&
+            !(TOKENIZER_NAMES as readonly string[]).includes(opts.tokenizer)
+          )
+            throw new ConfigError(
+              `--tokenizer must be one of ${TOKENIZER_NAMES.join(", ")}, got ${JSON.stringify(opts.tokenizer)}`,
+            );
+          const cacheTokens = opts.cacheTokens === undefined ? undefined : Number(opts.cacheTokens);
+          if (cacheTokens !== undefined && !(Number.isInteger(cacheTokens) && cacheTokens >= 16))
+            throw new ConfigError(
+              `--cache-tokens must be a whole number of tokens, 16 or more; got ${JSON.stringify(opts.cacheTokens)}`,
+            );
+          const { config } = loadConfig({ configArgs: opts.config, defaultConfig: "default" });
+          const report = await tokensReport(paths, config, {
+            ...(opts.tokenizer !== undefined ? { tokenizer: opts.tokenizer as TokenizerName } : {}),
+            ...(cacheTokens !== undefined ? { cacheTokens } : {}),
+          });
+          process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${table(report)}\n`);
+          return 0;
+        },
+        {
+          classes: [TrajectoryFormatError, ConfigError, MissingPackagesError],
+          prefix: "patchloop tokens: ",
+        },
+      ),
+    );
 }
