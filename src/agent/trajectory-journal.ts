@@ -1,4 +1,6 @@
 import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { JournalLineSchema, parseTrajectory } from "./trajectory-schema.js";
 import type { Trajectory } from "./trajectory-types.js";
 
 /**
@@ -13,17 +15,10 @@ export function journalPathOf(trajectoryPath: string): string {
   return `${trajectoryPath}.journal`;
 }
 
-interface JournalLine {
-  base: number;
-  messages: unknown[];
-  info: Trajectory["info"];
-}
-
-function asLine(value: unknown): JournalLine | null {
-  const v = value as Partial<JournalLine> | null;
-  return v && typeof v === "object" && typeof v.base === "number" && Array.isArray(v.messages) && v.info
-    ? (v as JournalLine)
-    : null;
+/** A line of the journal, checked (trajectory-schema.ts); null when it is not one (half-written). */
+function asLine(value: unknown): z.infer<typeof JournalLineSchema> | null {
+  const line = JournalLineSchema.safeParse(value);
+  return line.success ? line.data : null;
 }
 
 /** What `applyJournal` did: lines applied, and lines it could not use (half-written, or not following on). */
@@ -38,12 +33,15 @@ export interface JournalReport {
  * reading stops at the first line that does not parse or does not follow on (only the last line
  * can be half-written).
  */
-export function applyJournal(trajectory: Trajectory, text: string): JournalReport {
+export function applyJournal(
+  trajectory: { info: unknown; messages: unknown[] },
+  text: string,
+): JournalReport {
   const report: JournalReport = { applied: 0, dropped: 0 };
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] === "") continue;
-    let line: JournalLine | null = null;
+    let line: z.infer<typeof JournalLineSchema> | null = null;
     try {
       line = asLine(JSON.parse(lines[i]));
     } catch {
@@ -55,29 +53,31 @@ export function applyJournal(trajectory: Trajectory, text: string): JournalRepor
       report.dropped = lines.slice(i).filter((l) => l !== "").length;
       break;
     }
-    trajectory.messages.push(...(line.messages as Trajectory["messages"]));
+    trajectory.messages.push(...line.messages);
     trajectory.info = line.info;
     report.applied++;
   }
   return report;
 }
 
+/** What the journal applies to: the JSON of a trajectory file with a list of messages. */
+const JournalTarget = z.looseObject({ messages: z.array(z.unknown()), info: z.unknown() });
+
 /**
- * Reads a patchloop trajectory as a killed or running task left it: the file, then its journal
- * when there is one. Throws when the file cannot be read or is not JSON (naming the path).
+ * Reads a trajectory file's JSON, of any tool's format, as a killed or running patchloop task left
+ * it: the file, then its journal when there is one (only a patchloop task leaves one). Throws when
+ * the file cannot be read or is not JSON (naming the path).
  */
-export async function readTrajectoryFile(
-  path: string,
-): Promise<{ trajectory: Trajectory; journal: JournalReport }> {
+export async function readTrajectoryJson(path: string): Promise<{ doc: unknown; journal: JournalReport }> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (err) {
     throw new Error(`cannot read ${path}: ${(err as Error).message}`);
   }
-  let trajectory: Trajectory;
+  let doc: unknown;
   try {
-    trajectory = JSON.parse(text) as Trajectory;
+    doc = JSON.parse(text);
   } catch (err) {
     throw new Error(`${path} is not valid JSON (${(err as Error).message})`);
   }
@@ -85,8 +85,26 @@ export async function readTrajectoryFile(
   try {
     journal = await readFile(journalPathOf(path), "utf8");
   } catch {
-    return { trajectory, journal: { applied: 0, dropped: 0 } };
+    return { doc, journal: { applied: 0, dropped: 0 } };
   }
-  if (!Array.isArray(trajectory.messages)) return { trajectory, journal: { applied: 0, dropped: 0 } };
-  return { trajectory, journal: applyJournal(trajectory, journal) };
+  const target = JournalTarget.safeParse(doc);
+  if (!target.success) return { doc, journal: { applied: 0, dropped: 0 } };
+  // the journal's lines are checked messages and info; the file's own are kept as they are
+  const merged = { info: target.data.info, messages: target.data.messages };
+  const report = applyJournal(merged, journal);
+  return { doc: { ...target.data, ...merged }, journal: report };
+}
+
+/**
+ * Reads a patchloop trajectory in full (the file, then its journal: `readTrajectoryJson`), checked
+ * against its schema (trajectory-schema.ts). Throws when the file cannot be read, is not JSON or
+ * is not a patchloop-1 trajectory, naming the path and what is wrong.
+ */
+export async function readTrajectoryFile(
+  path: string,
+): Promise<{ trajectory: Trajectory; journal: JournalReport }> {
+  const { doc, journal } = await readTrajectoryJson(path);
+  const parsed = parseTrajectory(doc, path);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return { trajectory: parsed.trajectory, journal };
 }

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
-import { readTrajectoryFile } from "../agent/trajectory-journal.js";
+import { readTrajectoryJson } from "../agent/trajectory-journal.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
@@ -68,10 +68,10 @@ function trajectoryFiles(path: string): string[] {
 
 /** A trajectory file with a running or killed patchloop task's journal applied (trajectory-journal.ts). */
 async function loadView(path: string): Promise<TrajectoryView> {
-  const { trajectory } = await readTrajectoryFile(path).catch((err: Error) => {
+  const { doc } = await readTrajectoryJson(path).catch((err: Error) => {
     throw new TrajectoryFormatError(err.message);
   });
-  return normalizeTrajectory(trajectory, path);
+  return normalizeTrajectory(doc, path);
 }
 
 const sum = (rows: ReplayFigures[]): ReplayFigures => ({

@@ -1,18 +1,12 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { withInfoFields } from "../agent/trajectory-schema.js";
 import { type InstanceSink, unitKey, type WorkerInfo, type WorkUnit } from "../batch/types.js";
 
 /** The trajectory of a finished instance with the worker that ran it recorded (`info.worker`). */
 function withWorker(text: string, info: WorkerInfo): string {
-  try {
-    const t = JSON.parse(text) as { info?: Record<string, unknown> };
-    if (!t.info) return text;
-    t.info.worker = info;
-    return `${JSON.stringify(t, null, 2)}\n`;
-  } catch {
-    return text;
-  }
+  return withInfoFields(text, { worker: info }) ?? text;
 }
 
 /**

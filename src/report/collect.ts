@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { infoSummary } from "../agent/trajectory-schema.js";
 import { repositoryOf } from "../compare/compare-runs.js";
 import { findRunSummary } from "../compare/load-run.js";
 import type { SwebenchInstance } from "../dataset/types.js";
@@ -180,15 +181,14 @@ function readOutcomes(dir: string, notes: string[]): Map<string, Json> {
     if (!entry.isDirectory()) continue;
     const traj = readJsonFile(join(dir, entry.name, `${entry.name}.traj.json`));
     if (!isObject(traj) || !isObject(traj.info)) continue;
-    const info = traj.info;
-    const stats = isObject(info.model_stats) ? info.model_stats : {};
-    const timing = isObject(info.timing) ? info.timing : {};
+    // tolerant, as older folders need: each field of the summary when it has the written type
+    const info = infoSummary(traj);
     out.set(entry.name, {
       exit_status: info.exit_status ?? null,
       exit_message: info.exit_message ?? "",
-      ...stats,
-      ...(typeof timing.wall_seconds === "number" ? { seconds: timing.wall_seconds } : {}),
-      ...(info.infrastructure === true ? { infrastructure: true } : {}),
+      ...info.model_stats,
+      ...(info.timing ? { seconds: info.timing.wall_seconds } : {}),
+      ...(info.infrastructure ? { infrastructure: true } : {}),
     });
   }
   if (out.size) notes.push("no run.json: the figures come from the trajectories");

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ModelStats, NO_STATS } from "../agent/model-stats.js";
+import { infoSummary } from "../agent/trajectory-schema.js";
 import { EXIT_STATUSES, type ExitStatus, type ModelErrorInfo } from "../agent/trajectory-types.js";
 
 /** Exit statuses that a re-run of the same command runs again (the others are final). */
@@ -66,18 +67,9 @@ export async function readPriorState(
   } catch {
     return { status: null, submission: "", stats: NO_STATS };
   }
+  let doc: unknown;
   try {
-    const info = (JSON.parse(text) as { info?: Record<string, unknown> }).info ?? {};
-    const status = EXIT_STATUSES.find((s) => s === info.exit_status) ?? null;
-    const stats = { ...NO_STATS, ...(info.model_stats as Partial<ModelStats> | undefined) };
-    const me = info.model_error as Partial<ModelErrorInfo> | undefined;
-    const modelError = typeof me?.kind === "string" ? (me as ModelErrorInfo) : undefined;
-    return {
-      status,
-      submission: typeof info.submission === "string" ? info.submission : "",
-      stats,
-      ...(modelError ? { modelError } : {}),
-    };
+    doc = JSON.parse(text);
   } catch (err) {
     return {
       status: null,
@@ -86,6 +78,15 @@ export async function readPriorState(
       problem: `unreadable trajectory: ${(err as Error).message}`,
     };
   }
+  // tolerant: each field of the summary as an earlier patchloop wrote it, else its default
+  const info = infoSummary(doc);
+  const status = EXIT_STATUSES.find((s) => s === info.exit_status) ?? null;
+  return {
+    status,
+    submission: info.submission ?? "",
+    stats: { ...NO_STATS, ...info.model_stats },
+    ...(info.model_error ? { modelError: info.model_error } : {}),
+  };
 }
 
 /** Whether an instance with this earlier status is run (again) now. */

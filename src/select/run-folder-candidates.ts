@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { readTrajectoryFile } from "../agent/trajectory-journal.js";
+import { readTrajectoryJson } from "../agent/trajectory-journal.js";
+import { trajectorySummary } from "../agent/trajectory-schema.js";
 import type { PredEntry } from "../run-folder/preds-file.js";
 import { attemptNumbers, trajectoryPathFor } from "../run-folder/resume.js";
 import type { InstanceCandidates } from "./candidates.js";
@@ -11,27 +12,26 @@ async function readAttempt(
   { ok: true; patch: string; exitStatus: string | null; modelName?: string } | { ok: false; problem: string }
 > {
   if (!existsSync(path)) return { ok: false, problem: `${path} is missing` };
-  let doc: { trajectory_format?: unknown; info?: Record<string, unknown> };
+  let doc: unknown;
   try {
-    doc = (await readTrajectoryFile(path)).trajectory as unknown as typeof doc;
+    doc = (await readTrajectoryJson(path)).doc;
   } catch (err) {
     return { ok: false, problem: (err as Error).message };
   }
-  if (doc === null || typeof doc !== "object" || doc.trajectory_format !== "patchloop-1") {
+  const read = trajectorySummary(doc, path);
+  if (!read.ok) return read;
+  const info = read.summary;
+  if (info.submission === undefined) {
     return {
       ok: false,
-      problem: `${path} is not a patchloop-1 trajectory (trajectory_format ${JSON.stringify(doc?.trajectory_format) ?? "missing"}): written by another tool or an older patchloop`,
+      problem: `${path} has no info.submission text (a damaged trajectory); run the instance again`,
     };
-  }
-  const info = doc.info ?? {};
-  if (typeof info.submission !== "string") {
-    return { ok: false, problem: `${path} has no info.submission text (got ${typeof info.submission})` };
   }
   return {
     ok: true,
     patch: info.submission,
-    exitStatus: typeof info.exit_status === "string" ? info.exit_status : null,
-    ...(typeof info.model_name === "string" ? { modelName: info.model_name } : {}),
+    exitStatus: info.exit_status ?? null,
+    ...(info.model_name !== undefined ? { modelName: info.model_name } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { withInfoFields } from "../agent/trajectory-schema.js";
 import type { InfraRetry } from "../config/schema.js";
 import type { Model } from "../models/types.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -92,13 +93,7 @@ export async function markTrajectory(
   } catch {
     return;
   }
-  let t: { info?: Record<string, unknown> };
-  try {
-    t = JSON.parse(text) as { info?: Record<string, unknown> };
-  } catch {
-    return;
-  }
-  if (!t.info || typeof t.info !== "object") return;
-  Object.assign(t.info, fields);
-  await writeFileAtomic(path, `${JSON.stringify(t, null, 2)}\n`);
+  const marked = withInfoFields(text, fields);
+  if (marked === null) return;
+  await writeFileAtomic(path, marked);
 }
