@@ -16,7 +16,7 @@ import { tempDir } from "../support/tmp.js";
 import { waitUntil } from "../support/wait-for.js";
 
 const RECORDER = join(import.meta.dirname, "fixtures", "recorder-child.mjs");
-const BATCH = join(import.meta.dirname, "..", "swebench", "batch", "fixtures", "swebench-child.mjs");
+const BATCH = join(import.meta.dirname, "..", "batch", "fixtures", "swebench-child.mjs");
 
 function closed(child: ChildProcess): Promise<NodeJS.Signals | null> {
   return new Promise((resolve) => child.on("close", (_code, signal) => resolve(signal)));

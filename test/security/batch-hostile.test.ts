@@ -32,7 +32,7 @@ import { tempDir } from "../support/tmp.js";
  * in preds.json exactly once.
  */
 
-const CHILD = join(import.meta.dirname, "..", "swebench", "batch", "fixtures", "swebench-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "batch", "fixtures", "swebench-child.mjs");
 const DEEP = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
 
 /** Replies no model should send; each must become a format error or a tool error, nothing worse. */

@@ -20,7 +20,7 @@ import { tempDir } from "../support/tmp.js";
  */
 
 const MIB = 1024 ** 2;
-const CHILD = join(import.meta.dirname, "..", "swebench", "batch", "fixtures", "swebench-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "batch", "fixtures", "swebench-child.mjs");
 
 const tooLarge = (model: string, url: string, limit: number, how: string) =>
   `${model}: the reply from ${url} was larger than model.max_response_bytes (${limit} bytes, ${limit / MIB} MiB) ` +
