@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import { scrubObjectSecrets } from "../config/secret-values.js";
 import { BatchInputError } from "../run-folder/errors.js";
+import { readRunJson } from "../run-folder/run-json.js";
 
 /**
  * Keys that may change between runs of one folder without a warning: where the server is and how
@@ -63,22 +64,11 @@ export interface EarlierConfig {
 export function checkConfigDrift(outputDir: string, config: Config, allow: boolean): EarlierConfig[] {
   const path = join(outputDir, "run.json");
   if (!existsSync(path)) return [];
-  let prev: {
-    started_at?: unknown;
-    config?: unknown;
-    info?: { earlier_configs?: unknown };
-    instances?: unknown;
-  };
-  try {
-    prev = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return [];
-  }
-  const earlier = Array.isArray(prev.info?.earlier_configs)
-    ? (prev.info.earlier_configs as EarlierConfig[])
-    : [];
-  const hasResults =
-    typeof prev.instances === "object" && prev.instances !== null && Object.keys(prev.instances).length > 0;
+  const read = readRunJson(path);
+  if (!read.ok) return [];
+  const prev = read.run;
+  const earlier: EarlierConfig[] = prev.info.earlier_configs ?? [];
+  const hasResults = Object.keys(prev.instances ?? {}).length > 0;
   if (!hasResults || prev.config === undefined) return earlier;
   // run.json's config was redacted and scrubbed when written (see RunRecord): compare like with like.
   const changes = configChanges(prev.config, scrubObjectSecrets(redactSecrets(config), { config }));

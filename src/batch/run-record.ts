@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { EXIT_STATUSES, type ExitStatus } from "../agent/trajectory-types.js";
@@ -6,6 +5,7 @@ import { versions } from "../agent/versions.js";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
 import { createScrubber, scrubStringValues, secretsOf } from "../config/secret-values.js";
+import { type InstanceLine, type RunJsonFields, readRunJson } from "../run-folder/run-json.js";
 import type { recordOf } from "../task/outcome.js";
 import { CoalescingWriter } from "../util/coalescing-writer.js";
 import type { ReplicaCounts, StopReason } from "./types.js";
@@ -63,37 +63,46 @@ export interface RunJson {
   replicas?: Record<string, ReplicaCounts>;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+/** The lines run.json read back, as this writer keeps them (calls and cost 0 where an older line lacks them). */
+function records(lines: Record<string, InstanceLine>): Record<string, InstanceRecord> {
+  return Object.fromEntries(
+    Object.entries(lines).map(([key, line]) => [
+      key,
+      { ...line, api_calls: line.api_calls ?? 0, cost: line.cost ?? 0 },
+    ]),
+  );
+}
 
-/** What an earlier run.json of the folder holds: its instances and its info (unreadable: none). */
+/**
+ * What an earlier run.json of the folder holds: its instances and its info (unreadable: none; a
+ * line that is not one is left out: the run rebuilds it from the instance's trajectory).
+ */
 function readPrevious(path: string): {
   instances: Record<string, InstanceRecord>;
   attempts?: Record<string, InstanceRecord>;
   stopped_attempts?: Record<string, string>;
   info: Record<string, unknown>;
 } {
-  if (!existsSync(path)) return { instances: {}, info: {} };
-  try {
-    const prev = JSON.parse(readFileSync(path, "utf8")) as Partial<RunJson>;
-    return {
-      instances: isMap(prev.instances) ? (prev.instances as Record<string, InstanceRecord>) : {},
-      ...(isMap(prev.attempts) ? { attempts: prev.attempts as Record<string, InstanceRecord> } : {}),
-      ...(isMap(prev.stopped_attempts)
-        ? {
-            stopped_attempts: Object.fromEntries(
-              Object.entries(prev.stopped_attempts).filter(
-                (e): e is [string, string] => typeof e[1] === "string",
-              ),
-            ),
-          }
-        : {}),
-      info: isMap(prev.info) ? prev.info : {},
-    };
-  } catch {
-    return { instances: {}, info: {} };
-  }
+  const read = readRunJson(path);
+  if (!read.ok) return { instances: {}, info: {} };
+  const { run } = read;
+  return {
+    instances: records(run.instances ?? {}),
+    ...(run.attempts ? { attempts: records(run.attempts) } : {}),
+    ...(run.stopped_attempts ? { stopped_attempts: run.stopped_attempts } : {}),
+    info: run.info,
+  };
 }
+
+// What this writer writes, its reader reads: a line of `RunJson` is a line run-json.ts accepts.
+type Readable<W, R> = [W] extends [R] ? true : false;
+const linesReadable: Readable<InstanceRecord & Record<string, unknown>, InstanceLine> = true;
+const runReadable: Readable<
+  Omit<RunJson, "info">,
+  Pick<RunJsonFields, Exclude<keyof RunJson, "info">>
+> = true;
+void linesReadable;
+void runReadable;
 
 /**
  * run.json and exit_statuses.yaml of a run folder, kept up to date through serialised atomic writes.

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { Command } from "commander";
 import { ConfigError } from "../config/errors.js";
+import { readRunJson } from "../run-folder/run-json.js";
 
 /**
  * `patchloop swebench --like DIR -o NEW`: the command line that made DIR (run.json `info.argv`,
@@ -30,20 +31,17 @@ function recordedRun(dir: string): { argv: string[]; cwd: string | null; reprodu
   const path = join(dir, "run.json");
   if (!existsSync(path))
     throw new ConfigError(`--like ${dir}: no run.json there; give the folder of a patchloop swebench run`);
-  let info: Record<string, unknown>;
-  try {
-    info = (JSON.parse(readFileSync(path, "utf8")) as { info?: Record<string, unknown> }).info ?? {};
-  } catch (err) {
-    throw new ConfigError(`--like ${dir}: run.json cannot be read (${(err as Error).message})`);
-  }
+  const read = readRunJson(path);
+  if (!read.ok) throw new ConfigError(`--like ${dir}: run.json cannot be read (${read.problem})`);
+  const info = read.run.info;
   const argv = info.argv;
-  if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string") || argv[0] !== "swebench")
+  if (argv?.[0] !== "swebench")
     throw new ConfigError(
       `--like ${dir}: run.json records no patchloop swebench command line (info.argv); it was not made by patchloop swebench`,
     );
   return {
-    argv: argv.slice(1) as string[],
-    cwd: typeof info.cwd === "string" ? info.cwd : null,
+    argv: argv.slice(1),
+    cwd: info.cwd ?? null,
     reproduce: info.reproduce,
   };
 }

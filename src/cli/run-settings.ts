@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigLayer } from "../config/layers.js";
+import { readRunJson } from "../run-folder/run-json.js";
 import type { EnvironmentFlags } from "./eval-flags.js";
 
 /**
@@ -75,16 +75,11 @@ function unmasked(v: unknown): unknown {
 /** The settings `DIR/run.json` records; empty when it is missing or unreadable (an older folder). */
 export function readRunSettings(dir: string): RunSettings {
   const path = join(dir, "run.json");
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return { sections: {} };
-  }
-  if (!isMap(doc)) return { sections: {} };
+  const read = readRunJson(path);
+  if (!read.ok) return { sections: {} };
+  const doc = read.run;
   const config = isMap(doc.config) ? doc.config : {};
-  const info = isMap(doc.info) ? doc.info : {};
-  const machine = isMap(info.machine) ? info.machine : {};
+  const machine = doc.info.machine ?? {};
   const env = isMap(config.environment) ? config.environment : undefined;
   const run = isMap(config.run) ? config.run : {};
   const out: RunSettings = {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeSync } from "node:fs";
+import { existsSync, statSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { batchPreflight } from "../batch/preflight.js";
@@ -21,6 +21,7 @@ import { createModel } from "../models/factory/create-model.js";
 import { BatchInputError } from "../run-folder/errors.js";
 import { PredsFile } from "../run-folder/preds-file.js";
 import { PREDICTION_FORMATS, predictionFormat, writePredsAs } from "../run-folder/preds-format.js";
+import { readRunJson } from "../run-folder/run-json.js";
 import {
   type AgentFlags,
   addAgentOptions,
@@ -495,12 +496,8 @@ async function reproduceOf(
 /** What `--like DIR` says before the run starts: what differs from the run in DIR. */
 function likeReport(dir: string, now: ReproduceInfo): string {
   const path = join(resolve(dir), "run.json");
-  let recorded: unknown;
-  try {
-    recorded = (JSON.parse(readFileSync(path, "utf8")) as { info?: { reproduce?: unknown } }).info?.reproduce;
-  } catch {
-    recorded = undefined;
-  }
+  const read = readRunJson(path);
+  const recorded = read.ok ? read.run.info.reproduce : undefined;
   const lines = reproduceDifferences(recorded, now);
   return lines.length === 0
     ? `--like ${dir}: the same patchloop, config, model server, dataset rows and environment as recorded\n`

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { selectInstances } from "../dataset/select.js";
 import type { SwebenchInstance } from "../dataset/types.js";
+import { readRunJson } from "../run-folder/run-json.js";
 import { plural } from "../util/plural.js";
 import type { SummaryScope } from "./summary.js";
 
@@ -52,22 +53,18 @@ export function runFolderOf(path: string): RunFolder | undefined {
 
 /** The selection run.json records, or undefined. */
 export function readRunSelection(dir: string): RunSelection | undefined {
-  let doc: { info?: { dataset?: Record<string, unknown>; selection?: Record<string, unknown> } };
-  try {
-    doc = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
-  } catch {
-    return undefined;
-  }
-  const d = doc.info?.dataset;
-  const s = doc.info?.selection ?? {};
-  if (!d || typeof d.subset !== "string") return undefined;
+  const read = readRunJson(join(dir, "run.json"));
+  if (!read.ok) return undefined;
+  const d = read.run.info.dataset;
+  const s = read.run.info.selection ?? {};
+  if (!d) return undefined;
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
-  const ids = Array.isArray(s.instance_ids)
+  const ids = s.instance_ids
     ? s.instance_ids.flatMap((v) => (typeof v === "string" ? v.split(/[\s,]+/) : [])).filter(Boolean)
     : [];
   return {
     subset: d.subset,
-    split: str(d.split),
+    split: str(d.split ?? undefined),
     slice: str(s.slice),
     filter: str(s.filter),
     shuffle: s.shuffle === true,

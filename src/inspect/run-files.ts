@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { parsePredsJson } from "../run-folder/preds-file.js";
-import { asNumber, asRecord, asString, asStringArray, type JsonRecord } from "./json-read.js";
+import { parseRunJson, type RunJsonDoc } from "../run-folder/run-json.js";
+import { asRecord, asString } from "./json-read.js";
 import type { RunTotals, StatsView } from "./view/view-model.js";
 
 /** What the run's own bookkeeping files say (each part empty when its file is absent). */
@@ -64,24 +65,20 @@ const MAX_FACT_CHARS = 200;
  * Model calls and cost over every instance run.json holds, earlier attempts of re-run instances
  * included (`earlier_calls`, `earlier_cost`): what all invocations of the folder spent.
  */
-function totalsOf(doc: JsonRecord): RunTotals {
+function totalsOf(doc: RunJsonDoc): RunTotals {
   const config = asRecord(doc.config);
-  const info = asRecord(doc.info);
-  const instances = Object.values(asRecord(doc.instances) ?? {}).map(asRecord);
+  const instances = Object.values(doc.instances ?? {});
   let calls: number | null = null;
   let cost: number | null = null;
   for (const r of instances) {
-    if (!r) continue;
-    const c = asNumber(r.api_calls);
-    const d = asNumber(r.cost);
-    if (c !== null || asNumber(r.earlier_calls) !== null)
-      calls = (calls ?? 0) + (c ?? 0) + (asNumber(r.earlier_calls) ?? 0);
-    if (d !== null || asNumber(r.earlier_cost) !== null)
-      cost = (cost ?? 0) + (d ?? 0) + (asNumber(r.earlier_cost) ?? 0);
+    const c = r.api_calls ?? null;
+    const d = r.cost ?? null;
+    if (c !== null || r.earlier_calls !== undefined) calls = (calls ?? 0) + (c ?? 0) + (r.earlier_calls ?? 0);
+    if (d !== null || r.earlier_cost !== undefined) cost = (cost ?? 0) + (d ?? 0) + (r.earlier_cost ?? 0);
   }
   return {
-    model: asString(asRecord(config?.model)?.model_name) || asString(doc.model) || null,
-    configSources: asStringArray(info?.config_sources),
+    model: asString(asRecord(config?.model)?.model_name) || doc.model || null,
+    configSources: doc.info.config_sources ?? [],
     config: doc.config ?? null,
     api_calls: calls,
     cost,
@@ -89,23 +86,26 @@ function totalsOf(doc: JsonRecord): RunTotals {
   };
 }
 
-function readRunJson(text: string, files: RunFiles): void {
-  const doc: JsonRecord | null = asRecord(JSON.parse(text));
-  if (!doc) throw new Error("expected a JSON object");
-  files.totals = totalsOf(doc);
-  for (const [id, entry] of Object.entries(asRecord(doc.instances) ?? {})) {
-    const k = asNumber(asRecord(entry)?.standing_attempt);
-    if (k !== null && Number.isInteger(k) && k >= 1) files.standingAttempts.set(id, k);
+function readRun(text: string, files: RunFiles): void {
+  const read = parseRunJson(text, "run.json");
+  if (!read.ok) {
+    files.problems.push(read.problem);
+    return;
   }
-  for (const [key, entry] of Object.entries(asRecord(doc.attempts) ?? {})) {
+  const doc = read.run;
+  files.problems.push(...read.problems);
+  files.totals = totalsOf(doc);
+  for (const [id, entry] of Object.entries(doc.instances ?? {})) {
+    if (entry.standing_attempt !== undefined) files.standingAttempts.set(id, entry.standing_attempt);
+  }
+  for (const [key, rec] of Object.entries(doc.attempts ?? {})) {
     const m = /^(.+)\/attempt-([1-9]\d{0,5})$/.exec(key);
-    const rec = asRecord(entry);
-    if (!m?.[1] || !rec) continue;
+    if (!m?.[1]) continue;
     const byK = files.attemptRecords.get(m[1]) ?? new Map<number, AttemptRecord>();
     byK.set(Number(m[2]), {
-      exitStatus: asString(rec.exit_status),
-      api_calls: asNumber(rec.api_calls),
-      cost: asNumber(rec.cost),
+      exitStatus: rec.exit_status,
+      api_calls: rec.api_calls ?? null,
+      cost: rec.cost ?? null,
     });
     files.attemptRecords.set(m[1], byK);
   }
@@ -130,7 +130,7 @@ export async function readRunFiles(root: string): Promise<RunFiles> {
   const readers: Array<[string, (text: string, files: RunFiles) => void]> = [
     ["preds.json", readPreds],
     ["exit_statuses.yaml", readExitStatuses],
-    ["run.json", readRunJson],
+    ["run.json", readRun],
   ];
   for (const [name, read] of readers) {
     try {

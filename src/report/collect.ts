@@ -6,6 +6,7 @@ import { findRunSummary } from "../compare/load-run.js";
 import type { SwebenchInstance } from "../dataset/types.js";
 import { diffFiles } from "../grading/patch-files.js";
 import { type PredsJson, readPredsJson } from "../run-folder/preds-file.js";
+import { type InstanceLine, readRunJson } from "../run-folder/run-json.js";
 import { categorize, type EndCategory, type GradeFacts } from "./categories.js";
 
 /** What the report knows of one instance. */
@@ -170,11 +171,12 @@ function readGrades(dir: string): {
 /** Per instance, what the agent's run gave: run.json's instances, else each `<id>/<id>.traj.json`. */
 function readOutcomes(dir: string, notes: string[]): Map<string, Json> {
   const out = new Map<string, Json>();
-  const run = readJsonFile(join(dir, "run.json"));
-  if (isObject(run) && isObject(run.instances)) {
-    const attempts = isObject(run.attempts) ? run.attempts : {};
-    for (const [id, rec] of Object.entries(run.instances))
-      if (isObject(rec)) out.set(id, withAttemptSums(id, rec, attempts));
+  const read = readRunJson(join(dir, "run.json"));
+  if (read.ok && read.run.instances) {
+    // tolerant as older folders need: a line's fields are optional, one that is not a line is left out
+    const attempts = read.run.attempts ?? {};
+    for (const [id, rec] of Object.entries(read.run.instances))
+      out.set(id, withAttemptSums(id, rec, attempts));
     return out;
   }
   for (const entry of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
@@ -205,11 +207,11 @@ const SUMMED = ["api_calls", "prompt_tokens", "completion_tokens", "cost", "seco
 function withAttemptSums(
   id: string,
   rec: Json & Record<string, unknown>,
-  attempts: Record<string, unknown>,
+  attempts: Record<string, InstanceLine>,
 ): Json {
   const mine = Object.entries(attempts)
-    .filter(([key, a]) => key.startsWith(`${id}/attempt-`) && isObject(a))
-    .map(([, a]) => a as Record<string, unknown>);
+    .filter(([key]) => key.startsWith(`${id}/attempt-`))
+    .map(([, a]) => a);
   if (mine.length === 0) return rec;
   const sums: Record<string, number> = {};
   for (const key of SUMMED) {
@@ -222,12 +224,9 @@ function withAttemptSums(
 
 /** The dataset run.json names, or null. */
 function recordedDataset(dir: string): { name: string | null; split: string | null } {
-  const run = readJsonFile(join(dir, "run.json"));
-  const d = isObject(run) && isObject(run.info) && isObject(run.info.dataset) ? run.info.dataset : null;
-  return {
-    name: d && typeof d.subset === "string" ? d.subset : null,
-    split: d && typeof d.split === "string" ? d.split : null,
-  };
+  const read = readRunJson(join(dir, "run.json"));
+  const d = read.ok ? read.run.info.dataset : undefined;
+  return { name: d?.subset ?? null, split: d?.split ?? null };
 }
 
 /** How the report gets dataset rows: the caller loads them (the CLI: `loadDataset`), or none. */
