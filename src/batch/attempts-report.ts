@@ -4,6 +4,7 @@ import { type EvaluateOptions, type EvaluationRun, evaluatePredictions } from ".
 import type { Prediction } from "../grading/predictions.js";
 import { predOf } from "../run-folder/preds-file.js";
 import { attemptNumbers, readPriorState } from "../run-folder/resume.js";
+import { parseSelectionJsonl } from "../select/selection-file.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 /** One attempt's patch and what it cost, as its trajectory has them. */
@@ -192,16 +193,9 @@ export function selectedIds(dir: string): Set<string> {
   const path = join(dir, "selection.jsonl");
   const out = new Set<string>();
   if (!existsSync(path)) return out;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const r = JSON.parse(line) as { instance_id?: unknown; selected?: unknown };
-      if (typeof r.instance_id === "string" && r.selected !== null && r.selected !== undefined)
-        out.add(r.instance_id);
-    } catch {
-      // a line cut short by a killed writer chose nothing
-    }
-  }
+  // a line cut short by a killed writer (or otherwise not a selection line) chose nothing
+  for (const [id, line] of parseSelectionJsonl(readFileSync(path, "utf8")).byId)
+    if (line.selected !== null) out.add(id);
   return out;
 }
 

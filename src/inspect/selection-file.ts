@@ -1,70 +1,55 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import { type CandidateLine, parseSelectionJsonl, type SelectionLine } from "../select/selection-file.js";
 
 /** Largest selection.jsonl read (bytes); a bigger one is a problem line, not read. */
 const MAX_SELECTION_BYTES = 50 * 1024 * 1024;
 /** Model and test text from the file is cut to this many characters for the page. */
 const MAX_TEXT = 4000;
 
-const text = z.string().transform((s) => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)} […]` : s));
+const clip = (s: string) => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)} […]` : s);
 
-/**
- * The part of a `patchloop select` line (src/select/record.ts, SelectionRecord) the viewer shows.
- * Unknown keys are ignored, so a newer file with more fields still reads.
- */
-const CandidateLine = z.object({
-  index: z.number().int().nonnegative(),
-  source: z.string(),
-  status: z.string(),
-  dropped: text.optional(),
-  group: z.number().int().optional(),
-  regression: z
-    .object({
-      tested: z.boolean(),
-      broke: z.array(text),
-      kept: z.number(),
-      error: text.optional(),
-      timed_out: z.boolean().optional(),
-    })
-    .optional(),
-  reproduction: z.object({ passed: z.number(), of: z.number(), error: text.optional() }).optional(),
-});
+/** A line with its model and test text cut to MAX_TEXT characters for the page. */
+function clipped(line: SelectionLine): SelectionLine {
+  return {
+    ...line,
+    reason: clip(line.reason),
+    steps: line.steps.map(clip),
+    problems: line.problems.map(clip),
+    candidates: line.candidates.map((c) => ({
+      ...c,
+      ...(c.dropped !== undefined ? { dropped: clip(c.dropped) } : {}),
+      ...(c.regression
+        ? {
+            regression: {
+              ...c.regression,
+              broke: c.regression.broke.map(clip),
+              ...(c.regression.error !== undefined ? { error: clip(c.regression.error) } : {}),
+            },
+          }
+        : {}),
+      ...(c.reproduction?.error !== undefined
+        ? { reproduction: { ...c.reproduction, error: clip(c.reproduction.error) } }
+        : {}),
+    })),
+    ...(line.judge
+      ? {
+          judge: {
+            ...line.judge,
+            answer: clip(line.judge.answer),
+            ...(line.judge.problem !== undefined ? { problem: clip(line.judge.problem) } : {}),
+          },
+        }
+      : {}),
+  };
+}
 
-const SelectionLine = z.object({
-  instance_id: z.string().min(1),
-  candidates: z.array(CandidateLine),
-  selected: z.number().int().nullable(),
-  reason: text,
-  steps: z.array(text).default([]),
-  problems: z.array(text).default([]),
-  judge: z
-    .object({
-      offered: z.array(z.object({ number: z.number().int(), candidate: z.number().int() })),
-      answer: text,
-      chose: z.number().int().optional(),
-      problem: text.optional(),
-    })
-    .optional(),
-});
-
-export type SelectionLine = z.infer<typeof SelectionLine>;
-export type CandidateLine = z.infer<typeof CandidateLine>;
+export type { CandidateLine, SelectionLine };
 
 /** The lines of DIR/selection.jsonl by instance id (a later line for an id wins), and what could not be read. */
 export interface SelectionFile {
   byId: Map<string, SelectionLine>;
   problems: string[];
-}
-
-const EXPECTED =
-  "expected one JSON object per line as `patchloop select` writes it ({instance_id, candidates, selected, reason, ...})";
-
-function issuesText(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`)
-    .join("; ");
 }
 
 /** Reads `root/selection.jsonl`; an absent file is an empty result, a bad line a problem naming it. */
@@ -86,24 +71,9 @@ export async function readSelectionFile(root: string): Promise<SelectionFile> {
     if (code !== "ENOENT") out.problems.push(`selection.jsonl: cannot be read (${(err as Error).message})`);
     return out;
   }
-  raw.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let doc: unknown;
-    try {
-      doc = JSON.parse(line);
-    } catch (err) {
-      out.problems.push(
-        `selection.jsonl line ${i + 1}: not valid JSON (${(err as Error).message}); ${EXPECTED}`,
-      );
-      return;
-    }
-    const parsed = SelectionLine.safeParse(doc);
-    if (!parsed.success) {
-      out.problems.push(`selection.jsonl line ${i + 1}: ${issuesText(parsed.error)}; ${EXPECTED}`);
-      return;
-    }
-    out.byId.set(parsed.data.instance_id, parsed.data);
-  });
+  const lines = parseSelectionJsonl(raw);
+  out.problems.push(...lines.problems);
+  for (const [id, line] of lines.byId) out.byId.set(id, clipped(line));
   return out;
 }
 
