@@ -55,7 +55,7 @@ export function runConfigLayer(
   if (sections.includes("select") && select) data.run = { select };
   if (sections.includes("model") && model) data.model = model;
   if (Object.keys(data).length === 0) return undefined;
-  return { source: `${run.path ?? "run.json"} (the run's config)`, data: data as ConfigLayer["data"] };
+  return { source: `${run.path ?? "run.json"} (the run's config)`, data };
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> =>

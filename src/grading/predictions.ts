@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { z } from "zod";
 import type { SwebenchInstance } from "../dataset/types.js";
 import type { PredEntry } from "../run-folder/preds-file.js";
 
@@ -21,11 +22,15 @@ export class PredictionsError extends Error {
   }
 }
 
+/** An object of any keys: what each prediction, and a preds.json-like file, must be. */
+const ObjectSchema = z.record(z.string(), z.unknown());
+
 function checkOne(item: unknown, where: string, source: string): Prediction {
-  if (item === null || typeof item !== "object" || Array.isArray(item)) {
+  const parsed = ObjectSchema.safeParse(item);
+  if (!parsed.success) {
     throw new PredictionsError(`${source}: ${where} is not an object with instance_id and model_patch.`);
   }
-  const p = item as Record<string, unknown>;
+  const p = parsed.data;
   if (typeof p.instance_id !== "string" || p.instance_id === "") {
     throw new PredictionsError(
       `${source}: ${where} has no instance_id (got ${JSON.stringify(p.instance_id) ?? "nothing"}).`,
@@ -73,9 +78,10 @@ export function parsePredictions(text: string, source: string): Prediction[] {
     } catch (err) {
       throw new PredictionsError(`${source}: not valid JSON (${(err as Error).message}).`);
     }
+    const keyed = ObjectSchema.safeParse(data);
     if (Array.isArray(data)) out = data.map((d, i) => checkOne(d, `entry ${i + 1}`, source));
-    else if (data !== null && typeof data === "object") {
-      out = Object.entries(data as Record<string, unknown>).map(([key, value]) => {
+    else if (keyed.success) {
+      out = Object.entries(keyed.data).map(([key, value]) => {
         const withId =
           value && typeof value === "object" && !("instance_id" in value)
             ? { instance_id: key, ...value }
