@@ -7,7 +7,7 @@ import type { Config } from "../config/schema.js";
 import { resolveEndpoint } from "../models/endpoint.js";
 import { createModel } from "../models/factory/create-model.js";
 import { asRecord } from "../models/json-shape.js";
-import { httpGet, listModels, maxTokensOf } from "../models/model-listing.js";
+import { httpGet, type Listing, listModels, maxTokensOf } from "../models/model-listing.js";
 import type { ChatMessage, Model, ModelResult, ToolSpec } from "../models/types.js";
 
 /**
@@ -106,7 +106,43 @@ export interface DoctorOptions {
   timeoutS?: number;
 }
 
-/** Runs every check against the configured server; never throws for what the server does. */
+/** What the checks found so far: the lines, the recommendations, the failures (each failure is a line too). */
+class Findings {
+  readonly lines: CheckLine[] = [];
+  readonly recommendations: string[] = [];
+  readonly failures: string[] = [];
+  add(mark: Mark, name: string, text: string): void {
+    this.lines.push({ mark, name, text });
+  }
+  fail(name: string, text: string, reason: string): void {
+    this.add("fail", name, text);
+    this.failures.push(reason);
+  }
+  recommend(text: string): void {
+    this.recommendations.push(text);
+  }
+  report(): Omit<DoctorReport, "header"> {
+    return { lines: this.lines, recommendations: this.recommendations, failures: this.failures };
+  }
+}
+
+/** The server under check, as each step needs it (what is shown has no user:password). */
+interface Server {
+  base: string;
+  root: string;
+  shownBase: string;
+  shownRoot: string;
+  headers: Record<string, string>;
+  model: string;
+  family: string | null;
+  protocol: Config["agent"]["protocol"];
+  timeoutS: number;
+}
+
+/**
+ * Runs every check against the configured server, in steps (each a function below, numbered as the
+ * report lists them); never throws for what the server does.
+ */
 export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const { config } = o;
   const timeoutS = o.timeoutS ?? 60;
@@ -125,84 +161,115 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const model = parsed.model;
   const family = config.model.family === null || config.model.family === "none" ? null : config.model.family;
   const protocol = config.agent.protocol;
-  const lines: CheckLine[] = [];
-  const recommendations: string[] = [];
-  const failures: string[] = [];
-  const add = (mark: Mark, name: string, text: string) => lines.push({ mark, name, text });
-  const fail = (name: string, text: string, reason: string) => {
-    add("fail", name, text);
-    failures.push(reason);
-  };
+  const f = new Findings();
+  const s: Server = { base, root, shownBase, shownRoot, headers, model, family, protocol, timeoutS };
   const header = `patchloop doctor: ${model} at ${shownBase} (protocol ${protocol}, family ${family ?? "none"}, reasoning_history ${config.model.reasoning_history})`;
+  const report = () => ({ header, ...f.report() });
+  const listing = await checkListing(f, s);
+  if (listing.status === null) return report();
+  checkContext(f, config, listing);
+  const probes = await probeToolCalls(f, s, config);
+  if (!probes) return report();
+  await checkRoundTrip(f, s, config, probes);
+  checkPrefixCache(f, probes.replies, listing);
+  await checkMetrics(f, s);
+  if (o.family) f.recommend(`family: ${o.family.line}`);
+  else if (!family)
+    f.recommend(
+      "family: none set and none named by the model's name: if it is Qwen3, Gemma 4, gpt-oss, GLM, Kimi K2, MiniMax M2 or DeepSeek V4, add its preset (-c qwen3, -c gemma4, ...; docs/models.md)",
+    );
+  return report();
+}
 
-  // 1. It answers, and serves the model.
+/** 1. It answers (GET /models), and serves the model. */
+async function checkListing(f: Findings, s: Server): Promise<Listing> {
+  const { base, shownBase, model, headers, timeoutS } = s;
   const listing = await listModels(base, model, headers, Math.min(timeoutS, 10) * 1000);
   if (listing.status === null) {
-    fail(
+    f.fail(
       "answers",
       `no answer from GET ${shownBase}/models (${listing.problem})`,
       `the server at ${shownBase} does not answer (${listing.problem}): start it, or check --base-url`,
     );
-    return { header, lines, recommendations, failures };
+    return listing;
   }
   if (listing.status === 404) {
-    fail(
+    f.fail(
       "answers",
       `GET ${shownBase}/models: HTTP 404 (no model list)`,
       `GET ${shownBase}/models answers 404: \`patchloop swebench\` checks it before the first instance and would stop; an OpenAI-compatible server's base URL usually ends in /v1`,
     );
   } else if (listing.status < 200 || listing.status > 299 || listing.problem) {
-    fail(
+    f.fail(
       "answers",
       `GET ${shownBase}/models: HTTP ${listing.status}${listing.problem ? `, ${listing.problem}` : ""}`,
       `GET ${shownBase}/models answers HTTP ${listing.status}: check --base-url and the API key`,
     );
   } else {
-    add(
+    f.add(
       "ok",
       "answers",
       `GET /models in ${listing.ms} ms${listing.owner ? ` (owned_by ${listing.owner})` : ""}`,
     );
-    if (listing.ids.includes(model)) add("ok", "serves the model", `"${model}" is listed`);
+    if (listing.ids.includes(model)) f.add("ok", "serves the model", `"${model}" is listed`);
     else
-      fail(
+      f.fail(
         "serves the model",
         `"${model}" is not listed; the server lists: ${listing.ids.join(", ") || "nothing"}`,
         `the server does not serve "${model}" (it lists ${listing.ids.join(", ") || "nothing"}): pass -m openai/<a listed name>`,
       );
   }
 
-  // 2. Context length against max_tokens.
+  return listing;
+}
+
+/** 2. The context length the server reports, against max_tokens. */
+function checkContext(f: Findings, config: Config, listing: Listing): void {
   const maxTokens = maxTokensOf(config.model.model_kwargs as Record<string, unknown>);
   if (listing.contextLength === null)
-    add(
+    f.add(
       "info",
       "context",
       `not reported${listing.status === 200 ? " in GET /models" : ""}; max_tokens ${maxTokens ?? "unset"}`,
     );
   else if (maxTokens !== null && maxTokens >= listing.contextLength)
-    fail(
+    f.fail(
       "context",
       `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens} leaves no room for the prompt`,
       `max_tokens ${maxTokens} is not below the context length ${listing.contextLength}: every request would be refused; lower model.model_kwargs.max_tokens`,
     );
   else if (maxTokens !== null && maxTokens > listing.contextLength / 2) {
-    add(
+    f.add(
       "warn",
       "context",
       `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens} leaves ${listing.contextLength - maxTokens} for the prompt`,
     );
-    recommendations.push(
+    f.recommend(
       `max_tokens ${maxTokens} is more than half the context (${listing.contextLength}): a long trajectory soon leaves no room; use at most ${Math.floor(listing.contextLength / 4)} (-c model.model_kwargs.max_tokens=${Math.floor(listing.contextLength / 4)}) or serve a longer context (vLLM --max-model-len)`,
     );
   } else
-    add(
+    f.add(
       "ok",
       "context",
       `${listing.contextLength} tokens (${listing.contextSource}); max_tokens ${maxTokens ?? "unset"}${maxTokens ? `, ${listing.contextLength - maxTokens} left for the prompt` : ""}`,
     );
+}
 
-  // 3. Tool calls, reasoning apart, the prefix cache: a few identical requests.
+/** What the probe requests gave: the replies and how each parsed, and what later steps send again. */
+interface Probes {
+  client: Model;
+  tools: ToolSpec[];
+  ask: ChatMessage[];
+  replies: Array<Extract<ModelResult, { ok: true }>>;
+  kinds: Array<"ok" | "empty" | "malformed">;
+}
+
+/**
+ * 3. Tool calls and where the reasoning comes back: TOOL_PROBES identical requests (the prefix
+ * cache is judged on their repeats, step 5). Null when every one was refused (a failure is noted).
+ */
+async function probeToolCalls(f: Findings, s: Server, config: Config): Promise<Probes | null> {
+  const { timeoutS, family, protocol } = s;
   const specs: ToolSpec[] = createActionRunner(config).specs.filter((s) => s.name === "bash");
   const tools =
     specs.length > 0
@@ -222,14 +289,14 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     else refused = r.message;
   }
   if (refused !== null && replies.length === 0) {
-    fail(
+    f.fail(
       "tool calls",
       `the request with tools was refused: ${refused}`,
       `a request with tools fails: ${refused}`,
     );
-    return { header, lines, recommendations, failures };
+    return null;
   }
-  const kinds = replies.map((r) => {
+  const kinds = replies.map((r): Probes["kinds"][number] => {
     const p = parser.parse(r.message);
     if (p.ok) return "ok";
     return (r.message.tool_calls?.length ?? 0) === 0 ? "empty" : "malformed";
@@ -244,42 +311,47 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   ).length;
   const toolText = `${good} of ${replies.length} came back as calls (${empty} empty${asText > 0 ? `, ${asText} of them a call written in the text: the server parsed no tool call` : ""}, ${malformed} malformed)`;
   const flags = family ? VLLM_FLAGS[family] : undefined;
-  if (good === replies.length) add("ok", "tool calls", toolText);
+  if (good === replies.length) f.add("ok", "tool calls", toolText);
   else if (protocol === "tool_calls") {
-    fail(
+    f.fail(
       "tool calls",
       toolText,
       `tool calls came back empty or malformed in ${replies.length - good} of ${replies.length} requests: with agent.protocol tool_calls the run would end in format errors`,
     );
-    recommendations.push(
+    f.recommend(
       `protocol: tool calls are unreliable on this server: use backticks (-c swebench_backticks, or -c agent.protocol=backticks), which needs no tool-call parser; or serve with ${flags?.tools ?? "--enable-auto-tool-choice and the model's --tool-call-parser"}`,
     );
-  } else add("info", "tool calls", `${toolText} (the run uses backticks and needs none)`);
+  } else f.add("info", "tool calls", `${toolText} (the run uses backticks and needs none)`);
 
   const places = replies.map(reasoningPlace);
   const apart = places.filter((p) => p !== null && p !== "think");
   const inline = places.filter((p) => p === "think").length;
   if (apart.length > 0)
-    add("ok", "reasoning", `apart, in \`${apart[0]}\` (${apart.length} of ${replies.length} replies)`);
+    f.add("ok", "reasoning", `apart, in \`${apart[0]}\` (${apart.length} of ${replies.length} replies)`);
   else if (inline > 0) {
-    add(
+    f.add(
       "warn",
       "reasoning",
       `inside the content as <think>...</think> (${inline} of ${replies.length} replies)`,
     );
     if (!(family === "gemma4" && protocol === "backticks"))
-      recommendations.push(
+      f.recommend(
         `reasoning: serve with a reasoning parser so the thinking comes apart (${flags?.reasoning ?? "vLLM --reasoning-parser <the model's>"}); patchloop splits <think> off the content meanwhile`,
       );
-  } else add("info", "reasoning", `none came back (${replies.length} replies)`);
+  } else f.add("info", "reasoning", `none came back (${replies.length} replies)`);
   if (family === "gemma4" && protocol === "backticks" && apart.length > 0)
-    recommendations.push(
+    f.recommend(
       "Gemma 4 with backticks: serve without --reasoning-parser (the 26B write-up's lesson: the parser made its patches worse)",
     );
+  return { client, tools, ask, replies, kinds };
+}
 
-  // 4. The reasoning round trip: the reply with its tool call sent back as the run sends it.
+/** 4. The reasoning round trip: the reply with its tool call sent back as the run sends it. */
+async function checkRoundTrip(f: Findings, s: Server, config: Config, p: Probes): Promise<void> {
+  const { family } = s;
+  const { client, tools, ask, replies, kinds } = p;
   const first = replies.find((_r, i) => kinds[i] === "ok");
-  if (!first) add("info", "reasoning round trip", "not tried: no tool call came back");
+  if (!first) f.add("info", "reasoning round trip", "not tried: no tool call came back");
   else {
     const id = first.message.tool_calls?.[0]?.id ?? "call_0";
     const next = await client.query({
@@ -288,7 +360,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     });
     const what = `reasoning_history ${config.model.reasoning_history}${family ? `, family ${family}` : ""}`;
     if (next.ok)
-      add(
+      f.add(
         "ok",
         "reasoning round trip",
         `accepted (${what}; ${
@@ -300,47 +372,52 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         })`,
       );
     else {
-      fail(
+      f.fail(
         "reasoning round trip",
         `refused (${what}): ${next.message}`,
         `the server refuses the request that sends a tool call back (${what}): ${next.message}; the run would stop at step 2`,
       );
-      recommendations.push(
+      f.recommend(
         config.model.reasoning_history === "drop"
           ? "reasoning round trip: the server wants the reasoning back (DeepSeek V4 answers 400 without it): set the family (-c deepseek_v4, or -c model.reasoning_history=chain -c model.family=<family>)"
           : "reasoning round trip: the server refuses the reasoning sent back: -c model.reasoning_history=drop, or a server that takes reasoning_content",
       );
     }
   }
+}
 
-  // 5. The prefix cache: the repeats of the same prompt.
+/** 5. The prefix cache: the repeats of the same prompt. */
+function checkPrefixCache(f: Findings, replies: Probes["replies"], listing: Listing): void {
   const repeats = replies.slice(1);
   const cached = repeats.map((r) => r.usage.cached_tokens);
   const prompt = repeats[0]?.usage.prompt_tokens ?? 0;
-  if (repeats.length === 0) add("info", "prefix cache", "not tried");
+  if (repeats.length === 0) f.add("info", "prefix cache", "not tried");
   else if (cached.some((c) => typeof c === "number" && c > 0))
-    add(
+    f.add(
       "ok",
       "prefix cache",
       `${Math.max(...cached.map((c) => c ?? 0))} of ${prompt} prompt tokens served from cache on the repeat`,
     );
   else if (cached.every((c) => c === undefined)) {
-    add("info", "prefix cache", "usage reports no cached_tokens; cannot tell");
+    f.add("info", "prefix cache", "usage reports no cached_tokens; cannot tell");
     if (listing.owner === "vllm")
-      recommendations.push(
+      f.recommend(
         "prefix cache: vLLM reports cached_tokens with --enable-prompt-tokens-details (keep --enable-prefix-caching on)",
       );
   } else {
-    add("warn", "prefix cache", `0 of ${prompt} prompt tokens served from cache on the repeat`);
-    recommendations.push(
+    f.add("warn", "prefix cache", `0 of ${prompt} prompt tokens served from cache on the repeat`);
+    f.recommend(
       "prefix cache: the repeated prefix was not served from cache, so every step pays for the whole history: enable it (vLLM --enable-prefix-caching, SGLang's radix cache, llama.cpp --cache-reuse)",
     );
   }
+}
 
-  // 6. Metrics.
+/** 6. The server's metrics (GET <root>/metrics). */
+async function checkMetrics(f: Findings, s: Server): Promise<void> {
+  const { root, shownRoot, headers } = s;
   const metrics = await httpGet(`${root}/metrics`, headers, 5000);
   if ("error" in metrics || metrics.status !== 200)
-    add(
+    f.add(
       "info",
       "metrics",
       `GET ${shownRoot}/metrics: ${"error" in metrics ? metrics.error : `HTTP ${metrics.status}`}`,
@@ -353,15 +430,8 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         .map((l) => l.split(/[{ ]/)[0]),
     );
     const server = [...series].find((s) => s.includes(":"))?.split(":")[0];
-    add("ok", "metrics", `GET ${shownRoot}/metrics: ${series.size} series${server ? ` (${server})` : ""}`);
+    f.add("ok", "metrics", `GET ${shownRoot}/metrics: ${series.size} series${server ? ` (${server})` : ""}`);
   }
-
-  if (o.family) recommendations.push(`family: ${o.family.line}`);
-  else if (!family)
-    recommendations.push(
-      "family: none set and none named by the model's name: if it is Qwen3, Gemma 4, gpt-oss, GLM, Kimi K2, MiniMax M2 or DeepSeek V4, add its preset (-c qwen3, -c gemma4, ...; docs/models.md)",
-    );
-  return { header, lines, recommendations, failures };
 }
 
 const MARKS: Record<Mark, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL", info: "--  " };
