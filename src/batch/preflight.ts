@@ -8,6 +8,7 @@ import { cloneDirFor } from "../instance/workspace.js";
 import { resolveEndpoint } from "../models/endpoint.js";
 import { ggufFileProblem } from "../models/gguf/model-file.js";
 import { type Listing, listModels, maxTokensOf } from "../models/model-listing.js";
+import { ANTHROPIC_VERSION, requestHeaders } from "../models/request-headers.js";
 
 /** Every selected repository without a clone in `reposDir` (local and bwrap need one each). */
 export function missingClones(
@@ -121,8 +122,8 @@ export async function modelServerProblem(
   }
   const headers: Record<string, string> =
     parsed.provider === "anthropic"
-      ? { "x-api-key": endpoint.apiKey, "anthropic-version": "2023-06-01" }
-      : { authorization: `Bearer ${endpoint.apiKey}` };
+      ? { "x-api-key": endpoint.apiKey, "anthropic-version": ANTHROPIC_VERSION }
+      : requestHeaders("openai", endpoint.apiKey, env);
   const base = (u: string) => (parsed.provider === "anthropic" ? `${u}/v1` : u);
   const answers = await Promise.all(
     endpoint.baseURLs.map((u) => modelsProblem(base(u), parsed.model, headers, timeoutMs)),

@@ -9,6 +9,7 @@ import type { SwebenchInstance } from "../dataset/types.js";
 import { resolveEndpoint } from "../models/endpoint.js";
 import { createAgents, sendRequest } from "../models/http-transport.js";
 import { asRecord } from "../models/json-shape.js";
+import { requestHeaders } from "../models/request-headers.js";
 import { packageRoot } from "../package-root.js";
 import { VERSION } from "../version.js";
 
@@ -110,7 +111,7 @@ async function servedBy(
   } catch {
     return { served: null, server_version: null };
   }
-  const headers = { authorization: `Bearer ${key}` };
+  const headers = requestHeaders("openai", key, env);
   const listing = asRecord(await getJson(`${base}/models`, headers, 5000));
   const data = Array.isArray(listing?.data) ? listing.data.map(asRecord).filter((m) => m !== null) : null;
   const served =

@@ -8,6 +8,7 @@ import { resolveEndpoint } from "../models/endpoint.js";
 import { createModel } from "../models/factory/create-model.js";
 import { asRecord } from "../models/json-shape.js";
 import { httpGet, type Listing, listModels, maxTokensOf } from "../models/model-listing.js";
+import { requestHeaders } from "../models/request-headers.js";
 import type { ChatMessage, Model, ModelResult, ToolSpec } from "../models/types.js";
 
 /**
@@ -157,7 +158,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   // what the report shows: a user:password in the URL is never printed
   const shownBase = maskUrlCredentials(base);
   const shownRoot = maskUrlCredentials(root);
-  const headers = { authorization: `Bearer ${endpoint.apiKey}` };
+  const headers = requestHeaders("openai", endpoint.apiKey, o.env ?? process.env);
   const model = parsed.model;
   const family = config.model.family === null || config.model.family === "none" ? null : config.model.family;
   const protocol = config.agent.protocol;
