@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { readRunJson } from "../run-folder/run-json.js";
 
 /** What a RUN argument of `compare` was read as. */
 export type RunKind =
@@ -217,23 +218,15 @@ export function findRunSummary(dir: string): { path: string; others: string[] } 
  * with the run's reason, whatever grading an empty patch gave; a resolved one stays resolved.
  */
 function batchInfrastructure(dir: string, run: RunVerdicts): void {
-  const file = join(dir, "run.json");
-  if (!existsSync(file)) return;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(file, "utf8"));
-  } catch {
-    return;
-  }
-  const instances = isObject(doc) && isObject(doc.instances) ? doc.instances : {};
-  for (const [id, rec] of Object.entries(instances)) {
-    if (!isObject(rec) || rec.infrastructure !== true || run.resolved.has(id)) continue;
-    const tries = (typeof rec.infra_retries === "number" ? rec.infra_retries : 0) + 1;
-    const status = typeof rec.exit_status === "string" ? rec.exit_status : "failed";
+  const read = readRunJson(join(dir, "run.json"));
+  if (!read.ok) return;
+  for (const [id, rec] of Object.entries(read.run.instances ?? {})) {
+    if (rec.infrastructure !== true || run.resolved.has(id)) continue;
+    const tries = (rec.infra_retries ?? 0) + 1;
     run.unresolved.delete(id);
     run.infrastructure.set(
       id,
-      `infrastructure failure in the run (${status}, ${tries} tr${tries === 1 ? "y" : "ies"}): ${firstLine(rec.exit_message, "no message")}`,
+      `infrastructure failure in the run (${rec.exit_status}, ${tries} tr${tries === 1 ? "y" : "ies"}): ${firstLine(rec.exit_message, "no message")}`,
     );
   }
 }

@@ -6,7 +6,7 @@ import { issuesText, shownValue } from "./schema-text.js";
 /**
  * The schema of `DIR/run.json` (contract: README.md "Outputs"), whose one writer is `RunRecord`
  * (src/batch/run-record.ts: its `RunJson` type is checked against this schema there). It is read by
- * the batch on resume, by report, inspect, eval's scope, `--like` and the run settings of select,
+ * the batch on resume, by report, compare, inspect, eval's scope, `--like` and the run settings of select,
  * all through `readRunJson`. Fields a patchloop of another version may not have written are
  * optional; a field of `info` of the wrong type is read as absent (each reader has a default).
  */
