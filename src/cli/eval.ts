@@ -24,7 +24,7 @@ import {
   positiveInt,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
-import { guarded } from "./guarded.js";
+import { guarded, untilSecondInterrupt } from "./guarded.js";
 import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop eval`, as commander hands them over. */
@@ -321,20 +321,7 @@ async function evalCommand(positional: string | undefined, flags: EvalFlags): Pr
   flags.predictions = predictions;
   // First Ctrl-C: start nothing new, let running instances finish and the summary be written.
   // Second: leave at once (every finished instance is already on disk).
-  const stop = new AbortController();
-  const onSigint = () => {
-    if (stop.signal.aborted) process.exit(130);
-    stop.abort();
-    process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
-  };
-  process.on("SIGINT", onSigint);
-  try {
-    return await runEval(
-      flags,
-      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-      stop.signal,
-    );
-  } finally {
-    process.off("SIGINT", onSigint);
-  }
+  return untilSecondInterrupt((stop) =>
+    runEval(flags, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }, stop),
+  );
 }

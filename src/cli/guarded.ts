@@ -34,3 +34,23 @@ export async function guarded(body: () => Promise<number>, input?: InputErrors):
     throw err;
   }
 }
+
+/**
+ * Runs `body` with Ctrl-C handled as eval and select handle it: the first stops new instances
+ * (the signal `body` gets aborts; running ones finish and what they wrote stays), the second
+ * leaves at once with status 130.
+ */
+export async function untilSecondInterrupt<T>(body: (stop: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const onSigint = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
+    process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    return await body(stop.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

@@ -16,7 +16,7 @@ import {
   FlagError,
   resolveEnvironmentFlags,
 } from "./eval-flags.js";
-import { guarded } from "./guarded.js";
+import { guarded, untilSecondInterrupt } from "./guarded.js";
 import { readRunSettings, runConfigLayer, withRunSettings } from "./run-settings.js";
 
 /** Flags of `patchloop select`, as commander hands them over. */
@@ -198,25 +198,16 @@ export function register(program: Command): void {
       "\nA run folder's run.json gives the environment, --repos-dir, --python, --specs, the dataset and the config's environment and run.select sections; flags and -c override them.\n" +
         "\nExit status: 0 every instance selected; 1 some instance NOT TESTED (preds.json kept its patch); 2 usage or input error.",
     )
-    .action(async (dir: string | undefined, flags: SelectFlags) => {
-      const stop = new AbortController();
-      const onSigint = () => {
-        if (stop.signal.aborted) process.exit(130);
-        stop.abort();
-        process.stderr.write("\nstopping: no new instances; Ctrl-C again to quit now\n");
-      };
-      process.on("SIGINT", onSigint);
-      try {
-        await guarded(() =>
+    .action((dir: string | undefined, flags: SelectFlags) =>
+      guarded(() =>
+        untilSecondInterrupt((stop) =>
           runSelect(
             dir,
             flags,
             { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-            stop.signal,
+            stop,
           ),
-        );
-      } finally {
-        process.off("SIGINT", onSigint);
-      }
-    });
+        ),
+      ),
+    );
 }
