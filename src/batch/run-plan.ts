@@ -31,20 +31,19 @@ export const OUTAGE_LIMIT = 3;
 export const MAX_OUTAGE_RUNS = 3;
 
 /** What earlier attempts of an instance spent, from its run.json record (`earlier_calls`, `earlier_cost`). */
-export function earlierSpend(record: unknown): { calls: number; cost: number } {
-  const r = record as { earlier_calls?: unknown; earlier_cost?: unknown } | undefined;
-  return { calls: Number(r?.earlier_calls) || 0, cost: Number(r?.earlier_cost) || 0 };
+export function earlierSpend(record: InstanceRecord | undefined): { calls: number; cost: number } {
+  return { calls: Number(record?.earlier_calls) || 0, cost: Number(record?.earlier_cost) || 0 };
 }
 
 /** How many runs in a row ended with this instance's server failing, from its run.json record. */
-export function outageRuns(record: unknown): number {
-  const n = (record as { model_error_runs?: unknown } | undefined)?.model_error_runs;
+export function outageRuns(record: InstanceRecord | undefined): number {
+  const n = record?.model_error_runs;
   return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
 /** The attempt that replaces a failed one, from its run.json record (`replaced_by`). */
-export function replacedBy(record: unknown): number | undefined {
-  const k = (record as { replaced_by?: unknown } | undefined)?.replaced_by;
+export function replacedBy(record: InstanceRecord | undefined): number | undefined {
+  const k = record?.replaced_by;
   return typeof k === "number" && Number.isInteger(k) && k > 0 ? k : undefined;
 }
 
@@ -190,7 +189,7 @@ export function priorOf(outcome: TaskOutcome): PriorState {
 }
 
 /** Whether an instance's ModelError has come back often enough in a row to be final. */
-export function isOutageFinal(prior: PriorState, record: unknown): boolean {
+export function isOutageFinal(prior: PriorState, record: InstanceRecord | undefined): boolean {
   return (
     prior.status === "ModelError" &&
     prior.modelError?.kind === "retries_exhausted" &&
