@@ -244,8 +244,9 @@ class QueueCoordinator implements Dispatcher {
 
   /** This run's jobs in the queue whose instance it does not wait for (left by a killed coordinator). */
   private async leftovers(): Promise<string[]> {
+    // 0..-1: every job of each state (BullMQ's getRanges gives the first two of each by default).
     const ids = await this.call("list the jobs", () =>
-      this.queue.getRanges(["waiting", "delayed", "prioritized", "active", "completed", "failed"]),
+      this.queue.getRanges(["waiting", "delayed", "prioritized", "active", "completed", "failed"], 0, -1),
     ).catch(() => [] as string[]);
     const waited = new Set(this.state.open().map((e) => e.jobId));
     return [...new Set(ids)].filter((id) => id.startsWith(`${this.runId}.`) && !waited.has(id));

@@ -248,9 +248,13 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     const beside = worker(partial, ["-w", "3"]);
     // Both live before any job exists: on a loaded machine the healthy worker could otherwise run
     // every job before the partial one starts, and nothing would be refused.
+    // By pid (queue status lists `host:pid`): the stopped worker above may linger in the list a moment.
+    let seen = "";
     await until("both workers are live", async () => {
-      const status = (await queueCommand("status", "--queue", redis.url)).out;
-      return (status.match(/ running {2}environment /g) ?? []).length === 2;
+      seen = (await queueCommand("status", "--queue", redis.url)).out;
+      return [healthy, beside].every((w) => seen.includes(`:${w.proc.pid}  0/`));
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; queue status said:\n${seen}`);
     });
     const out2 = join(root, "refused-beside");
     const boss2 = coordinator(out2, ["-c", "run.queue.attempts=1"]);
