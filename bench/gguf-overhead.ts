@@ -39,7 +39,7 @@ function config(over: Partial<ModelConfig>): ModelConfig {
     model_kwargs: {},
     vision: false,
     price: null,
-    retry: { max_attempts: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
+    retry: { max_tries: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
     request_timeout: 60,
     max_response_bytes: 64 * 1024 ** 2,
     observation_template: "{{ output }}",

@@ -44,12 +44,12 @@ export type AgentEvent =
   | { type: "action"; step: number; action: Action }
   | { type: "observation"; step: number; action: Action; result: ObservedResult; text: string }
   | { type: "rejected"; step: number; text: string; cutOff: boolean }
-  | { type: "model_call"; step: number; usage: Usage; cost: number; attempts: number }
+  | { type: "model_call"; step: number; usage: Usage; cost: number; tries: number }
   | {
       type: "model_retry";
       step: number;
-      attempt: number;
-      maxAttempts: number;
+      tryNumber: number;
+      maxTries: number;
       waitSeconds: number;
       reason: string;
     }
@@ -350,8 +350,8 @@ class AgentRun {
         this.o.onEvent?.({
           type: "model_retry",
           step,
-          attempt: n.attempt,
-          maxAttempts: n.maxAttempts,
+          tryNumber: n.tryNumber,
+          maxTries: n.maxTries,
           waitSeconds: n.waitMs / 1000,
           reason: n.reason,
         }),
@@ -368,7 +368,7 @@ class AgentRun {
       step: this.stats.api_calls,
       usage: res.usage,
       cost: res.cost,
-      attempts: res.attempts,
+      tries: res.tries,
     });
     return res;
   }

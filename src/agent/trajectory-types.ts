@@ -23,7 +23,7 @@ export type ExitStatus = (typeof EXIT_STATUSES)[number];
  */
 export interface ModelErrorInfo {
   kind: ModelErrorKind;
-  /** The HTTP status of the last attempt, when there was a response. */
+  /** The HTTP status of the last try, when there was a response. */
   status?: number;
 }
 

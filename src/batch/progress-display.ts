@@ -147,7 +147,7 @@ export function createProgressDisplay(opts: ProgressDisplayOptions): ProgressDis
       if (!opts.tty && event.type === "agent" && event.event.type === "model_retry") {
         const e = event.event;
         opts.write(
-          `[retry] ${event.instance_id} step ${e.step}: ${retryText({ until: clock.now() + e.waitSeconds * 1000, attempt: e.attempt, maxAttempts: e.maxAttempts, reason: e.reason }, clock.now())}\n`,
+          `[retry] ${event.instance_id} step ${e.step}: ${retryText({ until: clock.now() + e.waitSeconds * 1000, tryNumber: e.tryNumber, maxTries: e.maxTries, reason: e.reason }, clock.now())}\n`,
         );
         return;
       }

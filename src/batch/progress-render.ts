@@ -80,12 +80,12 @@ export function liveLines(
 
 /** `model retry 2/6 in 12s: HTTP 503: overloaded` (the time left until the next try). */
 export function retryText(
-  r: { until: number; attempt: number; maxAttempts: number; reason: string },
+  r: { until: number; tryNumber: number; maxTries: number; reason: string },
   now = Date.now(),
 ): string {
   const reason = r.reason.replace(/\s+/g, " ").trim();
   const short = reason.length > 80 ? `${reason.slice(0, 79)}…` : reason;
-  return `model retry ${r.attempt + 1}/${r.maxAttempts} in ${formatDuration(Math.max(0, (r.until - now) / 1000))}: ${short}`;
+  return `model retry ${r.tryNumber + 1}/${r.maxTries} in ${formatDuration(Math.max(0, (r.until - now) / 1000))}: ${short}`;
 }
 
 /** One line for logs and pipes (no colours, no cursor movement). */

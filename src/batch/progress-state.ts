@@ -13,7 +13,7 @@ export interface RunningInstance {
   /** The remote worker running it (`host:pid`), for queue runs. */
   worker?: string;
   /** Set while the instance waits to try a failed model call again. */
-  retry?: { until: number; attempt: number; maxAttempts: number; reason: string };
+  retry?: { until: number; tryNumber: number; maxTries: number; reason: string };
 }
 
 /** A snapshot of a batch's progress, for the live display and the summary. */
@@ -101,8 +101,8 @@ export class ProgressState {
       if (r && (e.event.type === "message" || e.event.type === "model_call"))
         r.step = Math.max(r.step, e.event.step);
       if (r && e.event.type === "model_retry") {
-        const { attempt, maxAttempts, reason, waitSeconds } = e.event;
-        r.retry = { until: this.now() + waitSeconds * 1000, attempt, maxAttempts, reason };
+        const { tryNumber, maxTries, reason, waitSeconds } = e.event;
+        r.retry = { until: this.now() + waitSeconds * 1000, tryNumber, maxTries, reason };
       } else if (r && (e.event.type === "model_call" || e.event.type === "exit")) delete r.retry;
       if (!u) return;
       this.usage.add(u, key);

@@ -305,20 +305,21 @@ export class RunFolder implements InstanceSink {
     await this.record.save();
   }
 
-  /** The queue attempt whose result run.json holds for a unit (remote runs), if any. */
-  private recordedAttempt(key: string): string | undefined {
-    const r = this.unitRecord(key) as { attempt?: unknown } | undefined;
-    return typeof r?.attempt === "string" ? r.attempt : undefined;
+  /** The queue delivery whose result run.json holds for a unit (remote runs), if any. */
+  private recordedDelivery(key: string): string | undefined {
+    const r = this.unitRecord(key);
+    return r && "delivery" in r ? r.delivery : undefined;
   }
 
   /**
-   * Why a result of unit `key` (`<id>` or `<id>/attempt-<k>`; of queue attempt `attempt`, for a
+   * Why a result of unit `key` (`<id>` or `<id>/attempt-<k>`; of queue delivery `delivery`, for a
    * remote one) would be dropped, or null when it would be recorded: one result per unit in a run,
-   * of a unit this run runs, and never a queue attempt the folder holds already (a result sent
+   * of a unit this run runs, and never a queue delivery the folder holds already (a result sent
    * again after a coordinator was killed).
    */
-  dropReason(key: string, attempt: string | undefined): string | null {
-    if (attempt !== undefined && attempt === this.recordedAttempt(key)) return "the folder holds it already";
+  dropReason(key: string, delivery: string | undefined): string | null {
+    if (delivery !== undefined && delivery === this.recordedDelivery(key))
+      return "the folder holds it already";
     if (this.accepted.has(key)) return "this run has its result already";
     if (!this.todoIds.has(key)) return "it is not part of this run";
     return null;
@@ -411,9 +412,9 @@ export class RunFolder implements InstanceSink {
     const { outcome } = result;
     const id = outcome.instance_id;
     const key = unitKey(id, outcome.attempt_number);
-    const why = this.dropReason(key, outcome.attempt);
+    const why = this.dropReason(key, outcome.delivery);
     if (why) {
-      this.log(`${key}: a result of attempt ${outcome.attempt ?? "?"} was dropped: ${why}`);
+      this.log(`${key}: a result of delivery ${outcome.delivery ?? "?"} was dropped: ${why}`);
       return null;
     }
     this.accepted.add(key);

@@ -47,7 +47,7 @@ export type { ReplicaCounts, TaskOutcome };
 
 /**
  * What running one instance gives the run folder: its outcome (the same type whether it ran in
- * this process or on a remote worker, which sets `outcome.worker` and `outcome.attempt`), the
+ * this process or on a remote worker, which sets `outcome.worker` and `outcome.delivery`), the
  * requests it sent to each model replica, and what came with it from a remote worker.
  */
 export interface InstanceResult {

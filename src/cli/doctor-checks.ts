@@ -87,12 +87,12 @@ function reasoningPlace(
   return result.message.reasoning ? "think" : null;
 }
 
-/** The model client as the run makes it, but answering in seconds: one attempt, a short timeout. */
+/** The model client as the run makes it, but answering in seconds: one try, a short timeout. */
 function probeModel(config: Config, timeoutS: number): Model {
   return createModel(
     {
       ...config.model,
-      retry: { ...config.model.retry, max_attempts: 1, max_total: timeoutS },
+      retry: { ...config.model.retry, max_tries: 1, max_total: timeoutS },
       request_timeout: Math.min(config.model.request_timeout, timeoutS),
     },
     { warn: () => {} },

@@ -47,8 +47,7 @@ function plainLine(p: PullProgress): string | undefined {
   const at = `[${p.done}/${p.total}]`;
   const on = p.platform ? ` (${p.platform})` : "";
   if (p.event === "present") return `${at} present ${p.name}${on}`;
-  if (p.event === "pulling")
-    return `${at} pulling ${p.name}${p.attempt && p.attempt > 1 ? ` (attempt ${p.attempt})` : ""}`;
+  if (p.event === "pulling") return `${at} pulling ${p.name}${p.try && p.try > 1 ? ` (try ${p.try})` : ""}`;
   if (p.event === "pulled") return `${at} pulled ${p.name}${on}`;
   if (p.event === "retry") return `${at} retrying ${p.name} after: ${p.error?.split("\n").pop()}`;
   return `${at} FAILED ${p.name}: ${p.error?.split("\n").pop()}`;
@@ -156,7 +155,7 @@ export function register(program: Command): void {
     .option("--filter <REGEX>", "only instance ids matching REGEX (at the start)")
     .option("-P, --parallel <N>", "pulls at the same time", "2")
     .option("--pull-timeout <S>", "seconds one pull may take", "600")
-    .option("--retries <N>", "extra attempts after a failed pull", "2")
+    .option("--retries <N>", "extra tries after a failed pull", "2")
     .option("--executable <CLI>", "docker or podman", "docker")
     .option("--dry-run", "print the image names and pull nothing")
     .option(

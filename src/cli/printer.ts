@@ -40,7 +40,7 @@ export function createPrinter(
     if (e.type === "model_retry") {
       const wait = e.waitSeconds < 10 ? e.waitSeconds.toFixed(1) : String(Math.round(e.waitSeconds));
       out(
-        `${c.yellow("RETRY")} model call ${e.step}, attempt ${e.attempt} of ${e.maxAttempts} failed: ${neutralize(e.reason)}; next try in ${wait} s\n`,
+        `${c.yellow("RETRY")} model call ${e.step}, try ${e.tryNumber} of ${e.maxTries} failed: ${neutralize(e.reason)}; next try in ${wait} s\n`,
       );
       return;
     }

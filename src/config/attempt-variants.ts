@@ -3,6 +3,7 @@ import { ConfigError } from "./errors.js";
 import { resolveLayer } from "./layers.js";
 import { ENVIRONMENT_MACHINE_KEYS, keysChangedBy, keysSetIn, removeAt, valueAt } from "./machine-keys.js";
 import { isPlain, mergeInto, type Plain } from "./merge.js";
+import { renameOldKeys } from "./renamed-keys.js";
 import type { Config } from "./schema.js";
 import { validateConfig } from "./validate.js";
 
@@ -39,6 +40,7 @@ export function resolveAttemptVariants(config: Config): ResolvedVariants {
   const notes: string[] = [];
   const variants = config.run.attempt_variants.map((v, i) => {
     const data = readVariant(v, i);
+    notes.push(...renameOldKeys(data, isPlain(v) ? where(i) : `${where(i)} (${v})`));
     const changed = keysChangedBy(data, config, ENVIRONMENT_MACHINE_KEYS);
     if (changed.length > 0 && isPlain(v)) {
       const key = changed[0];

@@ -5,6 +5,7 @@ import { checkProtocolOptions, checkTemplates, parseTemplates } from "./checks.j
 import { type ConfigLayer, resolveLayer } from "./layers.js";
 import { mergeInto, type Plain } from "./merge.js";
 import { stripIgnoredMiniKeys } from "./mini-compat.js";
+import { renameOldKeys } from "./renamed-keys.js";
 import type { Config } from "./schema.js";
 import { validateConfig } from "./validate.js";
 import { readYamlConfigFile } from "./yaml-file.js";
@@ -30,7 +31,7 @@ export interface LoadConfigOptions {
 
 export interface LoadedConfig {
   config: Config;
-  /** Loud warnings (ignored mini-swe-agent keys). */
+  /** Loud warnings (ignored mini-swe-agent keys, keys under an old name). */
   warnings: string[];
   /** Where each layer came from, in the order applied. */
   sources: string[];
@@ -63,8 +64,9 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const family = chooseFamily(mergeLayers([...all, ...given]).merged, options.serverNames);
   if (family?.layer) all.push(family.layer);
   all.push(...given);
+  const warnings = all.flatMap((l) => renameOldKeys(l.data, l.source));
   const { merged, origin } = mergeLayers(all);
-  const warnings = stripIgnoredMiniKeys(merged, origin);
+  warnings.push(...stripIgnoredMiniKeys(merged, origin));
   const { config, notes } = resolveAttemptVariants(validateConfig(merged, origin));
   warnings.push(...notes);
   checkProtocolOptions(config);

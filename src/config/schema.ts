@@ -123,11 +123,12 @@ export const PriceSchema = z
 
 export const RetrySchema = z
   .object({
-    max_attempts: z.number().int().min(1),
+    /** Tries of one model call in all, the first included. */
+    max_tries: z.number().int().min(1),
     /** Seconds before the first retry; doubles each time, with jitter. */
     initial_delay: z.number().min(0),
     max_delay: z.number().min(0),
-    /** Seconds one model call may take in all, its attempts and the waits between them; 0: no limit. */
+    /** Seconds one model call may take in all, its tries and the waits between them; 0: no limit. */
     max_total: z.number().min(0),
   })
   .strict();
@@ -280,8 +281,8 @@ export const EnvironmentSchema = z
 /** `patchloop swebench --queue` and `patchloop worker` (docs/distributed.md). */
 export const QueueSchema = z
   .object({
-    /** Runs of one instance's job (a worker killed mid-job uses one) before it is given up. */
-    attempts: z.number().int().min(1),
+    /** Deliveries of one instance's job to a worker (a worker killed mid-job uses one) before it is given up. */
+    deliveries: z.number().int().min(1),
     /** Seconds a worker's lock on a job lasts unrenewed; its jobs run elsewhere once it lapses. */
     lock_seconds: z.number().min(1),
     /** Seconds between the workers' checks for jobs whose lock lapsed (BullMQ's stalled check). */

@@ -113,10 +113,10 @@ export function imageForRow(row: SwebenchInstance, settings: ImageSettings = {})
 /** One step of {@link pullImages}, for progress display. */
 export interface PullProgress {
   name: string;
-  /** `present`: skipped; `pulling`: attempt started; `retry`: attempt failed, another follows. */
+  /** `present`: skipped; `pulling`: try started; `retry`: try failed, another follows. */
   event: "present" | "pulling" | "pulled" | "retry" | "failed";
-  /** 1-based attempt number (pulling, retry, pulled, failed). */
-  attempt?: number;
+  /** 1-based try number (pulling, retry, pulled, failed). */
+  try?: number;
   /** The failure's reason (retry, failed). */
   error?: string;
   /** The platform of the image as the engine has it (present, pulled). */
@@ -132,11 +132,11 @@ export interface PullImagesOptions {
   executable?: string;
   /** Pulls at the same time; default 2. */
   parallel?: number;
-  /** Seconds one pull attempt may take; default 600. */
+  /** Seconds one pull try may take; default 600. */
   pullTimeout?: number;
-  /** Extra attempts after a failed pull; default 2. */
+  /** Extra tries after a failed pull; default 2. */
   retries?: number;
-  /** Seconds before a retry, times the attempt number; default 5. */
+  /** Seconds before a retry, times the try number; default 5. */
   retryDelay?: number;
   /** `--platform` of the pulls; an image present for another platform is pulled again. */
   platform?: string;
@@ -183,26 +183,26 @@ export async function pullImages(names: string[], options: PullImagesOptions = {
       report({ name, event: "present", platform: found });
       return;
     }
-    for (let attempt = 1; ; attempt++) {
-      report({ name, event: "pulling", attempt });
+    for (let n = 1; ; n++) {
+      report({ name, event: "pulling", try: n });
       const r = await pullImage(exe, wanted, options.pullTimeout ?? 600, platform);
       if (r.ok) {
         summary.pulled.push(name);
         const found = await imagePlatform(exe, wanted);
         if (found) summary.platforms[name] = found;
         done++;
-        report({ name, event: "pulled", attempt, platform: found });
+        report({ name, event: "pulled", try: n, platform: found });
         return;
       }
       const error = r.error ?? "unknown error";
-      if (attempt > retries) {
+      if (n > retries) {
         summary.failed.push({ name, error });
         done++;
-        report({ name, event: "failed", attempt, error });
+        report({ name, event: "failed", try: n, error });
         return;
       }
-      report({ name, event: "retry", attempt, error });
-      if (delay > 0) await new Promise((res) => setTimeout(res, delay * attempt * 1000));
+      report({ name, event: "retry", try: n, error });
+      if (delay > 0) await new Promise((res) => setTimeout(res, delay * n * 1000));
     }
   }
 

@@ -30,7 +30,7 @@ import {
   RUNS_KEY,
   resultsQueueName,
 } from "./keys.js";
-import { type InstanceJob, startedAttempts } from "./protocol.js";
+import { type InstanceJob, startedDeliveries } from "./protocol.js";
 import { QueueHealth } from "./queue-health.js";
 import { type QueueAddress, redisOptions } from "./queue-url.js";
 import { readResult } from "./result-check.js";
@@ -133,7 +133,7 @@ class QueueCoordinator implements Dispatcher {
       concurrency: 16,
       autorun: false,
       // A coordinator killed while recording leaves its result jobs locked: the next one takes them
-      // back after this long (and records them once: the folder knows the attempt).
+      // back after this long (and records them once: the folder knows the delivery).
       lockDuration: RESULT_LOCK_MS,
       stalledInterval: RESULT_LOCK_MS / 2,
     });
@@ -170,7 +170,7 @@ class QueueCoordinator implements Dispatcher {
       ...(e.attempt !== undefined ? { attempt: e.attempt } : {}),
       config: this.jobConfig,
       model_name: this.o.modelName,
-      attempts: this.o.config.run.queue.attempts,
+      deliveries: this.o.config.run.queue.deliveries,
       version: VERSION,
     };
     return this.secret ? { ...job, sig: signature(this.secret, "job", job) } : job;
@@ -188,11 +188,11 @@ class QueueCoordinator implements Dispatcher {
             const state = await this.queue.getJobState(e.jobId);
             if (state !== "completed") return { state };
             const job = await this.queue.getJob(e.jobId);
-            const attempt = (job?.returnvalue as { attempt?: string | null } | undefined)?.attempt ?? null;
+            const delivery = (job?.returnvalue as { delivery?: string | null } | undefined)?.delivery ?? null;
             return {
               state,
-              attempt,
-              acked: attempt ? (await this.redis.exists(ackKey(attempt))) > 0 : false,
+              delivery,
+              acked: delivery ? (await this.redis.exists(ackKey(delivery))) > 0 : false,
             };
           }),
         ),
@@ -213,7 +213,7 @@ class QueueCoordinator implements Dispatcher {
               data: this.jobOf(e),
               opts: {
                 jobId: e.jobId,
-                attempts: this.o.config.run.queue.attempts,
+                attempts: this.o.config.run.queue.deliveries,
                 backoff: { type: "fixed", delay: 1000 },
                 removeOnComplete: false,
                 removeOnFail: false,
@@ -255,7 +255,7 @@ class QueueCoordinator implements Dispatcher {
   /**
    * A message from the results queue (anyone who can write to Redis may have sent it): checked
    * (shape, run, signature), then a refusal is noted and a result taken or dropped
-   * (CoordinatorState.result: the folder's duplicate rule, the attempts logged on the job).
+   * (CoordinatorState.result: the folder's duplicate rule, the deliveries logged on the job).
    */
   private async onResult(job: Job<unknown>): Promise<void> {
     const secretEnv = this.o.config.run.queue.secret_env;
@@ -275,14 +275,14 @@ class QueueCoordinator implements Dispatcher {
       e && !e.done
         ? (await this.call("read the job's log", () => this.queue.getJobLogs(e.jobId, 0, -1))).logs
         : [];
-    const decision = this.state.result(m.report, startedAttempts(logs), (id, a) =>
-      this.folder.dropReason(id, a),
+    const decision = this.state.result(m.report, startedDeliveries(logs), (id, d) =>
+      this.folder.dropReason(id, d),
     );
     if ("drop" in decision) {
       this.folder.log(
-        `${outcome.instance_id}: a result of attempt ${outcome.attempt} was dropped: ${decision.drop}`,
+        `${outcome.instance_id}: a result of delivery ${outcome.delivery} was dropped: ${decision.drop}`,
       );
-      if (decision.ack) await this.acknowledge(outcome.attempt);
+      if (decision.ack) await this.acknowledge(outcome.delivery);
       return;
     }
     // settle says whether the folder holds it (set before the scheduler, woken by `result`, gets there)
@@ -372,8 +372,8 @@ class QueueCoordinator implements Dispatcher {
   }
 
   /**
-   * Removes an instance job whose result the folder holds. One still running (a repeat of an
-   * attempt whose worker was taken for gone) is told to stop, and removed once it ends.
+   * Removes an instance job whose result the folder holds. One still running (a repeat of a
+   * delivery whose worker was taken for gone) is told to stop, and removed once it ends.
    */
   private async removeJob(jobId: string): Promise<void> {
     try {
@@ -394,15 +394,15 @@ class QueueCoordinator implements Dispatcher {
   }
 
   /**
-   * Marks a queue attempt's result as recorded, so its worker does not send it again. Right after
+   * Marks a delivery's result as recorded, so its worker does not send it again. Right after
    * an outage the queue may answer before this side has noticed (calls are refused while it is taken
    * to be silent): the mark waits for an answer and is tried again, ACK_TRIES times in all. Without
    * it, the worker's own retry of a send that timed out arrives as a second copy (dropped, logged).
    */
-  private async acknowledge(attempt: string): Promise<void> {
+  private async acknowledge(delivery: string): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
-        await this.call("acknowledge", () => this.redis.set(ackKey(attempt), "1", "EX", MARK_SECONDS));
+        await this.call("acknowledge", () => this.redis.set(ackKey(delivery), "1", "EX", MARK_SECONDS));
         return;
       } catch (err) {
         if (tries >= ACK_TRIES || this.closing) throw err;

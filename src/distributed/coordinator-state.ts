@@ -4,7 +4,7 @@ import type { Clock } from "./clock.js";
 import { givenUp } from "./given-up.js";
 import { instanceJobId } from "./keys.js";
 import type { OutcomeReport, Refusal, RunHeartbeat } from "./protocol.js";
-import { attemptProblem, readProgress } from "./result-check.js";
+import { deliveryProblem, readProgress } from "./result-check.js";
 
 /** One instance the coordinator waits for. */
 export interface Entry {
@@ -31,13 +31,13 @@ export interface Entry {
 /** A job of the queue as the enqueue pass found it. */
 export interface JobSnapshot {
   state: string;
-  /** For a completed job: the attempt its worker returned, and whether the coordinator acknowledged it. */
-  attempt?: string | null;
+  /** For a completed job: the delivery its worker returned, and whether the coordinator acknowledged it. */
+  delivery?: string | null;
   acked?: boolean;
 }
 
 /** What the folder says of a result (the duplicate rule lives there: RunFolder.dropReason). */
-export type DropRule = (instanceId: string, attempt: string | undefined) => string | null;
+export type DropRule = (instanceId: string, delivery: string | undefined) => string | null;
 
 /** What the coordinator does with a result from the queue. */
 export type ResultDecision = { take: Entry; result: InstanceResult } | { drop: string; ack: boolean };
@@ -147,7 +147,7 @@ export class CoordinatorState {
       const f = found[i];
       if (e.done) continue;
       if (f.state === "unknown") add.push(e);
-      else if (f.state === "failed" || (f.state === "completed" && (!f.attempt || f.acked))) replace.push(e);
+      else if (f.state === "failed" || (f.state === "completed" && (!f.delivery || f.acked))) replace.push(e);
       else {
         kept++;
         e.queued = true;
@@ -168,7 +168,7 @@ export class CoordinatorState {
     } else e.hooks.onAgentEvent(p);
   }
 
-  /** BullMQ gave a job up (its attempts spent, or refused as wrong): the instance is given up with the reason. */
+  /** BullMQ gave a job up (its deliveries spent, or refused as wrong): the instance is given up with the reason. */
   failed(jobId: string, reason: string): void {
     const e = this.byJob.get(jobId);
     if (e && !e.done) this.giveUp(e, reason);
@@ -204,7 +204,7 @@ export class CoordinatorState {
 
   /**
    * A worker's result (checked by result-check.ts): taken for an instance this run waits for,
-   * from an attempt a worker logged on its job (`started`), and that the folder would record
+   * from a delivery a worker logged on its job (`started`), and that the folder would record
    * (`drop`: its duplicate rule); else dropped, with why, acknowledged when it is a repeat (the
    * worker may forget it) and kept unacknowledged when no worker made it.
    */
@@ -213,14 +213,14 @@ export class CoordinatorState {
     const id = unitKey(outcome.instance_id, outcome.attempt_number);
     const e = this.pending.get(id);
     const why =
-      drop(id, outcome.attempt) ??
+      drop(id, outcome.delivery) ??
       (!e
         ? "its instance was not sent to the queue in this run"
         : e.done
           ? "another result of it is being recorded"
           : null);
     if (why || !e) return { drop: why ?? "", ack: true };
-    const unknown = attemptProblem(outcome.attempt, e.jobId, started);
+    const unknown = deliveryProblem(outcome.delivery, e.jobId, started);
     if (unknown) return { drop: unknown, ack: false };
     const result: InstanceResult = {
       outcome,
@@ -269,7 +269,7 @@ export class CoordinatorState {
   }
 
   /**
-   * The scheduler is done with a result: when the folder holds it, its attempt is to be
+   * The scheduler is done with a result: when the folder holds it, its delivery is to be
    * acknowledged (the worker may forget it) and its job goes. Then, and only then, its result job
    * may complete (`release`: it is removed from Redis as it completes, so a worker that looks for
    * it afterwards finds the acknowledgement, never neither, and sends nothing again).
@@ -282,7 +282,7 @@ export class CoordinatorState {
     const e = this.pending.get(id);
     const out = { ack: null as string | null, remove: null as string | null };
     if (written) {
-      out.ack = result.outcome.attempt ?? null;
+      out.ack = result.outcome.delivery ?? null;
       if (e) {
         this.pending.delete(id);
         this.byJob.delete(e.jobId);

@@ -6,7 +6,7 @@ import type { SwebenchInstance } from "../dataset/types.js";
 import { unstartedOutcome } from "../task/outcome.js";
 
 /**
- * The result of an instance the queue gave up on (its attempts spent, or no live worker can run
+ * The result of an instance the queue gave up on (its deliveries spent, or no live worker can run
  * it): an EnvironmentError with a trajectory saying why; the same command runs it again later.
  */
 export function givenUp(
@@ -39,7 +39,7 @@ export function givenUp(
     messages: [],
   };
   return {
-    outcome: { ...outcome, attempt: `${o.jobId}.given-up` },
+    outcome: { ...outcome, delivery: `${o.jobId}.given-up` },
     files: { [`${row.instance_id}.traj.json`]: `${JSON.stringify(trajectory, null, 2)}\n` },
   };
 }

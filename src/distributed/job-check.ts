@@ -37,7 +37,7 @@ const JobShape = z.strictObject({
   attempt: z.number().int().min(1).max(100_000).optional(),
   config: z.unknown(),
   model_name: z.string(),
-  attempts: z.number().int().min(1),
+  deliveries: z.number().int().min(1),
   version: z.string(),
   sig: z.string().optional(),
 });

@@ -8,7 +8,7 @@ import type { InstanceJob } from "./protocol.js";
  * Whether this worker can run a job, before it starts it: the job's own checks (job-check.ts),
  * then what this worker has: the same patchloop version, the queue's secret, the secrets of the
  * job's config, a clone of its repository. A job that is wrong fails; a job this worker lacks
- * something for goes back to the queue for another worker, using no attempt.
+ * something for goes back to the queue for another worker, using no delivery.
  */
 
 /** What a worker brings to a job. */

@@ -28,7 +28,7 @@ export const CONTROL_CHANNEL = `${PREFIX}:pl:control`;
 /** Set when an instance job's result is in already: the worker still running it (a repeat) stops it. */
 export const cancelKey = (jobId: string) => `${PREFIX}:pl:cancel:${jobId}`;
 /** Set once a run's coordinator has written a result into its folder: the worker may forget it. */
-export const ackKey = (attempt: string) => `${PREFIX}:pl:ack:${attempt}`;
+export const ackKey = (delivery: string) => `${PREFIX}:pl:ack:${delivery}`;
 
 /** Seconds between heartbeats; one older than three of them is gone. */
 export const HEARTBEAT_SECONDS = 3;

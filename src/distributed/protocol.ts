@@ -12,17 +12,17 @@ export interface InstanceJob {
   config: unknown;
   /** `model_name_or_path` of preds.json. */
   model_name: string;
-  /** Attempts that may end without a result (a worker killed mid-job) before it is given up (`run.queue.attempts`). */
-  attempts: number;
+  /** Deliveries of the job to a worker that may end without a result (a worker killed mid-job) before it is given up (`run.queue.deliveries`). */
+  deliveries: number;
   /** patchloop's version on the coordinator: a worker of another version does not run it. */
   version: string;
   /** With `run.queue.secret_env`: the coordinator's signature of the other fields (signing.ts). */
   sig?: string;
 }
 
-/** An instance's result as a worker sends it: the outcome (naming the attempt and the worker) and its files. */
+/** An instance's result as a worker sends it: the outcome (naming the delivery and the worker) and its files. */
 export interface OutcomeReport {
-  outcome: TaskOutcome & { attempt: string; worker: string };
+  outcome: TaskOutcome & { delivery: string; worker: string };
   /** The instance folder's files by name (`<id>.traj.json`, ...). */
   files: Record<string, string>;
   worker: WorkerInfo;
@@ -32,7 +32,7 @@ export interface OutcomeReport {
 
 /**
  * A worker cannot run a job for a reason of its own (another version, no clone of the repository,
- * a secret it lacks): the job went back to the queue without using an attempt.
+ * a secret it lacks): the job went back to the queue without using a delivery.
  */
 export interface Refusal {
   instance_id: string;
@@ -62,7 +62,7 @@ export type WorkerMessage =
  * then the agent's own `model_call` and `model_retry` events, as they are.
  */
 export type Progress =
-  | { type: "start"; worker: WorkerInfo; attempt: string }
+  | { type: "start"; worker: WorkerInfo; delivery: string }
   | Extract<AgentEvent, { type: "model_call" | "model_retry" }>;
 
 /** Whether an agent event goes to the coordinator (the ones its progress display and caps use). */
@@ -71,29 +71,29 @@ export function isReported(e: AgentEvent): e is Extract<Progress, { type: "model
 }
 
 /**
- * A worker logs each attempt it starts on the instance job (BullMQ's job log) before it runs:
- * the coordinator accepts a result only for an attempt logged so (result-check.ts).
+ * A worker logs each delivery of the instance job it starts (BullMQ's job log) before it runs:
+ * the coordinator accepts a result only for a delivery logged so (result-check.ts).
  */
-export function startLine(attempt: string, worker: WorkerInfo): string {
-  return `start ${attempt} on ${worker.id}`;
+export function startLine(delivery: string, worker: WorkerInfo): string {
+  return `start ${delivery} on ${worker.id}`;
 }
 
-/** An attempt a worker stopped and gave back to the queue (a shutdown, its engine down): it used no attempt. */
-export function backLine(attempt: string, worker: WorkerInfo, why: string): string {
-  return `back ${attempt} on ${worker.id}: ${why}`;
+/** A delivery a worker stopped and gave back to the queue (a shutdown, its engine down): it does not count. */
+export function backLine(delivery: string, worker: WorkerInfo, why: string): string {
+  return `back ${delivery} on ${worker.id}: ${why}`;
 }
 
-/** The attempts a job's log names (see startLine). */
-export function startedAttempts(logs: readonly string[]): string[] {
+/** The deliveries a job's log names (see startLine). */
+export function startedDeliveries(logs: readonly string[]): string[] {
   return logs.flatMap((l) => /^start (\S+)/.exec(l)?.[1] ?? []);
 }
 
-/** The attempts given back (see backLine). */
+/** The deliveries given back (see backLine). */
 export function handedBack(logs: readonly string[]): string[] {
   return logs.flatMap((l) => /^back (\S+)/.exec(l)?.[1] ?? []);
 }
 
-/** The worker id a start line names, by attempt. */
+/** The worker id a start line names, by delivery. */
 export function startedBy(logs: readonly string[]): Map<string, string> {
   const by = new Map<string, string>();
   for (const l of logs) {

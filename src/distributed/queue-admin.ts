@@ -24,7 +24,7 @@ export interface RunCounts {
   running: number;
   /** Running on a worker whose heartbeat stopped: BullMQ's stalled check puts them back. */
   stalled: number;
-  /** Given up (attempts spent), not yet recorded by the coordinator. */
+  /** Given up (deliveries spent), not yet recorded by the coordinator. */
   failed: number;
   /** Done on a worker, the coordinator has not removed them yet. */
   finished: number;

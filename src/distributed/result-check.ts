@@ -9,7 +9,7 @@ import { signatureMatches } from "./signing.js";
 /**
  * What a coordinator accepts from the queue, before anything in it is used: the shape of a
  * worker's message (zod, every field a worker sends and nothing else: a result, or a refusal), its
- * run, its signature (with a shared secret), and a result's attempt among those workers logged on
+ * run, its signature (with a shared secret), and a result's delivery among those workers logged on
  * the instance's job; and the shape of a progress report (a start notice, or the agent's own
  * `model_call` and `model_retry` events). Pure: no I/O.
  */
@@ -52,7 +52,7 @@ const OutcomeSchema = z.strictObject({
   infra_retries: Count.optional(),
   infrastructure: z.literal(true).optional(),
   worker: Label,
-  attempt: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "an attempt id (<job id>.<hex>)"),
+  delivery: z.string().regex(/^[A-Za-z0-9_.%-]{1,400}$/, "a delivery id (<job id>.<hex>)"),
   model_error: z
     .strictObject({
       kind: z.enum(Object.keys(MODEL_ERROR_KINDS) as [ModelErrorKind, ...ModelErrorKind[]]),
@@ -91,19 +91,19 @@ const UsageSchema = z.strictObject({
 });
 
 const ProgressSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("start"), worker: WorkerSchema, attempt: z.string() }),
+  z.strictObject({ type: z.literal("start"), worker: WorkerSchema, delivery: z.string() }),
   z.strictObject({
     type: z.literal("model_call"),
     step: Count,
     usage: UsageSchema,
     cost: Amount,
-    attempts: Count,
+    tries: Count,
   }),
   z.strictObject({
     type: z.literal("model_retry"),
     step: Count,
-    attempt: Count,
-    maxAttempts: Count,
+    tryNumber: Count,
+    maxTries: Count,
     waitSeconds: Amount,
     reason: z.string().max(2000),
   }),
@@ -158,11 +158,11 @@ export function readResult(
   return { ok: true, message };
 }
 
-/** Why a result's attempt is not one of its job's (`started`: the attempts its log names), or null. */
-export function attemptProblem(attempt: string, jobId: string, started: readonly string[]): string | null {
-  return attempt.startsWith(`${jobId}.`) && started.includes(attempt)
+/** Why a result's delivery is not one of its job's (`started`: the deliveries its log names), or null. */
+export function deliveryProblem(delivery: string, jobId: string, started: readonly string[]): string | null {
+  return delivery.startsWith(`${jobId}.`) && started.includes(delivery)
     ? null
-    : "no worker started that attempt of its job";
+    : "no worker started that delivery of its job";
 }
 
 /** A worker's progress report, or null when `data` is not one (it is then ignored). */

@@ -15,8 +15,8 @@ export function defaultSpoolRoot(): string {
   );
 }
 
-/** A file name for an attempt id (which holds `.`, `%`, letters and digits). */
-const fileOf = (attempt: string) => `${attempt.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+/** A file name for a delivery id (which holds `.`, `%`, letters and digits). */
+const fileOf = (delivery: string) => `${delivery.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
 
 /**
  * The folder name of a queue's spools: the same for every URL of one Redis database (its password
@@ -28,7 +28,7 @@ export function queueSpoolName(queue: { host: string; port: number; db: number }
 }
 
 /**
- * `<root>/queue-<hash>/<host>-<pid>/<attempt>.json`: a worker's finished results, written before
+ * `<root>/queue-<hash>/<host>-<pid>/<delivery>.json`: a worker's finished results, written before
  * they are sent and removed once the coordinator acknowledged them, so that neither Redis going
  * away nor the worker being killed loses one. A new worker on the same host and the same queue
  * adopts the folders of workers that are gone, and sends their results again (the coordinator
@@ -47,14 +47,14 @@ export class Spool {
   }
 
   async keep(job: OutcomeJob): Promise<void> {
-    await writeFileAtomic(join(this.dir, fileOf(job.result.outcome.attempt)), JSON.stringify(job));
+    await writeFileAtomic(join(this.dir, fileOf(job.result.outcome.delivery)), JSON.stringify(job));
   }
 
-  async forget(attempt: string): Promise<void> {
-    await rm(join(this.dir, fileOf(attempt)), { force: true });
+  async forget(delivery: string): Promise<void> {
+    await rm(join(this.dir, fileOf(delivery)), { force: true });
   }
 
-  /** The results kept, by attempt. */
+  /** The results kept, by delivery. */
   async all(): Promise<OutcomeJob[]> {
     const out: OutcomeJob[] = [];
     for (const name of existsSync(this.dir) ? readdirSync(this.dir) : []) {

@@ -24,7 +24,7 @@ import {
   type OutcomeReport,
   type Progress,
   type Refusal,
-  startedAttempts,
+  startedDeliveries,
   startLine,
 } from "./protocol.js";
 import type { QueueHealth } from "./queue-health.js";
@@ -70,15 +70,15 @@ export interface JobContext {
   laterMs: number;
 }
 
-/** What a processor returns: the attempt whose result was sent (null: none, its result was in already). */
-export type JobReturn = { attempt: string | null };
+/** What a processor returns: the delivery whose result was sent (null: none, its result was in already). */
+export type JobReturn = { delivery: string | null };
 
 /**
  * How `patchloop worker` handles each job BullMQ gives it: checked (job-fit.ts), planned from its
- * history (job-plan.ts), then run as a new attempt through the run's local dispatcher, the same
+ * history (job-plan.ts), then run as a new delivery through the run's local dispatcher, the same
  * one a batch uses in one process, writing into a scratch folder; its result goes to the run's
  * results queue (kept in the spool until acknowledged). A job this worker cannot run goes back to
- * the queue with a refusal sent to its coordinator, using no attempt; so does one handed back at a
+ * the queue with a refusal sent to its coordinator, using no delivery; so does one handed back at a
  * shutdown or because the engine stopped answering.
  */
 export class JobProcessor {
@@ -97,7 +97,7 @@ export class JobProcessor {
       plan = planJob(
         jobId,
         this.c.info.id,
-        fit.job.attempts,
+        fit.job.deliveries,
         job.failedReason,
         await this.history(job, fit.job.run),
       );
@@ -108,7 +108,7 @@ export class JobProcessor {
     }
     if (plan.kind === "done") {
       this.c.say(`job ${jobId}: ${plan.why}; it is not run again`);
-      return { attempt: null };
+      return { delivery: null };
     }
     if (plan.kind === "give-up") throw new UnrecoverableError(plan.reason);
     if (plan.kind === "later") {
@@ -118,27 +118,27 @@ export class JobProcessor {
       );
       throw new DelayedError();
     }
-    return this.attempt(job, token, fit);
+    return this.runDelivery(job, token, fit);
   }
 
-  /** What the queue knows of the job's earlier attempts. */
+  /** What the queue knows of the job's earlier deliveries. */
   private async history(job: Job<unknown>, run: string): Promise<JobHistory> {
     const jobId = String(job.id);
     const h = this.c.health;
     const { logs } = await h.call("read the job's log", () => this.c.instances.getJobLogs(jobId, 0, -1));
-    const started = startedAttempts(logs);
+    const started = startedDeliveries(logs);
     const marks = await h.call("read the marks", () =>
       this.c.redis.mget(interruptKey(run), cancelKey(jobId), ...started.map(ackKey)),
     );
     const acked = new Set(started.filter((_, i) => marks[i + 2]));
     const waiting = new Set<string>();
-    for (const a of started.filter((x) => !acked.has(x))) {
-      const state = await h.call("look for a result", () => this.c.resultsOf(run).getJobState(a));
+    for (const d of started.filter((x) => !acked.has(x))) {
+      const state = await h.call("look for a result", () => this.c.resultsOf(run).getJobState(d));
       if (!["waiting", "active", "delayed", "prioritized"].includes(state)) continue;
-      // Only a result its coordinator would take is on its way: one forged under the attempt's id
+      // Only a result its coordinator would take is on its way: one forged under the delivery's id
       // (without the queue's secret) must not keep the instance from running again.
-      const result = await h.call("read a result", () => this.c.resultsOf(run).getJob(a));
-      if (result && readResult(result.data, run, this.c.fit.secret, this.c.fit.secretEnv).ok) waiting.add(a);
+      const result = await h.call("read a result", () => this.c.resultsOf(run).getJob(d));
+      if (result && readResult(result.data, run, this.c.fit.secret, this.c.fit.secretEnv).ok) waiting.add(d);
     }
     const beats = await h.call("read the heartbeats", () => readHeartbeats(this.c.redis, this.c.clock.now()));
     return {
@@ -192,8 +192,8 @@ export class JobProcessor {
     );
   }
 
-  /** Runs the job as a new attempt (logged first: the coordinator accepts results of logged attempts only). */
-  private async attempt(
+  /** Runs the job as a new delivery (logged first: the coordinator accepts results of logged deliveries only). */
+  private async runDelivery(
     job: Job<unknown>,
     token: string | undefined,
     fit: Extract<JobFit, { ok: true }>,
@@ -206,9 +206,9 @@ export class JobProcessor {
         `run ${data.run}: ignoring the job's ${fit.ignored.join(", ")}: this worker's own settings decide them (docs/distributed.md)`,
       );
     }
-    const attempt = `${jobId}.${randomBytes(6).toString("hex")}`;
+    const delivery = `${jobId}.${randomBytes(6).toString("hex")}`;
     try {
-      await this.c.health.call("log the start", () => job.log(startLine(attempt, this.c.info)));
+      await this.c.health.call("log the start", () => job.log(startLine(delivery, this.c.info)));
     } catch (err) {
       if (err instanceof NoAnswer) throw new DelayedError();
       throw err;
@@ -218,14 +218,14 @@ export class JobProcessor {
     try {
       let result: InstanceResult | null;
       try {
-        result = await lease.dispatcher.run(unitOf(data), this.hooks(job, attempt), entry.abort.signal);
+        result = await lease.dispatcher.run(unitOf(data), this.hooks(job, delivery), entry.abort.signal);
       } catch (err) {
         if (!(err instanceof FileWriteError)) throw err;
         this.c.say(`cannot write ${err.message}; this worker stops (its job goes to another worker)`);
         this.c.fail();
-        return await this.handBack(job, token, attempt, entry, `its worker cannot write ${err.message}`);
+        return await this.handBack(job, token, delivery, entry, `its worker cannot write ${err.message}`);
       }
-      return await this.conclude(job, token, attempt, entry, lease, result as InstanceResult);
+      return await this.conclude(job, token, delivery, entry, lease, result as InstanceResult);
     } finally {
       this.c.state.end(jobId);
       await lease.scratch.retire(unitOf(data)).catch(() => undefined);
@@ -234,44 +234,44 @@ export class JobProcessor {
   }
 
   /** The instance's progress, as the agent's own events, and the start notice, on the job. */
-  private hooks(job: Job<unknown>, attempt: string): DispatchHooks {
+  private hooks(job: Job<unknown>, delivery: string): DispatchHooks {
     const send = (p: Progress) => {
       this.c.health.call("report progress", () => job.updateProgress(p)).catch(() => undefined);
     };
     return {
-      onStart: () => send({ type: "start", worker: this.c.info, attempt }),
+      onStart: () => send({ type: "start", worker: this.c.info, delivery }),
       onAgentEvent: (e) => {
         if (isReported(e)) send(e);
       },
     };
   }
 
-  /** What becomes of an attempt whose instance ended: handed back, dropped (cancelled), or sent. */
+  /** What becomes of a delivery whose instance ended: handed back, dropped (cancelled), or sent. */
   private async conclude(
     job: Job<unknown>,
     token: string | undefined,
-    attempt: string,
+    delivery: string,
     entry: Running,
     lease: Lease,
     result: InstanceResult,
   ): Promise<JobReturn> {
     const id = entry.instanceId;
     const what = this.c.state.after(entry);
-    if (what === "hand back") return this.handBack(job, token, attempt, entry, "its worker stopped");
+    if (what === "hand back") return this.handBack(job, token, delivery, entry, "its worker stopped");
     if (what === "cancelled") {
-      this.c.say(`stopped ${id}: its result came from another attempt`);
-      return { attempt };
+      this.c.say(`stopped ${id}: its result came from another delivery`);
+      return { delivery };
     }
     const { outcome } = result;
     if (outcome.exit_status === "EnvironmentError") {
       const engine = await this.c.engineProblem();
       if (engine) {
         await this.c.pause(this.c.state.refused(engine), `its engine does not answer (${engine})`, true);
-        return this.handBack(job, token, attempt, entry, `its worker's engine does not answer: ${engine}`);
+        return this.handBack(job, token, delivery, entry, `its worker's engine does not answer: ${engine}`);
       }
     }
     const report: OutcomeReport = {
-      outcome: { ...outcome, worker: this.c.info.id, attempt },
+      outcome: { ...outcome, worker: this.c.info.id, delivery },
       files: await lease.scratch.files(outcome.instance_id, id, this.c.info),
       worker: this.c.info,
       ...(result.replicas ? { replicas: result.replicas } : {}),
@@ -285,19 +285,19 @@ export class JobProcessor {
     await this.c.spool.keep(message);
     await this.deliver(message);
     this.c.say(`end ${id} ${outcome.exit_status} (${outcome.api_calls} calls, ${outcome.seconds}s)`);
-    return { attempt };
+    return { delivery };
   }
 
-  /** Gives the job back to the queue, logging that this attempt used none of its attempts. */
+  /** Gives the job back to the queue, logging that this delivery does not count among its deliveries. */
   private async handBack(
     job: Job<unknown>,
     token: string | undefined,
-    attempt: string,
+    delivery: string,
     entry: Running,
     why: string,
   ): Promise<never> {
     try {
-      await this.c.health.call("log the hand-back", () => job.log(backLine(attempt, this.c.info, why)));
+      await this.c.health.call("log the hand-back", () => job.log(backLine(delivery, this.c.info, why)));
       await this.c.health.call("hand the job back", () => job.moveToWait(token));
       this.c.say(`handed ${entry.instanceId} back to the queue`);
     } catch {
@@ -327,31 +327,31 @@ export class JobProcessor {
    * before this try.
    */
   async deliverOnce(message: OutcomeJob): Promise<string | null> {
-    const attempt = message.result.outcome.attempt;
+    const delivery = message.result.outcome.delivery;
     try {
       const acked = await this.c.health.call("read the acknowledgement", () =>
-        this.c.redis.exists(ackKey(attempt)),
+        this.c.redis.exists(ackKey(delivery)),
       );
       if (acked > 0) return null;
       await this.c.health.call("send a result", () =>
         this.c.resultsOf(message.run).add("result", message, {
-          jobId: attempt,
+          jobId: delivery,
           attempts: 1000,
           backoff: { type: "fixed", delay: 2000 },
           removeOnComplete: true,
           removeOnFail: false,
         }),
       );
-      // BullMQ adds nothing under a job id that is taken: a result forged under this attempt's id
+      // BullMQ adds nothing under a job id that is taken: a result forged under this delivery's id
       // (it is in the job's log) would stand in for ours. Replace it, then send ours.
       if ((await this.queued(message)) === "another") {
         await this.c.health.call("remove a forged result", () =>
-          this.c.resultsOf(message.run).remove(attempt),
+          this.c.resultsOf(message.run).remove(delivery),
         );
         this.c.say(
-          `a result under ${shown(attempt)} was not this worker's: it was removed, and the real one sent`,
+          `a result under ${shown(delivery)} was not this worker's: it was removed, and the real one sent`,
         );
-        return "a result under its attempt's id was not this worker's";
+        return "a result under its delivery's id was not this worker's";
       }
       return null;
     } catch (err) {
@@ -360,7 +360,7 @@ export class JobProcessor {
   }
 
   /**
-   * Whether the results queue holds this very message under its attempt's id (a job there with
+   * Whether the results queue holds this very message under its delivery's id (a job there with
    * other content is not ours, whoever put it there).
    */
   async isInQueue(message: OutcomeJob): Promise<boolean> {
@@ -368,13 +368,13 @@ export class JobProcessor {
   }
 
   /**
-   * What the results queue holds under this message's attempt id: this very message, another one
+   * What the results queue holds under this message's delivery id: this very message, another one
    * (forged), or nothing (never sent, or already taken by the coordinator and removed).
    */
   private async queued(message: OutcomeJob): Promise<"ours" | "another" | "none"> {
-    const attempt = message.result.outcome.attempt;
+    const delivery = message.result.outcome.delivery;
     const job = await this.c.health.call("look for a result", () =>
-      this.c.resultsOf(message.run).getJob(attempt),
+      this.c.resultsOf(message.run).getJob(delivery),
     );
     if (job === undefined || job === null) return "none";
     return canonicalJson(job.data) === canonicalJson(message) ? "ours" : "another";

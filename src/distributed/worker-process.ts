@@ -220,7 +220,7 @@ class QueueWorker implements WorkerProcess {
       concurrency: this.o.slots,
       lockDuration: q.lock_seconds * 1000,
       stalledInterval: q.stalled_check_seconds * 1000,
-      // Attempts are counted from the job's log (job-plan.ts), so that a job handed back or
+      // Deliveries are counted from the job's log (job-plan.ts), so that a job handed back or
       // refused uses none; BullMQ's own limit of stalls is set out of the way.
       maxStalledCount: 1_000_000,
     });
@@ -273,10 +273,10 @@ class QueueWorker implements WorkerProcess {
     const kept = await this.spool.all();
     if (kept.length === 0) return;
     const acks = await h.call("read the acknowledgements", () =>
-      this.redis.mget(...kept.map((k) => ackKey(k.result.outcome.attempt))),
+      this.redis.mget(...kept.map((k) => ackKey(k.result.outcome.delivery))),
     );
     for (const [i, k] of kept.entries()) {
-      if (acks[i]) await this.spool.forget(k.result.outcome.attempt);
+      if (acks[i]) await this.spool.forget(k.result.outcome.delivery);
       else if (!(await this.jobs.isInQueue(k))) await this.jobs.deliverOnce(k);
     }
   }

@@ -8,7 +8,7 @@ export interface Running {
   abort: AbortController;
   /** Stop it and give the job back to the queue (shutdown), rather than end it as Interrupted. */
   handBack: boolean;
-  /** Its instance has its result from another attempt: stop it and send nothing. */
+  /** Its instance has its result from another delivery: stop it and send nothing. */
   cancelled: boolean;
 }
 
@@ -39,7 +39,7 @@ export class WorkerState {
     return this.stopping;
   }
 
-  /** A job starts (its attempt is logged). */
+  /** A job starts (its delivery is logged). */
   begin(jobId: string, run: string, instanceId: string): Running {
     const r: Running = { run, instanceId, abort: new AbortController(), handBack: false, cancelled: false };
     this.running.set(jobId, r);

@@ -7,7 +7,7 @@ export const APPLY_COMMANDS_V4 = [
   "git apply --verbose --reject",
   "patch --batch --fuzz=5 -p1 -i",
 ];
-/** v5's chain (the tree is reset with `git checkout -- . ; git clean -fd` between attempts). */
+/** v5's chain (the tree is reset with `git checkout -- . ; git clean -fd` between tries). */
 export const APPLY_COMMANDS_V5 = [
   "git apply --verbose",
   "git apply --verbose --3way",
@@ -20,9 +20,9 @@ export interface ApplyOutcome {
   applied: boolean;
   /** The command that applied it. */
   command?: string;
-  /** Every attempt's command line and output, for run_instance.log. */
+  /** Every try's command line and output, for run_instance.log. */
   log: string;
-  /** One line per failed attempt: the command and its most telling output line. */
+  /** One line per failed try: the command and its most telling output line. */
   reasons: string[];
 }
 
@@ -44,7 +44,7 @@ function quote(path: string): string {
 
 /**
  * Applies the patch file at `patchPath` (inside the environment) in `repoDir` with the harness's
- * fallback chain. v5: between attempts the tree is reset, and when all fail a successful
+ * fallback chain. v5: between tries the tree is reset, and when all fail a successful
  * `git apply --check --reverse` (the patch is already in) counts as applied.
  */
 export async function applyModelPatch(

@@ -50,6 +50,6 @@ export function personResult(message: ChatMessage, command: string): Extract<Mod
     usage: { prompt_tokens: 0, completion_tokens: 0 },
     cost: 0,
     raw: { typed_by_person: command },
-    attempts: 0,
+    tries: 0,
   };
 }

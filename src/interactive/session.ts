@@ -32,7 +32,7 @@ export interface SessionOptions {
   told: Told;
 }
 
-const aborted = (message: string): ModelResult => ({ ok: false, kind: "aborted", message, attempts: 0 });
+const aborted = (message: string): ModelResult => ({ ok: false, kind: "aborted", message, tries: 0 });
 
 /** The exit message of a run the person ended from a prompt. */
 const ENDED = "the person at the keyboard ended the run";

@@ -45,7 +45,7 @@ export function createAnthropicModel(config: ModelConfig, model: string, deps: C
       conversation = toAnthropicConversation(request.messages, request.tools, sent(request.messages));
     } catch (err) {
       if (!(err instanceof ConversionError)) throw err;
-      return { ok: false, kind: "fatal", message: `${name}: ${err.message}`, attempts: 0 };
+      return { ok: false, kind: "fatal", message: `${name}: ${err.message}`, tries: 0 };
     }
     const max = typeof maxTokens === "number" ? maxTokens : DEFAULT_ANTHROPIC_MAX_TOKENS;
     const body = { ...kwargs, model, max_tokens: max, ...conversation };

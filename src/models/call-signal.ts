@@ -1,7 +1,7 @@
 /** setTimeout's longest delay; a larger one would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** No complete reply within `model.request_timeout`: the attempt's own timer aborted it. */
+/** No complete reply within `model.request_timeout`: the try's own timer aborted it. */
 export class RequestTimeoutError extends Error {
   constructor(readonly ms: number) {
     super(`no response within ${ms} ms`);
@@ -10,8 +10,8 @@ export class RequestTimeoutError extends Error {
 }
 
 /**
- * Runs one attempt with a signal of its own, aborted when `parent` aborts or when `timeoutMs` have
- * passed; in the second case the attempt rejects with {@link RequestTimeoutError}, whatever the
+ * Runs one try with a signal of its own, aborted when `parent` aborts or when `timeoutMs` have
+ * passed; in the second case the try rejects with {@link RequestTimeoutError}, whatever the
  * aborted request threw. The timer and the listener on `parent` are released afterwards: a run
  * passes one long-lived signal to every call, and listeners left on it would pile up
  * (MaxListenersExceededWarning after ten steps).

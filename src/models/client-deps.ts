@@ -28,7 +28,7 @@ export function requestKwargs(kwargs: Record<string, unknown>, label: string): R
   return Object.fromEntries(Object.entries(kwargs).filter(([k]) => !LITELLM_ONLY.has(k)));
 }
 
-/** `model.request_timeout` (seconds) as the whole milliseconds of an attempt's timer, at least 1. */
+/** `model.request_timeout` (seconds) as the whole milliseconds of a try's timer, at least 1. */
 export function timeoutMs(seconds: number): number {
   return Math.max(1, Math.round(seconds * 1000));
 }

@@ -5,7 +5,7 @@ import { retryAfterMs } from "./retry-after.js";
 import { sizeVerdict } from "./server-errors.js";
 
 /**
- * What one failed attempt means for the retry loop. `retryable` failures are tried again while
+ * What one failed try means for the retry loop. `retryable` failures are tried again while
  * the budget lasts; the others end the query at once.
  */
 export interface Failure {
@@ -140,9 +140,9 @@ function describeConnection(err: ConnectionError): string {
 }
 
 /**
- * Turns what one attempt threw into a `Failure`: the HTTP response of a non-2xx status (its status,
+ * Turns what one try threw into a `Failure`: the HTTP response of a non-2xx status (its status,
  * body and Retry-After), a reply over the byte cap, a 2xx body that is not JSON or not a reply, the
- * attempt's timeout, a connection that failed; `signal` aborted means aborted, whatever was thrown.
+ * try's timeout, a connection that failed; `signal` aborted means aborted, whatever was thrown.
  * `timeoutSeconds` is only used in the message.
  */
 export function classifyFailure(err: unknown, timeoutSeconds: number, signal?: AbortSignal): Failure {

@@ -64,7 +64,7 @@ export function createOpenAIModel(
       if (known.contextLength !== null) contextLength = known.contextLength;
       const fields = constraintFields(known.server, request.constraint);
       if ("error" in fields)
-        return { ok: false, kind: "fatal", message: `${name}: ${fields.error}`, attempts: 0 };
+        return { ok: false, kind: "fatal", message: `${name}: ${fields.error}`, tries: 0 };
       Object.assign(body, fields.fields);
     }
     const layout = variants(request.messages);

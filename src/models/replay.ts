@@ -112,12 +112,12 @@ export function createReplayModel(path: string, opts: { vision?: boolean } = {})
     vision: opts.vision ?? false,
     async query(request): Promise<ModelResult> {
       if (request.signal?.aborted)
-        return { ok: false, kind: "aborted", message: `${name}: request aborted`, attempts: 0 };
+        return { ok: false, kind: "aborted", message: `${name}: request aborted`, tries: 0 };
       const reply = replies[next];
       if (!reply) {
         const message = `${name}: the recording has ${replies.length} replies and all were used (this was call ${next + 1})`;
         next++;
-        return { ok: false, kind: "fatal", message, attempts: 0 };
+        return { ok: false, kind: "fatal", message, tries: 0 };
       }
       next++;
       const { message, finishReason, usage, cost, raw } = reply;
@@ -128,7 +128,7 @@ export function createReplayModel(path: string, opts: { vision?: boolean } = {})
         usage: { ...usage },
         cost,
         raw,
-        attempts: 1,
+        tries: 1,
       };
     },
   };

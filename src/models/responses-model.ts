@@ -55,7 +55,7 @@ export function createResponsesModel(
           ok: false,
           kind: "fatal",
           message: `${name}: model.constrain_actions with model.api responses can require a tool call (agent.protocol tool_calls), not enforce the \`\`\`${request.constraint.tag} text format; use agent.protocol tool_calls, or model.api chat`,
-          attempts: 0,
+          tries: 0,
         };
       body.tool_choice = "required";
     }

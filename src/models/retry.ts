@@ -2,7 +2,7 @@ import type { ModelConfig } from "../config/schema.js";
 import type { Failure } from "./failure.js";
 import type { ModelErrorKind, RetryNotice } from "./types.js";
 
-/** `model.retry` of the config: attempts in all (first try included), delays in seconds. */
+/** `model.retry` of the config: tries in all (the first included), delays in seconds. */
 export type RetryPolicy = ModelConfig["retry"];
 
 /** Waits `ms`; may end early when `signal` aborts. Injectable so tests do not wait. */
@@ -37,15 +37,15 @@ export interface RetryDeps {
   lowerMaxTokens?: (failure: Failure) => boolean;
 }
 
-/** The outcome of `withRetries`: the value, or why it failed, with the attempts made either way. */
-export type Attempted<T> =
-  | { ok: true; value: T; attempts: number }
+/** The outcome of `withRetries`: the value, or why it failed, with the tries made either way. */
+export type Tried<T> =
+  | { ok: true; value: T; tries: number }
   | {
       ok: false;
       kind: ModelErrorKind;
       message: string;
       status?: number;
-      attempts: number;
+      tries: number;
       contextLength?: number;
     };
 
@@ -79,35 +79,35 @@ async function pause(ms: number, deps: RetryDeps): Promise<boolean> {
 }
 
 /**
- * Runs `attempt` until it succeeds, fails for good, or the budget is spent: `policy.max_attempts`
+ * Runs `once` until it succeeds, fails for good, or the budget is spent: `policy.max_tries`
  * tries, and `policy.max_total` seconds for the whole call (a hung server then costs minutes, not
- * max_attempts x request_timeout). Between tries it waits the server's Retry-After when given (capped at `max_delay`),
- * else the jittered exponential backoff. Never throws: `attempt`'s errors become data.
+ * max_tries x request_timeout). Between tries it waits the server's Retry-After when given (capped at `max_delay`),
+ * else the jittered exponential backoff. Never throws: `once`'s errors become data.
  * `label` (the model name) starts every message.
  */
 export async function withRetries<T>(
   label: string,
-  attempt: () => Promise<T>,
+  once: () => Promise<T>,
   policy: RetryPolicy,
   deps: RetryDeps,
-): Promise<Attempted<T>> {
-  const max = Math.max(1, policy.max_attempts);
-  // The call's own time: what its attempts took plus the waits between them (counted as asked
+): Promise<Tried<T>> {
+  const max = Math.max(1, policy.max_tries);
+  // The call's own time: what its tries took plus the waits between them (counted as asked
   // for, so an injected sleep that does not wait counts the same).
   const budgetMs = policy.max_total > 0 ? policy.max_total * 1000 : Number.POSITIVE_INFINITY;
   let spentMs = 0;
-  const abortedAfter = (attempts: number): Attempted<T> => ({
+  const abortedAfter = (tries: number): Tried<T> => ({
     ok: false,
     kind: "aborted",
     message: `${label}: request aborted`,
-    attempts,
+    tries,
   });
   for (let n = 1; ; n++) {
     if (deps.signal?.aborted) return abortedAfter(n - 1);
     let failure: Failure;
     const t0 = Date.now();
     try {
-      return { ok: true, value: await attempt(), attempts: n };
+      return { ok: true, value: await once(), tries: n };
     } catch (err) {
       failure = deps.classify(err);
     }
@@ -118,7 +118,7 @@ export async function withRetries<T>(
     if (failure.kind === "output_budget") {
       if (n < max && deps.lowerMaxTokens?.(failure)) continue;
       const message = `${label}: ${failure.message}; it still did not fit with max_tokens lowered to ${failure.fits}`;
-      return { ok: false, kind: "context_exceeded", message, status, attempts: n, ...sized };
+      return { ok: false, kind: "context_exceeded", message, status, tries: n, ...sized };
     }
     if (failure.kind === "context_exceeded") {
       return {
@@ -126,17 +126,17 @@ export async function withRetries<T>(
         kind: "context_exceeded",
         message: `${label}: ${failure.message}`,
         status,
-        attempts: n,
+        tries: n,
         ...sized,
       };
     }
     if (failure.kind === "fatal") {
       const message = `${label}: ${failure.message} (not retried)`;
-      return { ok: false, kind: "fatal", message, status, attempts: n };
+      return { ok: false, kind: "fatal", message, status, tries: n };
     }
     if (n >= max) {
-      const message = `${label}: gave up after ${n} attempt${n === 1 ? "" : "s"}; last error: ${failure.message}`;
-      return { ok: false, kind: "retries_exhausted", message, status, attempts: n };
+      const message = `${label}: gave up after ${n} ${n === 1 ? "try" : "tries"}; last error: ${failure.message}`;
+      return { ok: false, kind: "retries_exhausted", message, status, tries: n };
     }
     const wait =
       failure.retryAfterMs !== undefined
@@ -144,12 +144,12 @@ export async function withRetries<T>(
         : backoffMs(n, policy, deps.random);
     if (spentMs + wait > budgetMs) {
       const message =
-        `${label}: gave up after ${n} attempt${n === 1 ? "" : "s"} and ${Math.round(spentMs / 1000)} s ` +
+        `${label}: gave up after ${n} ${n === 1 ? "try" : "tries"} and ${Math.round(spentMs / 1000)} s ` +
         `(model.retry.max_total is ${policy.max_total} s); last error: ${failure.message}`;
-      return { ok: false, kind: "retries_exhausted", message, status, attempts: n };
+      return { ok: false, kind: "retries_exhausted", message, status, tries: n };
     }
     spentMs += wait;
-    deps.onRetry?.({ attempt: n, maxAttempts: max, waitMs: wait, reason: failure.message });
+    deps.onRetry?.({ tryNumber: n, maxTries: max, waitMs: wait, reason: failure.message });
     if (!(await pause(wait, deps))) return abortedAfter(n);
   }
 }

@@ -81,7 +81,7 @@ export class ScriptedModel implements Model {
     const response = typeof step === "function" ? step(request) : step;
     if ("error" in response) {
       const message = response.message ?? `scripted ${response.error} error`;
-      return { ok: false, kind: response.error, message, attempts: 1 };
+      return { ok: false, kind: response.error, message, tries: 1 };
     }
     const toolCalls: ToolCall[] = (response.toolCalls ?? []).map((c, i) => ({
       id: c.id ?? `call_${index + 1}_${i + 1}`,
@@ -100,7 +100,7 @@ export class ScriptedModel implements Model {
       usage: { prompt_tokens: 0, completion_tokens: 0, ...response.usage },
       cost: response.cost ?? 0,
       raw: { scripted: index + 1 },
-      attempts: 1,
+      tries: 1,
     };
   }
 

@@ -27,7 +27,7 @@ export interface MaxTokensField {
 }
 
 /**
- * One model call as both clients make it: send each attempt with a signal of its own that
+ * One model call as both clients make it: send each try with a signal of its own that
  * `model.request_timeout` aborts (call-signal.ts), parse the body, retry what is retryable (shared
  * policy, retry.ts), and price the usage. When the server says the prompt fits but prompt +
  * max_tokens does not, the call is tried once more with the max-token field lowered to what fits,
@@ -96,7 +96,7 @@ export async function sendWithRetries(
     usage,
     cost: cost(usage),
     raw,
-    attempts: result.attempts,
+    tries: result.tries,
     ...(contextLength !== undefined ? { contextLength } : {}),
     ...(lowered ? { maxTokensLowered: lowered } : {}),
     reasoningField: reasoningField ?? null,

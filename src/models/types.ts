@@ -110,9 +110,9 @@ export interface ToolSpec {
 
 /** A wait before the next try of a model call (shown on the console and in the batch progress). */
 export interface RetryNotice {
-  /** The attempt that failed (1 = the first try). */
-  attempt: number;
-  maxAttempts: number;
+  /** The try that failed (1 = the first). */
+  tryNumber: number;
+  maxTries: number;
   /** Milliseconds until the next try. */
   waitMs: number;
   /** What failed, in words (status and the server's message, or the connection problem). */
@@ -178,7 +178,7 @@ export type ModelResult =
       cost: number;
       /** Raw response body, for the trajectory. */
       raw: unknown;
-      attempts: number;
+      tries: number;
       /** The model's context window, when the server reported it (its model list or an error). */
       contextLength?: number;
       /** Set when this call was retried with a smaller max_tokens. */
@@ -190,7 +190,7 @@ export type ModelResult =
       /** Human-readable: what failed, with the status code and server message when known. */
       message: string;
       status?: number;
-      attempts: number;
+      tries: number;
       /** The model's context window, when the server's error named it. */
       contextLength?: number;
     };

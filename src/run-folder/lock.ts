@@ -38,7 +38,7 @@ export function lockRunFolder(outputDir: string): () => void {
     );
   };
   try {
-    for (let attempt = 0; ; attempt++) {
+    for (let tries = 0; ; tries++) {
       try {
         linkSync(tmp, path);
         break;
@@ -48,7 +48,7 @@ export function lockRunFolder(outputDir: string): () => void {
       const owner = readOwner(path);
       // An empty or unreadable lock cannot be a live run's (they appear whole): take it over.
       const alive = owner ? ownerAlive(owner) : false;
-      if (alive !== false || attempt > 0) throw refuse(owner, alive);
+      if (alive !== false || tries > 0) throw refuse(owner, alive);
       // The owner is gone: move its lock away (atomic; a second run doing the same gets ENOENT).
       const stale = `${tmp}.stale`;
       try {

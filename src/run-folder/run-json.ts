@@ -31,6 +31,8 @@ export const InstanceLineSchema = z.looseObject({
   earlier_calls: count.optional(),
   earlier_cost: count.optional(),
   standing_attempt: z.number().int().min(1).optional(),
+  /** The queue's delivery whose result the line holds (a remote run's); `attempt` in an older patchloop's file. */
+  delivery: z.string().optional(),
 });
 export type InstanceLine = z.infer<typeof InstanceLineSchema>;
 
@@ -102,6 +104,18 @@ export type RunJsonRead =
 const FORM = "expected run.json as patchloop writes it ({run_format, state, config, info, instances, ...})";
 const LINE_FORM = "expected {exit_status, api_calls, cost, ...} as patchloop writes it; the line is left out";
 
+/**
+ * A line as this patchloop names its fields: an older patchloop wrote a remote result's queue
+ * delivery (`delivery`) under `attempt`; a text there is moved to `delivery` (kept when the line has
+ * one). Anything else is left as it is.
+ */
+function renamedFields(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !("attempt" in value)) return value;
+  if (typeof value.attempt !== "string") return value;
+  const { attempt, ...rest } = value;
+  return "delivery" in rest ? rest : { ...rest, delivery: attempt };
+}
+
 function lines(
   path: string,
   part: string,
@@ -110,7 +124,7 @@ function lines(
 ): Record<string, InstanceLine> {
   const out: Record<string, InstanceLine> = {};
   for (const [key, value] of Object.entries(entries)) {
-    const line = InstanceLineSchema.safeParse(value);
+    const line = InstanceLineSchema.safeParse(renamedFields(value));
     if (line.success) out[key] = line.data;
     else
       problems.push(

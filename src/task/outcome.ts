@@ -43,8 +43,11 @@ export interface TaskOutcome extends ModelStats {
   seconds: number;
   /** The `patchloop worker` that ran it (`host:pid:start`); absent when this process did. */
   worker?: string;
-  /** The queue attempt whose result this is (remote runs); a result is accepted once. */
-  attempt?: string;
+  /**
+   * The queue's delivery of the instance's job to a worker that gave this result (remote runs); a
+   * result is accepted once.
+   */
+  delivery?: string;
 }
 
 /** The outcome of a task that never reached the agent (its environment could not be opened, a queue gave it up). */

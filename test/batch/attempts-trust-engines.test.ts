@@ -56,7 +56,7 @@ describeWithEngine("bwrap", "attempts you can trust, in bwrap", () => {
       ...["--subset", data, "-m", "openai/fake", "--base-url", `${b.server.url}/v1`],
       ...["--environment", "bwrap", "--repos-dir", b.f.reposDir, "-o", out, "-w", "1", "--attempts", "2"],
       ...["-c", "run.attempt_policy.replace_failed=1", "-c", "run.select.enabled=false"],
-      ...["-c", "model.retry.max_attempts=1"],
+      ...["-c", "model.retry.max_tries=1"],
     ]);
     expect(r.code, r.err).toBe(1);
     const run = readJson<RunJson>(join(out, "run.json"));
@@ -105,7 +105,7 @@ describe.skipIf(!REDIS_SERVER)(
         out,
         [
           ...["--attempts", "2"],
-          ...["-c", "run.attempt_policy.replace_failed=1", "-c", "model.retry.max_attempts=1"],
+          ...["-c", "run.attempt_policy.replace_failed=1", "-c", "model.retry.max_tries=1"],
         ],
         model,
         data,

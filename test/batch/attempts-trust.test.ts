@@ -40,7 +40,7 @@ const COMMON = [
   "-w",
   "1",
   "-c",
-  "model.retry.max_attempts=1",
+  "model.retry.max_tries=1",
   "-c",
   "model.price={input_per_mtok: 90, output_per_mtok: 100}",
 ];

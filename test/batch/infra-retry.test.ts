@@ -250,7 +250,7 @@ describe("run.infra_retry: infrastructure failures before the model's first repl
         ...RETRY,
         "model.model_name=openai/fake",
         `model.base_url=${url}/v1`,
-        "model.retry.max_attempts=1",
+        "model.retry.max_tries=1",
         "model.api_key_env=null",
       ]);
     const call = (command: string) => ({

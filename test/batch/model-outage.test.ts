@@ -16,7 +16,7 @@ import { bash, localSwebenchConfig, readJson, trajectory } from "./helpers.js";
 
 const down: ScriptedResponse = {
   error: "retries_exhausted",
-  message: "openai/fake: gave up after 3 attempts; last error: connect ECONNREFUSED 127.0.0.1:9",
+  message: "openai/fake: gave up after 3 tries; last error: connect ECONNREFUSED 127.0.0.1:9",
 };
 const solve = () => new ScriptedModel([bash(FIX_COMMAND, 0.02), bash(SUBMIT_COMMAND, 0.02)]);
 

@@ -10,8 +10,8 @@ const retry = (id: string, waitSeconds: number): BatchEvent => ({
   event: {
     type: "model_retry",
     step: 4,
-    attempt: 1,
-    maxAttempts: 6,
+    tryNumber: 1,
+    maxTries: 6,
     waitSeconds,
     reason: "HTTP 503: the server is overloaded",
   },
@@ -36,7 +36,7 @@ describe("model retry waits in the batch progress", () => {
         step: 4,
         usage: { prompt_tokens: 1, completion_tokens: 1 },
         cost: 0,
-        attempts: 2,
+        tries: 2,
       },
     });
     expect(liveLines(state.snapshot(), { now: t }).at(-1)).toBe("  django__django-1  step   4  0s");
@@ -54,7 +54,7 @@ describe("model retry waits in the batch progress", () => {
   });
 
   it("long reasons are cut to one short line", () => {
-    const text = retryText({ until: 5000, attempt: 3, maxAttempts: 6, reason: `x\n${"y".repeat(200)}` }, 0);
+    const text = retryText({ until: 5000, tryNumber: 3, maxTries: 6, reason: `x\n${"y".repeat(200)}` }, 0);
     expect(text).toBe(`model retry 4/6 in 5s: x ${"y".repeat(77)}…`);
   });
 });

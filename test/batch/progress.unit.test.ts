@@ -44,7 +44,7 @@ const reply = (id: string, step: number, cost: number): BatchEvent[] => [
       step,
       usage: { prompt_tokens: 1500, completion_tokens: 20 },
       cost,
-      attempts: 1,
+      tries: 1,
     },
   },
 ];
@@ -219,7 +219,7 @@ describe("progress", () => {
         api_calls: 7,
         cost: 0.125,
         seconds: 5,
-        exit_message: "openai/fake: gave up after 3 attempts;\n last error: HTTP 503",
+        exit_message: "openai/fake: gave up after 3 tries;\n last error: HTTP 503",
       }),
     });
     expect(written[0]).toBe("[1/2] x__y-1 Submitted (3 calls, $0.50, 1m01s)\n");
@@ -228,7 +228,7 @@ describe("progress", () => {
     expect(block.every((l) => l.replace(/\x1b\[[0-9;]*m/g, "").length <= 39)).toBe(true);
     expect(written[2]).toBe("\x1b[3F\x1b[J");
     expect(written[3]).toBe(
-      "[2/2] x__y-2 ModelError (7 calls, $0.13, 5s): openai/fake: gave up after 3 attempts; last error: HTTP 503\n",
+      "[2/2] x__y-2 ModelError (7 calls, $0.13, 5s): openai/fake: gave up after 3 tries; last error: HTTP 503\n",
     );
     const before = written.length;
     d.print("WARNING: something");

@@ -376,7 +376,7 @@ describe("patchloop swebench with secrets in flags, config and environment", () 
         "-c",
         HEADERS_ARG,
         "-c",
-        "model.retry={max_attempts: 1, initial_delay: 0, max_delay: 0}",
+        "model.retry={max_tries: 1, initial_delay: 0, max_delay: 0}",
       ];
       const env = { ...process.env, PLTEST_SERVICE_PASSWORD: "pass-SECRET24680" };
       // A base URL with no model list is refused before anything starts, its credentials masked.

@@ -115,7 +115,7 @@ describe("patchloop run", () => {
       "--base-url",
       `${server.url}/v1`,
       "-c",
-      "model.retry={max_attempts: 2, initial_delay: 0, max_delay: 0}",
+      "model.retry={max_tries: 2, initial_delay: 0, max_delay: 0}",
       "-o",
       join(dir, "o"),
       "--quiet",

@@ -54,7 +54,7 @@ describe("start-up loads only the command being run", () => {
       "--base-url",
       "http://127.0.0.1:9/v1",
       "-c",
-      "model.retry.max_attempts=1",
+      "model.retry.max_tries=1",
       "--environment",
       "local",
       "-o",

@@ -217,8 +217,7 @@ describeWithEngine("docker", "pullImages with docker", () => {
       expect(summary.failed).toEqual([{ name: missing, error: expect.stringMatching(/connection refused/) }]);
       expect(
         events.map(
-          (e) =>
-            `${e.event} ${e.name === missing ? "missing" : e.name} ${e.attempt ?? ""} ${e.done}/${e.total}`,
+          (e) => `${e.event} ${e.name === missing ? "missing" : e.name} ${e.try ?? ""} ${e.done}/${e.total}`,
         ),
       ).toEqual([
         `present ${present}  1/3`,

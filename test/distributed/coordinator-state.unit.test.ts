@@ -42,7 +42,7 @@ function fixture() {
 /** Lets the promise callbacks run (no time passes). */
 const flush = () => new Promise((r) => setImmediate(r));
 
-const report = (n: number, attempt: string): OutcomeReport => ({
+const report = (n: number, delivery: string): OutcomeReport => ({
   outcome: {
     instance_id: `acme__lib-${n}`,
     exit_status: "Submitted",
@@ -59,7 +59,7 @@ const report = (n: number, attempt: string): OutcomeReport => ({
     seconds: 1,
     patch: "diff\n",
     worker: W1.id,
-    attempt,
+    delivery,
   },
   files: { [`acme__lib-${n}.traj.json`]: "{}\n" },
   worker: W1,
@@ -78,8 +78,8 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
       { state: "waiting" },
       { state: "active" },
       { state: "failed" },
-      { state: "completed", attempt: `${e[4].jobId}.x`, acked: false },
-      { state: "completed", attempt: `${e[5].jobId}.y`, acked: true },
+      { state: "completed", delivery: `${e[4].jobId}.x`, acked: false },
+      { state: "completed", delivery: `${e[5].jobId}.y`, acked: true },
       { state: "unknown" },
     ]);
     expect(plan.add.map((x) => x.row.instance_id)).toEqual(["acme__lib-1"]);
@@ -105,9 +105,9 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
       step: 1,
       usage: { prompt_tokens: 10, completion_tokens: 2 },
       cost: 0.5,
-      attempts: 1,
+      tries: 1,
     };
-    f.state.progress(e.jobId, { type: "start", worker: W1, attempt: `${e.jobId}.a` });
+    f.state.progress(e.jobId, { type: "start", worker: W1, delivery: `${e.jobId}.a` });
     f.state.progress(e.jobId, call);
     f.state.progress(e.jobId, { type: "model_call", cost: "lots" });
     f.state.progress(`${RUN}.acme__lib-9`, call);
@@ -115,27 +115,27 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     expect(e.started).toBe(true);
   });
 
-  it("a result is taken only for an attempt logged on its job, once; the folder's rule and repeats drop it (acknowledged), an unknown attempt is dropped unacknowledged", async () => {
+  it("a result is taken only for a delivery logged on its job, once; the folder's rule and repeats drop it (acknowledged), an unknown delivery is dropped unacknowledged", async () => {
     const f = fixture();
     const e = f.add(1);
-    const attempt = `${e.jobId}.a1`;
-    expect(f.state.result(report(1, `${e.jobId}.forged`), [attempt], noDrop)).toEqual({
-      drop: "no worker started that attempt of its job",
+    const delivery = `${e.jobId}.a1`;
+    expect(f.state.result(report(1, `${e.jobId}.forged`), [delivery], noDrop)).toEqual({
+      drop: "no worker started that delivery of its job",
       ack: false,
     });
-    expect(f.state.result(report(1, attempt), [attempt], () => "the folder holds it already")).toEqual({
+    expect(f.state.result(report(1, delivery), [delivery], () => "the folder holds it already")).toEqual({
       drop: "the folder holds it already",
       ack: true,
     });
-    const taken = f.state.result(report(1, attempt), [attempt], noDrop);
+    const taken = f.state.result(report(1, delivery), [delivery], noDrop);
     expect("take" in taken && taken.take).toBe(e);
     await flush();
     expect(f.results.get("acme__lib-1")).toEqual({
-      outcome: report(1, attempt).outcome,
-      files: report(1, attempt).files,
+      outcome: report(1, delivery).outcome,
+      files: report(1, delivery).files,
       worker: W1,
     });
-    expect(f.state.result(report(1, `${e.jobId}.a2`), [attempt, `${e.jobId}.a2`], noDrop)).toEqual({
+    expect(f.state.result(report(1, `${e.jobId}.a2`), [delivery, `${e.jobId}.a2`], noDrop)).toEqual({
       drop: "another result of it is being recorded",
       ack: true,
     });
@@ -143,13 +143,13 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
       drop: "its instance was not sent to the queue in this run",
       ack: true,
     });
-    // once the folder holds it: its attempt is acknowledged and its job goes
+    // once the folder holds it: its delivery is acknowledged and its job goes
     let released: boolean | undefined;
     e.written = (ok) => {
       released = ok;
     };
     const settled = f.state.settle(f.results.get("acme__lib-1") as InstanceResult, true);
-    expect([settled.ack, settled.remove]).toEqual([attempt, e.jobId]);
+    expect([settled.ack, settled.remove]).toEqual([delivery, e.jobId]);
     // its result job completes (and goes from Redis) only once the coordinator releases it, after the ack
     expect(released).toBeUndefined();
     settled.release();
@@ -160,8 +160,8 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
   it("a result the folder could not write is neither acknowledged nor removed, and its result job is told so", () => {
     const f = fixture();
     const e = f.add(1);
-    const attempt = `${e.jobId}.a1`;
-    const taken = f.state.result(report(1, attempt), [attempt], noDrop);
+    const delivery = `${e.jobId}.a1`;
+    const taken = f.state.result(report(1, delivery), [delivery], noDrop);
     if (!("take" in taken)) throw new Error(`dropped: ${taken.drop}`);
     let written: boolean | undefined;
     taken.take.written = (ok) => {
@@ -202,7 +202,7 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     await flush();
     expect(f.results.has("acme__lib-1")).toBe(false);
     const given = f.results.get("acme__lib-2");
-    expect([given?.outcome.exit_status, given?.outcome.exit_message, given?.outcome.attempt]).toEqual([
+    expect([given?.outcome.exit_status, given?.outcome.exit_message, given?.outcome.delivery]).toEqual([
       "EnvironmentError",
       `the queue gave this instance up: no live worker can run it (${W1.id}: no clone of acme/lib; ${W2.id}: it lacks model.api_key)`,
       `${b.jobId}.given-up`,
@@ -216,7 +216,7 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
   it("a removed job withdraws an instance that had not started; a started one, or one being removed after its result, stays", async () => {
     const f = fixture();
     const [a, b] = [f.add(1), f.add(2)];
-    f.state.progress(b.jobId, { type: "start", worker: W1, attempt: `${b.jobId}.a` });
+    f.state.progress(b.jobId, { type: "start", worker: W1, delivery: `${b.jobId}.a` });
     f.state.removed(a.jobId);
     f.state.removed(b.jobId);
     await flush();
@@ -245,7 +245,7 @@ describe("CoordinatorState: what the queue's news means for a run's instances (n
     const [a, b] = [f.add(1), f.add(2)];
     expect(f.state.withdrawable()).toEqual([]);
     f.state.stopping = true;
-    f.state.progress(b.jobId, { type: "start", worker: W1, attempt: `${b.jobId}.a` });
+    f.state.progress(b.jobId, { type: "start", worker: W1, delivery: `${b.jobId}.a` });
     expect(f.state.withdrawable()).toEqual([a]);
     f.state.withdrawn(a);
     await f.clock.advance(5000);

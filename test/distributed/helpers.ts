@@ -167,7 +167,7 @@ export async function addInstanceJob(
   const jobId = instanceJobId(data.run, unitKey(String(data.row.instance_id), attempt));
   await q.add(
     "instance",
-    { model_name: "openai/fake", attempts: 1, version: VERSION, ...data },
+    { model_name: "openai/fake", deliveries: 1, version: VERSION, ...data },
     { jobId, attempts: 1, removeOnComplete: false, removeOnFail: false },
   );
   await q.close();

@@ -23,7 +23,7 @@ describe.skipIf(!REDIS_SERVER)("run.infra_retry through a queue", () => {
     const out = join(rig.root, "run");
     const boss = startRigCoordinator(rig, out, [
       "-c",
-      "model.retry.max_attempts=1",
+      "model.retry.max_tries=1",
       "-c",
       "run.infra_retry.retries=2",
       "-c",

@@ -26,7 +26,7 @@ const job = (change: Partial<InstanceJob> = {}): InstanceJob => ({
   },
   config: {},
   model_name: "openai/qwen",
-  attempts: 3,
+  deliveries: 3,
   version: "1.0.0",
   ...change,
 });
@@ -126,10 +126,10 @@ describe("the check of an instance job taken from the queue", () => {
         "it is not an instance job of this patchloop (Invalid input: expected object, received null); " +
         "run the same patchloop version on the coordinator and the workers",
     });
-    expect(checkJob({ ...j, attempts: "3" }, idOf(j), null, null)).toMatchObject({
+    expect(checkJob({ ...j, deliveries: "3" }, idOf(j), null, null)).toMatchObject({
       ok: false,
       by: "job",
-      problem: expect.stringContaining("(attempts: Invalid input: expected number, received string)"),
+      problem: expect.stringContaining("(deliveries: Invalid input: expected number, received string)"),
     });
   });
 

@@ -33,7 +33,7 @@ const worker = (...args: string[]) => ({
 
 describe("the config a worker runs a job with", () => {
   it("the job's config with this machine's settings laid over it; other keys are the coordinator's", () => {
-    const job = redactSecrets(coordinatorConfig(["run.queue.attempts=5", "agent.step_limit=7"]));
+    const job = redactSecrets(coordinatorConfig(["run.queue.deliveries=5", "agent.step_limit=7"]));
     const mine = worker(
       "environment.environment_class=podman",
       "environment.image_template=registry.local:5000/sweb.eval.x86_64.{id}:latest",
@@ -52,7 +52,7 @@ describe("the config a worker runs a job with", () => {
     expect(c.environment.image_template).toBe("registry.local:5000/sweb.eval.x86_64.{id}:latest");
     expect(c.model.base_url).toEqual(["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]);
     expect(c.run.queue).toEqual({
-      attempts: 5,
+      deliveries: 5,
       lock_seconds: 10,
       stalled_check_seconds: 30,
       grace_seconds: 60,

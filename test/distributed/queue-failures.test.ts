@@ -211,16 +211,16 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     );
   }, 120_000);
 
-  it("a worker that cannot run a job hands it back using no attempt: refused by every live worker it ends at once, beside a healthy worker it runs there", async () => {
+  it("a worker that cannot run a job hands it back using no delivery: refused by every live worker it ends at once, beside a healthy worker it runs there", async () => {
     const partial = join(root, "repos-partial");
     cpSync(join(f.reposDir, "acme__lib0"), join(partial, "acme__lib0"), { recursive: true });
     const missing = (w: string) =>
       `worker ${w} has no clone of acme/lib1 in --repos-dir (${join(partial, "acme__lib1")})`;
     const slotsOf = (w: CliProcess) => /worker (\S+): 3 slot/.exec(w.err())?.[1] ?? "?";
-    // Alone: its lib1 instances are refused by every live worker and end at once, no attempt used.
+    // Alone: its lib1 instances are refused by every live worker and end at once, no delivery used.
     const alone = worker(partial, ["-w", "3"]);
     const out = join(root, "refused");
-    const boss = coordinator(out, ["-c", "run.queue.attempts=1"]);
+    const boss = coordinator(out, ["-c", "run.queue.deliveries=1"]);
     expect((await boss.done).code).toBe(1);
     const id = slotsOf(alone);
     for (const row of f.rows) {
@@ -243,7 +243,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     alone.proc.kill("SIGTERM");
     expect((await alone.done).code).toBe(0);
 
-    // Beside a healthy worker: every instance runs; none spent its one attempt on the partial worker.
+    // Beside a healthy worker: every instance runs; none spent its one delivery on the partial worker.
     const healthy = worker(f.reposDir, ["-w", "1"]);
     const beside = worker(partial, ["-w", "3"]);
     // Both live before any job exists: on a loaded machine the healthy worker could otherwise run
@@ -257,7 +257,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
       throw new Error(`${err.message}; queue status said:\n${seen}`);
     });
     const out2 = join(root, "refused-beside");
-    const boss2 = coordinator(out2, ["-c", "run.queue.attempts=1"]);
+    const boss2 = coordinator(out2, ["-c", "run.queue.deliveries=1"]);
     expect([(await boss2.done).code, boss2.err().slice(-1000)]).toEqual([0, expect.any(String)]);
     for (const row of f.rows) expect(traj(out2, row.instance_id).info.exit_status).toBe("Submitted");
     for (const row of f.rows.filter((r) => r.repo === "acme/lib1"))
@@ -271,7 +271,7 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     for (const w of [healthy, beside]) expect((await w.done).code).toBe(0);
   }, 180_000);
 
-  it("a job of another patchloop version is refused and handed back, using no attempt; queue status shows each worker's version", async () => {
+  it("a job of another patchloop version is refused and handed back, using no delivery; queue status shows each worker's version", async () => {
     const w = worker(f.reposDir);
     const jobId = await addInstanceJob(redis, {
       run: "other-version",
@@ -392,10 +392,10 @@ describe.skipIf(!REDIS_SERVER)("distributed runs: attempts, hand-back, caps, Ctr
     expect(await queueEmpty()).toContain("runs: none");
   }, 120_000);
 
-  it("SIGTERM with no grace hands running jobs back (no attempt used); another worker runs them", async () => {
+  it("SIGTERM with no grace hands running jobs back (no delivery used); another worker runs them", async () => {
     const out = join(root, "hand-back");
     const first = worker(f.reposDir, ["-c", "run.queue.grace_seconds=0"]);
-    const boss = coordinator(out, ["-c", "run.queue.attempts=1"]);
+    const boss = coordinator(out, ["-c", "run.queue.deliveries=1"]);
     await until(
       "the first worker runs two instances",
       () => (first.err().match(/start acme__/g)?.length ?? 0) >= 2,

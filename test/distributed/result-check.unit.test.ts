@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { startedAttempts, startLine } from "../../src/distributed/protocol.js";
-import { attemptProblem, readProgress, readResult } from "../../src/distributed/result-check.js";
+import { startedDeliveries, startLine } from "../../src/distributed/protocol.js";
+import { deliveryProblem, readProgress, readResult } from "../../src/distributed/result-check.js";
 import { signature } from "../../src/distributed/signing.js";
 
 const SECRET = Buffer.from("a-secret-of-32-characters-length");
 const RUN = "swebench-42-abc";
 const JOB = `${RUN}.django__django-11099`;
-const ATTEMPT = `${JOB}.0a1b2c3d4e5f`;
+const DELIVERY = `${JOB}.0a1b2c3d4e5f`;
 const WORKER = { id: "gpu1:4242:mx1", host: "gpu1", pid: 4242 };
 
 const result = () => ({
@@ -26,7 +26,7 @@ const result = () => ({
     seconds: 60,
     patch: "diff\n",
     worker: WORKER.id,
-    attempt: ATTEMPT,
+    delivery: DELIVERY,
   },
   files: { "django__django-11099.traj.json": "{}\n" },
   worker: WORKER,
@@ -102,8 +102,8 @@ describe("the check of a result taken from a run's results queue", () => {
         "result.worker.host: 1 to 300 characters, no control characters",
       ],
       [
-        { run: RUN, result: { ...result(), outcome: { ...result().outcome, attempt: "x y" } } },
-        "result.outcome.attempt: an attempt id (<job id>.<hex>)",
+        { run: RUN, result: { ...result(), outcome: { ...result().outcome, delivery: "x y" } } },
+        "result.outcome.delivery: a delivery id (<job id>.<hex>)",
       ],
     ];
     for (const [data, where] of cases)
@@ -145,17 +145,17 @@ describe("the check of a result taken from a run's results queue", () => {
       });
   });
 
-  it("a result's attempt must be one a worker logged on the instance's job", () => {
-    const logs = [startLine(ATTEMPT, WORKER), "something else", startLine(`${JOB}.ffffffffffff`, WORKER)];
-    expect(logs[0]).toBe(`start ${ATTEMPT} on gpu1:4242:mx1`);
-    expect(startedAttempts(logs)).toEqual([ATTEMPT, `${JOB}.ffffffffffff`]);
-    expect(attemptProblem(ATTEMPT, JOB, startedAttempts(logs))).toBe(null);
-    expect(attemptProblem(`${JOB}.000000000000`, JOB, startedAttempts(logs))).toBe(
-      "no worker started that attempt of its job",
+  it("a result's delivery must be one a worker logged on the instance's job", () => {
+    const logs = [startLine(DELIVERY, WORKER), "something else", startLine(`${JOB}.ffffffffffff`, WORKER)];
+    expect(logs[0]).toBe(`start ${DELIVERY} on gpu1:4242:mx1`);
+    expect(startedDeliveries(logs)).toEqual([DELIVERY, `${JOB}.ffffffffffff`]);
+    expect(deliveryProblem(DELIVERY, JOB, startedDeliveries(logs))).toBe(null);
+    expect(deliveryProblem(`${JOB}.000000000000`, JOB, startedDeliveries(logs))).toBe(
+      "no worker started that delivery of its job",
     );
-    // A logged attempt of another job does not count for this one.
-    expect(attemptProblem(ATTEMPT, `${RUN}.other__repo-1`, [ATTEMPT])).toBe(
-      "no worker started that attempt of its job",
+    // A logged delivery of another job does not count for this one.
+    expect(deliveryProblem(DELIVERY, `${RUN}.other__repo-1`, [DELIVERY])).toBe(
+      "no worker started that delivery of its job",
     );
   });
 
@@ -165,17 +165,17 @@ describe("the check of a result taken from a run's results queue", () => {
       step: 1,
       usage: { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 64 },
       cost: 0.01,
-      attempts: 1,
+      tries: 1,
     };
     const retry = {
       type: "model_retry",
       step: 2,
-      attempt: 1,
-      maxAttempts: 5,
+      tryNumber: 1,
+      maxTries: 5,
       waitSeconds: 2.5,
       reason: "HTTP 503",
     };
-    const start = { type: "start", worker: WORKER, attempt: ATTEMPT };
+    const start = { type: "start", worker: WORKER, delivery: DELIVERY };
     for (const p of [call, retry, start]) expect(readProgress(p)).toEqual(p);
     for (const bad of [
       null,
@@ -186,7 +186,7 @@ describe("the check of a result taken from a run's results queue", () => {
       { ...call, usage: { prompt_tokens: 1 } },
       { ...call, extra: 1 },
       { type: "message", step: 1, message: { role: "user", content: "x" } },
-      { type: "start", worker: null, attempt: "x" },
+      { type: "start", worker: null, delivery: "x" },
       { t: "call", step: 1, prompt: 100, completion: 10, cost: 0.01, attempts: 1 },
     ])
       expect(readProgress(bad)).toBe(null);

@@ -20,11 +20,11 @@ afterEach(() => {
 const deadPid = () => spawnSync("true").pid as number;
 
 /** A result kept by a worker (pid `pid`) of `queue` that is gone. */
-function keptByGoneWorker(root: string, queue: string, attempt: string): string {
+function keptByGoneWorker(root: string, queue: string, delivery: string): string {
   const dir = join(root, queueSpoolName(parseQueueUrl(queue)), `${hostname()}-${deadPid()}`);
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${attempt}.json`);
-  writeFileSync(file, JSON.stringify({ run: "r1", result: { outcome: { attempt } } }));
+  const file = join(dir, `${delivery}.json`);
+  writeFileSync(file, JSON.stringify({ run: "r1", result: { outcome: { delivery } } }));
   return file;
 }
 
@@ -43,7 +43,7 @@ describe("the worker's spool", () => {
     const same = new Spool(root, parseQueueUrl(a));
     await same.open();
     expect(same.adopt()).toBe(1);
-    expect((await same.all()).map((j) => j.result.outcome.attempt)).toEqual(["run-a.x__y-1.aaaa"]);
+    expect((await same.all()).map((j) => j.result.outcome.delivery)).toEqual(["run-a.x__y-1.aaaa"]);
     expect(readdirSync(join(root, queueSpoolName(parseQueueUrl(a))))).toEqual([
       `${hostname()}-${process.pid}`,
     ]);

@@ -98,7 +98,7 @@ describe("WorkerState: a worker's decisions over its own state, on a hand-moved 
   });
 });
 
-describe("planJob: what a worker does with a job, from its earlier attempts", () => {
+describe("planJob: what a worker does with a job, from its earlier deliveries", () => {
   const history = (h: Partial<JobHistory>): JobHistory => ({
     logs: [],
     acked: new Set(),
@@ -108,13 +108,13 @@ describe("planJob: what a worker does with a job, from its earlier attempts", ()
     cancelled: false,
     ...h,
   });
-  const a1 = `${JOB}.a1`;
-  const a2 = `${JOB}.a2`;
+  const d1 = `${JOB}.a1`;
+  const d2 = `${JOB}.a2`;
 
   it("a new job runs; one whose result is in (acknowledged, or a cancel mark) ends unrun", () => {
     expect(planJob(JOB, ME.id, 3, undefined, history({}))).toEqual({ kind: "run" });
     expect(
-      planJob(JOB, ME.id, 3, undefined, history({ logs: [startLine(a1, OTHER)], acked: new Set([a1]) })),
+      planJob(JOB, ME.id, 3, undefined, history({ logs: [startLine(d1, OTHER)], acked: new Set([d1]) })),
     ).toEqual({ kind: "done", why: "its result is in already" });
     expect(planJob(JOB, ME.id, 3, undefined, history({ cancelled: true }))).toEqual({
       kind: "done",
@@ -122,21 +122,21 @@ describe("planJob: what a worker does with a job, from its earlier attempts", ()
     });
   });
 
-  it("after an outage: a job whose attempt still runs on a live worker, or whose result waits, is not started again", () => {
-    const logs = [startLine(a1, OTHER)];
+  it("after an outage: a job whose delivery still runs on a live worker, or whose result waits, is not started again", () => {
+    const logs = [startLine(d1, OTHER)];
     expect(planJob(JOB, ME.id, 3, undefined, history({ logs, live: new Map([[OTHER.id, [JOB]]]) }))).toEqual({
       kind: "later",
-      why: `attempt ${a1} still runs on worker ${OTHER.id} (its lock lapsed while the queue did not answer)`,
+      why: `delivery ${d1} still runs on worker ${OTHER.id} (its lock lapsed while the queue did not answer)`,
     });
-    expect(planJob(JOB, ME.id, 3, undefined, history({ logs, waiting: new Set([a1]) }))).toEqual({
+    expect(planJob(JOB, ME.id, 3, undefined, history({ logs, waiting: new Set([d1]) }))).toEqual({
       kind: "later",
-      why: `the result of attempt ${a1} waits for its coordinator`,
+      why: `the result of delivery ${d1} waits for its coordinator`,
     });
-    expect(planJob(JOB, ME.id, 3, undefined, history({ logs: [startLine(a1, ME)] }))).toEqual({
+    expect(planJob(JOB, ME.id, 3, undefined, history({ logs: [startLine(d1, ME)] }))).toEqual({
       kind: "later",
       why: "this worker runs it already",
     });
-    // its worker is gone (killed): a new attempt
+    // its worker is gone (killed): a new delivery
     expect(planJob(JOB, ME.id, 3, undefined, history({ logs }))).toEqual({ kind: "run" });
   });
 
@@ -147,21 +147,21 @@ describe("planJob: what a worker does with a job, from its earlier attempts", ()
     });
   });
 
-  it("attempts count only those that ended without a result: handed back ones use none", () => {
+  it("deliveries count only those that ended without a result: handed back ones use none", () => {
     const handed = [
-      startLine(a1, OTHER),
-      backLine(a1, OTHER, "shutdown"),
-      startLine(a2, OTHER),
-      backLine(a2, OTHER, "shutdown"),
+      startLine(d1, OTHER),
+      backLine(d1, OTHER, "shutdown"),
+      startLine(d2, OTHER),
+      backLine(d2, OTHER, "shutdown"),
     ];
     expect(planJob(JOB, ME.id, 1, undefined, history({ logs: handed }))).toEqual({ kind: "run" });
-    const killed = [startLine(a1, OTHER), startLine(a2, OTHER)];
+    const killed = [startLine(d1, OTHER), startLine(d2, OTHER)];
     expect(
       planJob(JOB, ME.id, 2, "job stalled more than allowable limit", history({ logs: killed })),
     ).toEqual({
       kind: "give-up",
       reason:
-        "given up after 2 attempt(s) that ended without a result (their worker was killed, or cut off from the " +
+        "given up after 2 deliveries that ended without a result (their worker was killed, or cut off from the " +
         "queue for longer than its lock); last error: job stalled more than allowable limit",
     });
     expect(planJob(JOB, ME.id, 3, undefined, history({ logs: killed }))).toEqual({ kind: "run" });

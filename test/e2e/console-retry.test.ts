@@ -55,7 +55,7 @@ describe("patchloop run on the console", () => {
       "--base-url",
       `${server.url}/v1`,
       "-c",
-      "model.retry={max_attempts: 3, initial_delay: 0.1, max_delay: 0.2}",
+      "model.retry={max_tries: 3, initial_delay: 0.1, max_delay: 0.2}",
       "--environment",
       "local",
       "-o",
@@ -63,10 +63,10 @@ describe("patchloop run on the console", () => {
     ]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(
-      "RETRY model call 1, attempt 1 of 3 failed: HTTP 503: no capacity right now; next try in 0.2 s\n",
+      "RETRY model call 1, try 1 of 3 failed: HTTP 503: no capacity right now; next try in 0.2 s\n",
     );
     expect(ran.stdout).toMatch(
-      /RETRY model call 1, attempt 2 of 3 failed: malformed response: no choices\[0\]\.message in \{\}; next try in 0\.\d s\n/,
+      /RETRY model call 1, try 2 of 3 failed: malformed response: no choices\[0\]\.message in \{\}; next try in 0\.\d s\n/,
     );
     expect(ran.stdout).toContain("EXIT: Submitted");
     const traj = JSON.parse(readFileSync(join(dir, "out", "repo", "repo.traj.json"), "utf8"));

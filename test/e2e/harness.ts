@@ -80,7 +80,7 @@ export async function runTask(server: FakeLlmServer, o: TaskOptions = {}): Promi
       o.builtin ?? "default",
       `model.model_name=${anthropic ? "anthropic/claude-fake" : "openai/fake"}`,
       `model.base_url=${anthropic ? server.url : `${server.url}/v1`}`,
-      "model.retry={max_attempts: 3, initial_delay: 1, max_delay: 30}",
+      "model.retry={max_tries: 3, initial_delay: 1, max_delay: 30}",
       "environment.environment_class=local",
       "environment.cwd=''",
       ...(o.configArgs ?? []),

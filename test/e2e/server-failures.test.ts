@@ -29,11 +29,11 @@ describe("a server that fails: the task recovers or ends with the right status",
   it("a server that never answers: ModelError naming the timeout, quickly, after the retry budget", async () => {
     const server = await fakeServer({ type: "hang" });
     const run = await runTask(server, {
-      configArgs: ["model.request_timeout=0.3", "model.retry.max_attempts=2"],
+      configArgs: ["model.request_timeout=0.3", "model.retry.max_tries=2"],
     });
     expect(run.result.exitStatus).toBe("ModelError");
     expect(run.result.exitMessage).toBe(
-      "openai/fake: gave up after 2 attempts; last error: no response within 0.3 s (model.request_timeout)",
+      "openai/fake: gave up after 2 tries; last error: no response within 0.3 s (model.request_timeout)",
     );
     expect(server.requests).toHaveLength(2);
     expect(run.elapsedMs).toBeLessThan(5000);
@@ -49,7 +49,7 @@ describe("a server that fails: the task recovers or ends with the right status",
       { type: "invalid_json" },
       bashReply(SUBMIT),
     );
-    const run = await runTask(server, { configArgs: ["model.retry.max_attempts=4"] });
+    const run = await runTask(server, { configArgs: ["model.retry.max_tries=4"] });
     expect(run.result.exitStatus).toBe("Submitted");
     expect(server.requests).toHaveLength(4);
     expect(run.waits).toEqual([1000, 2000, 4000]);
@@ -61,7 +61,7 @@ describe("a server that fails: the task recovers or ends with the right status",
     const run = await runTask(server);
     expect(run.result.exitStatus).toBe("ModelError");
     expect(run.result.exitMessage).toBe(
-      `openai/fake: gave up after 3 attempts; last error: HTTP 200 with a body that is not valid JSON: ${BROKEN}`,
+      `openai/fake: gave up after 3 tries; last error: HTTP 200 with a body that is not valid JSON: ${BROKEN}`,
     );
     expect(server.requests).toHaveLength(3);
   });
@@ -71,7 +71,7 @@ describe("a server that fails: the task recovers or ends with the right status",
     const run = await runTask(server);
     expect(run.result.exitStatus).toBe("ModelError");
     expect(run.result.exitMessage).toBe(
-      "openai/fake: gave up after 3 attempts; last error: connection failed: socket hang up (ECONNRESET)",
+      "openai/fake: gave up after 3 tries; last error: connection failed: socket hang up (ECONNRESET)",
     );
     expect(server.requests).toHaveLength(3);
   });

@@ -41,13 +41,13 @@ describe("patchloop run --mode confirm in a terminal", () => {
     );
     const before = treeState(t.repo);
     pty = cliInPty(
-      runArgs(t, server, "-c", "model.retry={max_attempts: 2, initial_delay: 0.1, max_delay: 0.1}"),
+      runArgs(t, server, "-c", "model.retry={max_tries: 2, initial_delay: 0.1, max_delay: 0.1}"),
       {
         cwd: t.dir,
       },
     );
     await pty.waitFor("mode: confirm (each action waits for your answer)");
-    await pty.waitFor("RETRY model call 1, attempt 1 of 2 failed: HTTP 503: busy; next try in 0.1 s");
+    await pty.waitFor("RETRY model call 1, try 1 of 2 failed: HTTP 503: busy; next try in 0.1 s");
     // 1. run it
     await pty.waitFor(QUESTION);
     expect(pty.text()).toContain("STEP 1\nTHOUGHT\nLook first.\nACTION\nls\n");

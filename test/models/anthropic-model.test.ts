@@ -228,7 +228,7 @@ describe("Anthropic client over HTTP", () => {
       usage: { prompt_tokens: 123, completion_tokens: 7, cached_tokens: 3 },
       cost: (123 * 3 + 7 * 15) / 1e6,
       raw: body,
-      attempts: 1,
+      tries: 1,
     });
   });
 
@@ -277,7 +277,7 @@ describe("Anthropic client over HTTP", () => {
       message:
         "anthropic/claude-test: context length exceeded (HTTP 400: prompt is too long: 208310 tokens > 200000 maximum)",
       status: 400,
-      attempts: 1,
+      tries: 1,
       contextLength: 200000,
     });
     expect(waits).toEqual([]);
@@ -291,7 +291,7 @@ describe("Anthropic client over HTTP", () => {
     );
     const { model, waits } = anthropic();
     const first = await model.query({ messages: [{ role: "user", content: "go" }] });
-    expect(first.ok && first.attempts).toBe(2);
+    expect(first.ok && first.tries).toBe(2);
     expect(waits).toEqual([1000]);
     const second = await model.query({ messages: [{ role: "user", content: "go" }] });
     expect(second).toEqual({
@@ -300,7 +300,7 @@ describe("Anthropic client over HTTP", () => {
       message:
         "anthropic/claude-test: HTTP 401: invalid x-api-key (check the API key and model.api_key_env) (not retried)",
       status: 401,
-      attempts: 1,
+      tries: 1,
     });
   });
 
@@ -314,7 +314,7 @@ describe("Anthropic client over HTTP", () => {
       kind: "fatal",
       message:
         'anthropic/claude-test: cannot convert the conversation for the Anthropic API: an image_url must be a base64 data URL or an http(s) URL; received "file:///tmp/a.png"',
-      attempts: 0,
+      tries: 0,
     });
     expect(server.requests).toHaveLength(0);
   });

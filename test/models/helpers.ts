@@ -10,7 +10,7 @@ export function modelConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {
     model_kwargs: {},
     vision: false,
     price: null,
-    retry: { max_attempts: 3, initial_delay: 1, max_delay: 30, max_total: 0 },
+    retry: { max_tries: 3, initial_delay: 1, max_delay: 30, max_total: 0 },
     request_timeout: 10,
     max_response_bytes: 64 * 1024 ** 2,
     observation_template: "{{ output }}",

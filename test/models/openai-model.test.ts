@@ -148,7 +148,7 @@ describe("OpenAI-compatible client over HTTP", () => {
         ],
         usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 },
       },
-      attempts: 1,
+      tries: 1,
     });
   });
 
@@ -190,9 +190,9 @@ describe("OpenAI-compatible client over HTTP", () => {
       ok: false,
       kind: "retries_exhausted",
       message:
-        "openai/test-model: gave up after 3 attempts; last error: malformed response: no choices[0].message in {}",
+        "openai/test-model: gave up after 3 tries; last error: malformed response: no choices[0].message in {}",
       status: undefined,
-      attempts: 3,
+      tries: 3,
     });
     expect(waits).toEqual([1000, 2000]);
     server.enqueue({ type: "error", status: 200, body: {} }, { type: "reply", content: "fine" });

@@ -59,7 +59,7 @@ describe("replay model", () => {
       usage: { prompt_tokens: 120, completion_tokens: 30 },
       cost: 0.25,
       raw: { id: "r1" },
-      attempts: 1,
+      tries: 1,
     });
     expect(await model.query(ask)).toEqual({
       ok: true,
@@ -68,13 +68,13 @@ describe("replay model", () => {
       usage: { prompt_tokens: 0, completion_tokens: 0 },
       cost: 0,
       raw: null,
-      attempts: 1,
+      tries: 1,
     });
     expect(await model.query(ask)).toEqual({
       ok: false,
       kind: "fatal",
       message: `replay:${path}: the recording has 2 replies and all were used (this was call 3)`,
-      attempts: 0,
+      tries: 0,
     });
   });
 

@@ -93,7 +93,7 @@ describe("the Responses API client (model.api: responses)", () => {
       reasoning_tokens: 12,
       cached_tokens: 64,
     });
-    expect(result.attempts).toBe(1);
+    expect(result.tries).toBe(1);
   });
 
   it("sends the chain's reasoning as reasoning items before its calls, and drops it after a final answer", async () => {
@@ -191,7 +191,7 @@ describe("the Responses API client (model.api: responses)", () => {
     const { m, waits } = model(server);
     const result = await m.query({ messages: start });
     if (!result.ok) throw new Error(result.message);
-    expect([result.attempts, waits.length, result.finishReason, result.message.content]).toEqual([
+    expect([result.tries, waits.length, result.finishReason, result.message.content]).toEqual([
       2,
       1,
       "length",
@@ -228,7 +228,7 @@ describe("the Responses API client (model.api: responses)", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.kind).toBe("retries_exhausted");
-    expect(result.attempts).toBe(3);
+    expect(result.tries).toBe(3);
     expect(result.message).toContain('no output list in {"id":"resp_3","object":"response"}');
   });
 
@@ -248,7 +248,7 @@ describe("the Responses API client (model.api: responses)", () => {
       kind: "fatal",
       message:
         "openai/openai/gpt-oss-20b: model.constrain_actions with model.api responses can require a tool call (agent.protocol tool_calls), not enforce the ```mswea_bash_command text format; use agent.protocol tool_calls, or model.api chat",
-      attempts: 0,
+      tries: 0,
     });
     expect(posts(server)).toHaveLength(1);
   });

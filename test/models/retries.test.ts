@@ -43,7 +43,7 @@ function expectSuccess(result: ModelResult, attempts: number): void {
   expect(result.ok).toBe(true);
   if (result.ok) {
     expect(result.message.content).toBe("finally");
-    expect(result.attempts).toBe(attempts);
+    expect(result.tries).toBe(attempts);
   }
 }
 
@@ -79,7 +79,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
         { type: "error", status: 503, body: {} },
         ok,
       ],
-      { retry: { max_attempts: 4, initial_delay: 1, max_delay: 30, max_total: 0 } },
+      { retry: { max_tries: 4, initial_delay: 1, max_delay: 30, max_total: 0 } },
     );
     expectSuccess(result, 4);
     expect(waits).toEqual([1000, 2000, 4000]);
@@ -109,7 +109,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
     expect(waits).toEqual([1000]);
   });
 
-  it("gives up after max_attempts with the last error in the message", async () => {
+  it("gives up after max_tries with the last error in the message", async () => {
     const overloaded: FakeBehaviour = {
       type: "error",
       status: 503,
@@ -119,9 +119,9 @@ describe("retries over HTTP (OpenAI wire)", () => {
     expect(result).toEqual({
       ok: false,
       kind: "retries_exhausted",
-      message: "openai/test-model: gave up after 3 attempts; last error: HTTP 503: Engine overloaded",
+      message: "openai/test-model: gave up after 3 tries; last error: HTTP 503: Engine overloaded",
       status: 503,
-      attempts: 3,
+      tries: 3,
     });
     expect(waits).toEqual([1000, 2000]);
     expect(server.pending()).toBe(1);
@@ -129,7 +129,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
 
   it("names each kind of last error when giving up", async () => {
     const one = {
-      retry: { max_attempts: 1, initial_delay: 1, max_delay: 30, max_total: 0 },
+      retry: { max_tries: 1, initial_delay: 1, max_delay: 30, max_total: 0 },
       request_timeout: 0.2,
     };
     const cases: Array<[FakeBehaviour, string]> = [
@@ -152,7 +152,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
     for (const [behaviour, last] of cases) {
       const { result } = await run([behaviour], one);
       expect(result.ok === false && result.message).toBe(
-        `openai/test-model: gave up after 1 attempt; last error: ${last}`,
+        `openai/test-model: gave up after 1 try; last error: ${last}`,
       );
     }
   });
@@ -170,9 +170,9 @@ describe("retries over HTTP (OpenAI wire)", () => {
     expect(result).toEqual({
       ok: false,
       kind: "retries_exhausted",
-      message: `openai/test-model: gave up after 3 attempts; last error: connection failed: connect ECONNREFUSED ${closed.url.slice("http://".length)}`,
+      message: `openai/test-model: gave up after 3 tries; last error: connection failed: connect ECONNREFUSED ${closed.url.slice("http://".length)}`,
       status: undefined,
-      attempts: 3,
+      tries: 3,
     });
     expect(waits).toEqual([1000, 2000]);
   });
@@ -206,7 +206,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
         kind: "fatal",
         message: `openai/test-model: ${message} (not retried)`,
         status,
-        attempts: 1,
+        tries: 1,
       });
       expect(waits).toEqual([]);
       expect(server.requests.length).toBe(before + 1);
@@ -233,7 +233,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
         kind: "context_exceeded",
         message: `openai/test-model: context length exceeded (HTTP 400: ${serverText})`,
         status: 400,
-        attempts: 1,
+        tries: 1,
         contextLength: lengths[i],
       });
       expect(waits).toEqual([]);
@@ -254,7 +254,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
       ok: false,
       kind: "aborted",
       message: "openai/test-model: request aborted",
-      attempts: 1,
+      tries: 1,
     });
   });
 
@@ -279,7 +279,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
       ok: false,
       kind: "aborted",
       message: "openai/test-model: request aborted",
-      attempts: 1,
+      tries: 1,
     });
     expect(waits).toEqual([500]);
     expect(server.pending()).toBe(1);
@@ -295,7 +295,7 @@ describe("retries over HTTP (OpenAI wire)", () => {
       ok: false,
       kind: "aborted",
       message: "openai/test-model: request aborted",
-      attempts: 0,
+      tries: 0,
     });
     expect(server.requests).toHaveLength(0);
   });

@@ -3,7 +3,7 @@ import { classifyFailure, isContextLengthError, serverMessage } from "../../src/
 import { backoffMs, withRetries } from "../../src/models/retry.js";
 import { retryAfterMs } from "../../src/models/retry-after.js";
 
-const policy = { max_attempts: 5, initial_delay: 2, max_delay: 10, max_total: 0 };
+const policy = { max_tries: 5, initial_delay: 2, max_delay: 10, max_total: 0 };
 
 describe("retry building blocks", () => {
   it("doubles the delay up to max_delay, with jitter between half and all of it", () => {
@@ -49,7 +49,7 @@ describe("retry building blocks", () => {
     });
   });
 
-  it("makes one attempt when max_attempts is 1 and never throws", async () => {
+  it("makes one attempt when max_tries is 1 and never throws", async () => {
     let calls = 0;
     const result = await withRetries(
       "m",
@@ -57,15 +57,15 @@ describe("retry building blocks", () => {
         calls++;
         throw new Error("down");
       },
-      { max_attempts: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
+      { max_tries: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
       { sleep: async () => {}, random: () => 0, classify: () => ({ kind: "retryable", message: "down" }) },
     );
     expect(result).toEqual({
       ok: false,
       kind: "retries_exhausted",
-      message: "m: gave up after 1 attempt; last error: down",
+      message: "m: gave up after 1 try; last error: down",
       status: undefined,
-      attempts: 1,
+      tries: 1,
     });
     expect(calls).toBe(1);
   });
@@ -80,7 +80,7 @@ describe("retry building blocks", () => {
         throw new Error("no response");
       },
       // 10 s, 20 s, 40 s waits (no jitter at random 1): after 10 + 20 the next 40 would pass 60.
-      { max_attempts: 50, initial_delay: 10, max_delay: 100, max_total: 60 },
+      { max_tries: 50, initial_delay: 10, max_delay: 100, max_total: 60 },
       {
         sleep: async () => {},
         random: () => 0.9999999,
@@ -94,9 +94,9 @@ describe("retry building blocks", () => {
       ok: false,
       kind: "retries_exhausted",
       message:
-        "m: gave up after 3 attempts and 30 s (model.retry.max_total is 60 s); last error: no response within 600 s (model.request_timeout)",
+        "m: gave up after 3 tries and 30 s (model.retry.max_total is 60 s); last error: no response within 600 s (model.request_timeout)",
       status: undefined,
-      attempts: 3,
+      tries: 3,
     });
   });
 });

@@ -28,7 +28,7 @@ describe("ScriptedModel", () => {
       usage: { prompt_tokens: 10, completion_tokens: 0 },
       cost: 0.5,
       raw: { scripted: 1 },
-      attempts: 1,
+      tries: 1,
     });
     const second = await model.query({ messages: msgs });
     expect(second.ok && [second.message, second.finishReason]).toEqual([
@@ -46,7 +46,7 @@ describe("ScriptedModel", () => {
       ok: false,
       kind: "context_exceeded",
       message: "too long",
-      attempts: 1,
+      tries: 1,
     });
     const fourth = await model.query({ messages: [...msgs, { role: "user", content: "again" }] });
     expect(fourth.ok && [fourth.message.content, fourth.finishReason]).toEqual([

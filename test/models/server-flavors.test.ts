@@ -169,7 +169,7 @@ describe("prompts that do not fit, in each server's words", () => {
       expect(result.ok).toBe(false);
       if (result.ok) return;
       expect(result.kind).toBe("context_exceeded");
-      expect(result.attempts).toBe(1);
+      expect(result.tries).toBe(1);
       expect(result.contextLength).toBe(flavor === "ollama" ? undefined : 8192);
       expect(result.message).toMatch(/^openai\/test-model: context length exceeded \(HTTP 400: /);
     });
@@ -195,7 +195,7 @@ describe("prompts that do not fit, in each server's words", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.kind).toBe("context_exceeded");
-    expect(result.attempts).toBe(2);
+    expect(result.tries).toBe(2);
     expect(result.message).toMatch(/it still did not fit after max_tokens was lowered from 4096 to 1192$/);
   });
 });
@@ -246,7 +246,7 @@ describe("constrained actions (model.constrain_actions)", () => {
     server.enqueue({ type: "reply", content: "no block at all" });
     const r = await model(server, {
       constrain_actions: true,
-      retry: { max_attempts: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
+      retry: { max_tries: 1, initial_delay: 1, max_delay: 1, max_total: 0 },
     }).m.query(request(fenced));
     expect(r.ok).toBe(false);
     expect(!r.ok && r.message).toContain("the scripted reply does not match the regex the request sent");
@@ -258,7 +258,7 @@ describe("constrained actions (model.constrain_actions)", () => {
     expect(r1).toEqual({
       ok: false,
       kind: "fatal",
-      attempts: 0,
+      tries: 0,
       message:
         "openai/test-model: model.constrain_actions: Ollama cannot enforce a text format (the ```mswea_bash_command block); use vLLM, SGLang or llama.cpp, or turn model.constrain_actions off",
     });

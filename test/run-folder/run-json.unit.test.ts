@@ -86,6 +86,46 @@ describe("run.json's reader", () => {
     });
   });
 
+  it("an older file's queue delivery under `attempt` is read as `delivery`, the old key dropped", () => {
+    const old = {
+      instances: {
+        "a__b-1": {
+          exit_status: "Submitted",
+          api_calls: 3,
+          cost: 0.1,
+          worker: "h:1:x",
+          attempt: "r.a__b-1.0a1b2c",
+        },
+        "a__b-2": { exit_status: "Submitted", attempt: "r.a__b-2.old", delivery: "r.a__b-2.new" },
+        "a__b-3": { exit_status: "Submitted", attempt: 2 },
+      },
+      attempts: { "a__b-1/attempt-1": { exit_status: "Interrupted", attempt: "r.a__b-1%2Fattempt-1.ff00" } },
+    };
+    const dir = mkdtempSync(join(tmpdir(), "runjson-"));
+    writeFileSync(join(dir, "run.json"), JSON.stringify(old));
+    expect(readRunJson(join(dir, "run.json"))).toStrictEqual({
+      ok: true,
+      run: {
+        info: {},
+        instances: {
+          "a__b-1": {
+            exit_status: "Submitted",
+            api_calls: 3,
+            cost: 0.1,
+            worker: "h:1:x",
+            delivery: "r.a__b-1.0a1b2c",
+          },
+          "a__b-2": { exit_status: "Submitted", delivery: "r.a__b-2.new" },
+          "a__b-3": { exit_status: "Submitted", attempt: 2 },
+        },
+        attempts: {
+          "a__b-1/attempt-1": { exit_status: "Interrupted", delivery: "r.a__b-1%2Fattempt-1.ff00" },
+        },
+      },
+      problems: [],
+    });
+  });
+
   it("a file that is not run.json: why, and what was expected", () => {
     expect(parseRunJson("[]", "r.json")).toEqual({
       ok: false,

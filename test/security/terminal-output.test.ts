@@ -65,8 +65,8 @@ describe("the live run console", () => {
       {
         type: "model_retry",
         step: 3,
-        attempt: 1,
-        maxAttempts: 2,
+        tryNumber: 1,
+        maxTries: 2,
         waitSeconds: 1,
         reason: `HTTP 500: ${EVIL}`,
       },
@@ -77,7 +77,7 @@ describe("the live run console", () => {
         `STEP 1\nTHOUGHT\nthinking ${SHOWN}\nACTION\necho ${SHOWN}\n` +
         `STEP 2\nACTION bash${SHOWN} ${SHOWN}\n` +
         `OBSERVATION\nout ${SHOWN}\n\n` +
-        `RETRY model call 3, attempt 1 of 2 failed: HTTP 500: ${SHOWN}; next try in 1.0 s\n` +
+        `RETRY model call 3, try 1 of 2 failed: HTTP 500: ${SHOWN}; next try in 1.0 s\n` +
         `EXIT: ModelError failed: ${SHOWN}\n`,
     );
     expect(out).not.toMatch(/[\x1b\x07\x9b]/);

@@ -53,7 +53,7 @@ class GgufModel implements Model {
 
   async query(request: ModelRequest): Promise<ModelResult> {
     const fail = (kind: "fatal" | "aborted" | "context_exceeded", message: string, contextLength?: number) =>
-      ({ ok: false, kind, message, attempts: 1, ...(contextLength ? { contextLength } : {}) }) as const;
+      ({ ok: false, kind, message, tries: 1, ...(contextLength ? { contextLength } : {}) }) as const;
     let rt: Runtime;
     try {
       rt = await loadRuntime(this.settings, request.signal);
@@ -139,7 +139,7 @@ class GgufModel implements Model {
         usage: { prompt_tokens: prompt.length, completion_tokens: out.length, cached_tokens: kept },
         cost: 0,
         raw,
-        attempts: 1,
+        tries: 1,
         contextLength: rt.contextSize,
       };
     } catch (e) {

@@ -155,7 +155,7 @@ export class PersistentShell {
     );
     const interrupted = outcome === "aborted";
     const stopped = outcome === "timeout" || interrupted;
-    for (let attempt = 0; (outcome === "timeout" || outcome === "aborted") && attempt < 2; attempt++) {
+    for (let tries = 0; (outcome === "timeout" || outcome === "aborted") && tries < 2; tries++) {
       proc.interrupt();
       outcome = await this.wait(pending, this.options.graceMs);
     }
