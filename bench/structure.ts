@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { dataPaths } from "./data-paths.js";
 
 /**
  * The shape of src/: its files, the import graph between them (runtime imports only: `import
@@ -192,7 +193,7 @@ function layerLines(layers: Map<string, number> | null): string[] {
   return [...by.keys()].sort((a, b) => a - b).map((l) => `${l}: ${(by.get(l) ?? []).sort().join(", ")}`);
 }
 
-/** The bench section: counts, cycles and the ten longest functions. */
+/** The bench section: counts, cycles, the ten longest functions and the outcome's data paths. */
 export async function benchStructure(): Promise<Record<string, unknown>> {
   const s = readStructure();
   const withTypes = readStructure(undefined, true);
@@ -209,5 +210,12 @@ export async function benchStructure(): Promise<Record<string, unknown>> {
     // bottom first: a folder imports only folders of lower layers (type-only imports included)
     folder_layers: layerLines(folderLayers(folders)),
     longest_functions: s.functions.slice(0, 10).map((f) => `${f.lines} ${f.name} (${f.where})`),
+    // the figures docs/architecture.md states for the path of one outcome (data-paths.ts)
+    data_paths: dataPaths().map((p) => ({
+      name: p.name,
+      files: p.files.length,
+      reshapes: p.reshapes,
+      steps: p.steps,
+    })),
   };
 }
