@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { relative } from "node:path";
 import ts from "typescript";
+import { sourceRoot, tsFiles } from "./source-files.js";
 
 /**
  * The path a piece of data takes through src/, measured rather than counted by hand (the figures
@@ -57,22 +57,6 @@ export const PATHS: PathSpec[] = [
     ],
   },
 ];
-
-function sourceRoot(): string {
-  for (const up of [join(import.meta.dirname, "..", "src"), resolve(import.meta.dirname, "..", "..", "src")])
-    if (existsSync(join(up, "version.ts"))) return up;
-  throw new Error("src/ not found");
-}
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...tsFiles(p));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 type FnNode = ts.FunctionLikeDeclaration & { body?: ts.Node };
 

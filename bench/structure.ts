@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import ts from "typescript";
 import { dataPaths } from "./data-paths.js";
+import { sourceRoot, tsFiles } from "./source-files.js";
 
 /**
  * The shape of src/: its files, the import graph between them (runtime imports only: `import
@@ -10,25 +11,6 @@ import { dataPaths } from "./data-paths.js";
  * longest functions. `npm run bench -- --only structure` prints it; test/structure/imports.unit.test.ts
  * keeps both graphs free of cycles.
  */
-
-const SRC = resolve(import.meta.dirname, "..", "..", "src");
-
-function sourceRoot(): string {
-  // run from dist/bench (the bench) or from bench/ (vitest): the TypeScript src/ (not dist/src's .js)
-  for (const up of [join(import.meta.dirname, "..", "src"), SRC])
-    if (existsSync(join(up, "version.ts"))) return up;
-  throw new Error("src/ not found");
-}
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...tsFiles(p));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /** Whether an import or export declaration is kept at run time. */
 function runtimeImport(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
