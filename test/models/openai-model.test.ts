@@ -101,7 +101,7 @@ describe("OpenAI-compatible client over HTTP", () => {
     expect(server.requests[0].headers.authorization).toBe("Bearer sk-env");
   });
 
-  it("returns content, tool calls, usage, finish_reason, raw body, cost and attempts", async () => {
+  it("returns content, tool calls, usage, finish_reason, raw body, cost and tries", async () => {
     server.enqueue({
       type: "reply",
       content: "Let me look.",

@@ -39,11 +39,11 @@ async function run(
   return { result, waits };
 }
 
-function expectSuccess(result: ModelResult, attempts: number): void {
+function expectSuccess(result: ModelResult, tries: number): void {
   expect(result.ok).toBe(true);
   if (result.ok) {
     expect(result.message.content).toBe("finally");
-    expect(result.tries).toBe(attempts);
+    expect(result.tries).toBe(tries);
   }
 }
 

@@ -49,7 +49,7 @@ describe("retry building blocks", () => {
     });
   });
 
-  it("makes one attempt when max_tries is 1 and never throws", async () => {
+  it("makes one try when max_tries is 1 and never throws", async () => {
     let calls = 0;
     const result = await withRetries(
       "m",
@@ -70,7 +70,7 @@ describe("retry building blocks", () => {
     expect(calls).toBe(1);
   });
 
-  it("gives up when the call's attempts and waits would pass model.retry.max_total", async () => {
+  it("gives up when the call's tries and waits would pass model.retry.max_total", async () => {
     let calls = 0;
     const waits: number[] = [];
     const result = await withRetries(

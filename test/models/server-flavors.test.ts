@@ -279,7 +279,7 @@ describe("constrained actions (model.constrain_actions)", () => {
 });
 
 describe("retry notices", () => {
-  it("tell the reason, the attempt and the wait before each retry", async () => {
+  it("tell the reason, the try and the wait before each retry", async () => {
     const server = await serve("vllm");
     server.enqueue(
       {
@@ -294,8 +294,8 @@ describe("retry notices", () => {
     const result = await model(server).m.query({ messages: [user], onRetry: (n) => notices.push(n) });
     expect(result.ok).toBe(true);
     expect(notices).toEqual([
-      { attempt: 1, maxAttempts: 3, waitMs: 1000, reason: "HTTP 503: overloaded" },
-      { attempt: 2, maxAttempts: 3, waitMs: 2000, reason: "malformed response: no choices[0].message in {}" },
+      { tryNumber: 1, maxTries: 3, waitMs: 1000, reason: "HTTP 503: overloaded" },
+      { tryNumber: 2, maxTries: 3, waitMs: 2000, reason: "malformed response: no choices[0].message in {}" },
     ]);
   });
 });
