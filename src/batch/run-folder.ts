@@ -111,7 +111,7 @@ const SAFE_FILE = /^[A-Za-z0-9._-]+$/;
  * the server is down, which attempt stands for an instance). A unit is an instance, or one of its
  * attempts with `run.attempts` above 1 (`DIR/<id>/attempt-<k>/`, docs/attempts.md). Results come
  * in as `InstanceResult` (a TaskOutcome), the same from this process and from remote workers, and
- * are accepted once per unit and queue attempt (`dropReason`: the only place that rule lives; a
+ * are accepted once per unit and queue delivery (`dropReason`: the only place that rule lives; a
  * queue's coordinator asks it too).
  */
 export class RunFolder implements InstanceSink {
