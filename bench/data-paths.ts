@@ -315,7 +315,6 @@ function figuresOf(spec: PathSpec, nodes: Map<FnNode, Node>): PathFigures {
  */
 function shortest(starts: Node[], goals: Set<Node>): Node[] | null {
   type State = { n: Node; down: boolean };
-  const key = (s: State) => s;
   const seen = new Map<string, State | null>();
   const id = new Map<Node, number>();
   const tag = (s: State) => {
@@ -326,7 +325,7 @@ function shortest(starts: Node[], goals: Set<Node>): Node[] | null {
   const queue: State[] = starts.map((n) => ({ n, down: false }));
   for (const s of queue) seen.set(tag(s), null);
   while (queue.length > 0) {
-    const s = key(queue.shift() as State);
+    const s = queue.shift() as State;
     if (goals.has(s.n)) {
       const chain: Node[] = [];
       for (let at: State | null | undefined = s; at; at = seen.get(tag(at))) chain.unshift(at.n);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LocalizationRecord } from "../localize/types.js";
 import type { ChatMessage } from "../models/types.js";
+import { issuesText } from "../util/schema-text.js";
 import type { ModelStats } from "./model-stats.js";
 import {
   EXIT_STATUSES,
@@ -86,14 +87,6 @@ export const JournalLineSchema = z.object({
   messages: z.array(MessageSchema),
   info: TrajectoryInfoSchema,
 });
-
-/** The first problems zod found (three at most), each with where it is (`info.exit_status: ...`). */
-function issuesText(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.map(String).join(".") || "(top level)"}: ${i.message}`)
-    .join("; ");
-}
 
 const FORM = 'expected a patchloop trajectory ({trajectory_format: "patchloop-1", info, messages})';
 

@@ -1,10 +1,7 @@
 import type { z } from "zod";
 
 /** A value received from the queue as a message shows it: JSON, cut at 80 characters. */
-export function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length <= 80 ? text : `${text.slice(0, 80)}...`;
-}
+export { shownValue as shown } from "../util/schema-text.js";
 
 /** The first problem zod found, with where it is (`result.outcome.cost: ...`). */
 export function issueText(error: z.ZodError): string {

@@ -1,6 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type CandidateLine, parseSelectionJsonl, type SelectionLine } from "../select/selection-file.js";
+import {
+  type CandidateLine,
+  parseSelectionJsonl,
+  type SelectionLine,
+  type SelectionLines,
+} from "../select/selection-file.js";
 
 /** Largest selection.jsonl read (bytes); a bigger one is a problem line, not read. */
 const MAX_SELECTION_BYTES = 50 * 1024 * 1024;
@@ -47,10 +52,7 @@ function clipped(line: SelectionLine): SelectionLine {
 export type { CandidateLine, SelectionLine };
 
 /** The lines of DIR/selection.jsonl by instance id (a later line for an id wins), and what could not be read. */
-export interface SelectionFile {
-  byId: Map<string, SelectionLine>;
-  problems: string[];
-}
+export type SelectionFile = SelectionLines;
 
 /** Reads `root/selection.jsonl`; an absent file is an empty result, a bad line a problem naming it. */
 export async function readSelectionFile(root: string): Promise<SelectionFile> {

@@ -1,5 +1,7 @@
 /** Small readers for JSON bodies of unknown shape. */
 
+import { shownValue } from "../util/schema-text.js";
+
 /** The value as a plain object, or null when it is not one. */
 export function asRecord(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === "object" && !Array.isArray(value)
@@ -14,6 +16,5 @@ export function count(value: unknown): number {
 
 /** The value as JSON text, cut to `max` characters, for error messages. */
 export function snippet(value: unknown, max = 300): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > max ? `${text.slice(0, max)}...` : text;
+  return shownValue(value, max);
 }

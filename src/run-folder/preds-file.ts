@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { TaskOutcome } from "../task/outcome.js";
 import { CoalescingWriter } from "../util/coalescing-writer.js";
-import { issuesText, shownValue } from "./schema-text.js";
+import { issuesText, shownValue } from "../util/schema-text.js";
 
 /** preds.json exists but cannot be read as predictions: it is never overwritten then. */
 export class PredsFileError extends Error {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { EXIT_STATUSES } from "../agent/trajectory-types.js";
-import { issuesText, shownValue } from "./schema-text.js";
+import { issuesText, shownValue } from "../util/schema-text.js";
 
 /**
  * The schema of `DIR/run.json` (contract: README.md "Outputs"), whose one writer is `RunRecord`

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { issuesText } from "../util/schema-text.js";
 import type { SelectionRecord } from "./record.js";
 
 /**
@@ -56,13 +57,6 @@ export interface SelectionLines {
 
 const EXPECTED =
   "expected one JSON object per line as `patchloop select` writes it ({instance_id, candidates, selected, reason, ...})";
-
-function issuesText(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`)
-    .join("; ");
-}
 
 /**
  * selection.jsonl's text checked line by line (`name` names the file in problems): each line that

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 
-/** A value read from a run file as a message shows it: JSON, cut at 80 characters. */
-export function shownValue(value: unknown): string {
+/** A value read from a file or received as a message shows it: JSON, cut at `max` characters. */
+export function shownValue(value: unknown, max = 80): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length <= 80 ? text : `${text.slice(0, 80)}...`;
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
 
 /** The first problems zod found (three at most), each with where it is (`info.exit_status: ...`). */
