@@ -7,7 +7,7 @@ import { cloneDirFor, createWorkspace } from "../src/instance/workspace.js";
 import { makeWorkspaceRoot } from "../src/instance/workspace-root.js";
 import { readWorkTree } from "../src/localize/read-worktree.js";
 import { repoAnalyses } from "../src/localize/repo-analyses.js";
-import { DEFAULT_LIMITS, type RepoSnapshot } from "../src/localize/repo-files.js";
+import { DEFAULT_LIMITS, DocStore, type RepoSnapshot } from "../src/localize/repo-files.js";
 
 /**
  * The SWE-bench rows and checkouts the localization benchmark and its weight tuner share. Flags:
@@ -97,7 +97,11 @@ export async function forEachCheckout(
         }
         const checkoutSeconds = (performance.now() - t0) / 1000;
         try {
-          const snapshot = await readWorkTree(ws.dir, analyses.store(repo), DEFAULT_LIMITS);
+          const snapshot = await readWorkTree(
+            ws.dir,
+            analyses.store(repo, () => new DocStore()),
+            DEFAULT_LIMITS,
+          );
           await each({
             row,
             snapshot,

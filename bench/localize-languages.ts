@@ -97,7 +97,11 @@ async function child(dir: string, targetsFile: string): Promise<void> {
   const ranks: number[] = [];
   for (const t of targets) {
     const t0 = performance.now();
-    const snapshot = await readWorkTree(dir, analyses.store(repo), DEFAULT_LIMITS);
+    const snapshot = await readWorkTree(
+      dir,
+      analyses.store(repo, () => new DocStore()),
+      DEFAULT_LIMITS,
+    );
     const r = await localize(issueText(t.name), snapshot, { topK: 10, topSymbols: 5 });
     seconds.push((performance.now() - t0) / 1000);
     ranks.push(r.files.findIndex((f) => f.path === t.path) + 1);

@@ -5,7 +5,7 @@ import { localize } from "../localize/localize.js";
 import { readThroughEnvironment } from "../localize/read-environment.js";
 import { readWorkTree } from "../localize/read-worktree.js";
 import { repoAnalyses } from "../localize/repo-analyses.js";
-import type { ReadLimits, RepoSnapshot } from "../localize/repo-files.js";
+import { DocStore, type ReadLimits, type RepoSnapshot } from "../localize/repo-files.js";
 import { type RerankSettings, rerankFiles } from "../localize/rerank.js";
 import type { LocalizationLine, RerankRecord } from "../localize/types.js";
 import type { Model } from "../models/types.js";
@@ -26,6 +26,9 @@ export interface ReaderPlace {
   runId?: string;
 }
 
+/** A new store of analysed files, for a repository not held yet. */
+const newStore = () => new DocStore();
+
 /**
  * The repository of each row opened for reading (`openInstance`): a checkout of `reposDir` read
  * from this machine, or else the instance's own environment (a docker or podman container of its
@@ -36,12 +39,12 @@ export function instanceReader(config: Config, place: ReaderPlace, limits: ReadL
     const opened = await openInstance(config.environment, row, "read", place);
     try {
       const snapshot = opened.env
-        ? await readThroughEnvironment(opened.env, repoAnalyses().store(row.repo), limits, {
+        ? await readThroughEnvironment(opened.env, repoAnalyses().store(row.repo, newStore), limits, {
             root: opened.repoDir,
             timeout: Math.max(config.environment.timeout, 300),
             signal,
           })
-        : await readWorkTree(opened.repoDir, repoAnalyses().store(row.repo), limits);
+        : await readWorkTree(opened.repoDir, repoAnalyses().store(row.repo, newStore), limits);
       return { snapshot, release: opened.close };
     } catch (err) {
       await opened.close().catch(() => undefined);

@@ -47,7 +47,7 @@ export async function localizeForAgent(
   try {
     const snapshot = await readThroughEnvironment(
       env,
-      options.repo === undefined ? new DocStore() : repoAnalyses().store(options.repo),
+      options.repo === undefined ? new DocStore() : repoAnalyses().store(options.repo, () => new DocStore()),
       { maxFileBytes: lc.max_file_bytes },
       { timeout: config.environment.timeout, signal: options.signal },
     );

@@ -1,5 +1,5 @@
 import { forgetTokenMemo } from "./lucene-analyzer.js";
-import { DocStore } from "./repo-files.js";
+import type { DocStore } from "./repo-files.js";
 import { forgetIdentifierMemo } from "./tokenize.js";
 
 /**
@@ -43,16 +43,20 @@ export class RepoAnalyses {
     if (held.store) forgetMemos();
   }
 
-  /** The store to read an instance of `repo` into. */
-  store(repo: string): DocStore {
+  /**
+   * The store to read an instance of `repo` into; `make` makes a new one (`() => new DocStore()`).
+   * It is the caller's because DocStore brings the parsers (tree-sitter) with it: a batch that
+   * only counts its instances here (local-dispatch.ts) does not load them (issue 45: start-up).
+   */
+  store(repo: string, make: () => DocStore): DocStore {
     const held = this.retained.get(repo);
     if (held) {
-      held.store ??= new DocStore();
+      held.store ??= make();
       return held.store;
     }
     if (this.unretained?.repo !== repo) {
       if (this.unretained) forgetMemos();
-      this.unretained = { repo, store: new DocStore() };
+      this.unretained = { repo, store: make() };
     }
     return this.unretained.store;
   }

@@ -88,6 +88,19 @@ describe("start-up loads only the command being run", () => {
     }
   });
 
+  it("swebench without agent.localize: not the parsers localization brings (tree-sitter)", () => {
+    const missing = join(tempDir(), "none.jsonl");
+    const mods = modulesOf(["swebench", "--subset", missing, "-o", join(tempDir(), "out")]);
+    expect(mods).toContain("dist/src/batch/local-dispatch.js");
+    expect(
+      mods.filter((m) =>
+        /^node_modules\/web-tree-sitter\/|^dist\/src\/localize\/(python-defs|code-outline|repo-files)\.js$/.test(
+          m,
+        ),
+      ),
+    ).toEqual([]);
+  });
+
   it("tokens loads its command and not the agent loop's model clients", () => {
     const mods = modulesOf([
       "tokens",

@@ -36,6 +36,9 @@ const SMALL = {
   "pkg/cart.py": py("def add_to_cart(cart, item):\n    cart.append(item)"),
 };
 
+/** A new store, as the localizers make one for a repository not held yet. */
+const fresh = () => new DocStore();
+
 describe("RepoAnalyses: each repository's analyses, kept while instances of it are to come", () => {
   it("shares a retained repository's analyses between its instances, and lets them go after the last", async () => {
     const a = repo(SMALL);
@@ -46,9 +49,9 @@ describe("RepoAnalyses: each repository's analyses, kept while instances of it a
       { repo: "acme/a", pending: 2, files: 0 },
       { repo: "acme/b", pending: 1, files: 0 },
     ]);
-    const first = await readWorkTree(a, analyses.store("acme/a"), DEFAULT_LIMITS);
+    const first = await readWorkTree(a, analyses.store("acme/a", fresh), DEFAULT_LIMITS);
     const refs = first.files.map((f) => new WeakRef(f.doc));
-    const second = await readWorkTree(a, analyses.store("acme/a"), DEFAULT_LIMITS);
+    const second = await readWorkTree(a, analyses.store("acme/a", fresh), DEFAULT_LIMITS);
     // the second instance reads no file again: the same analysed documents
     expect(second.files.map((f) => f.doc)).toEqual(first.files.map((f) => f.doc));
     expect(second.files.every((f, i) => f.doc === first.files[i].doc)).toBe(true);
@@ -67,16 +70,16 @@ describe("RepoAnalyses: each repository's analyses, kept while instances of it a
 
   it("keeps one unretained repository at a time; retaining it later keeps what was analysed", async () => {
     const analyses = new RepoAnalyses();
-    const x = analyses.store("acme/x");
-    expect(analyses.store("acme/x")).toBe(x);
+    const x = analyses.store("acme/x", fresh);
+    expect(analyses.store("acme/x", fresh)).toBe(x);
     await readWorkTree(repo(SMALL), x, DEFAULT_LIMITS);
     expect(analyses.held()).toEqual([{ repo: "acme/x", pending: 0, files: 3 }]);
-    const y: DocStore = analyses.store("acme/y");
+    const y: DocStore = analyses.store("acme/y", fresh);
     expect(y).not.toBe(x);
     expect(analyses.held()).toEqual([{ repo: "acme/y", pending: 0, files: 0 }]);
     await readWorkTree(repo(SMALL), y, DEFAULT_LIMITS);
     analyses.retain("acme/y");
-    expect(analyses.store("acme/y")).toBe(y);
+    expect(analyses.store("acme/y", fresh)).toBe(y);
     expect(analyses.held()).toEqual([{ repo: "acme/y", pending: 1, files: 3 }]);
     analyses.release("acme/y");
     expect(analyses.held()).toEqual([]);
