@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 export const STAMP_NAME = ".build-stamp";
 /** What `npm run build` reads: the sources it compiles and the files that say how. */
@@ -133,6 +134,22 @@ export function buildDist(root, { allowTypeErrors = false, warn = (t) => process
       PATCHLOOP_DIST_DIR: out,
     });
     if (!bundle.ok) throw new Error(`bundling failed (rolldown):\n${bundle.output}`);
+    // What each built-in config parses to, made by the parser just built (src/config/builtin-snapshot.ts).
+    const snapshot = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const [s, y] = await Promise.all([import(process.argv[1]), import(process.argv[2])]);
+         s.writeBuiltinSnapshot(process.argv[3], y.parseYaml);`,
+        pathToFileURL(join(out, "src", "config", "builtin-snapshot.js")).href,
+        pathToFileURL(join(out, "src", "config", "yaml-file.js")).href,
+        join(out, "configs.json"),
+      ],
+      { cwd: root, encoding: "utf8" },
+    );
+    if (snapshot.status !== 0)
+      throw new Error(`writing configs.json failed:\n${snapshot.stdout ?? ""}${snapshot.stderr ?? ""}`);
     writeFileSync(join(out, STAMP_NAME), `${JSON.stringify({ inputs, outputs: outputsHash(out) })}\n`);
     // The swap: two renames, the old build removed after. Another build finishing at the same
     // moment makes the same files; whichever renames last stays.

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import { snapshotOf } from "./builtin-snapshot.js";
 import { ConfigError } from "./errors.js";
 import { isPlain, type Plain } from "./merge.js";
 
@@ -28,7 +29,7 @@ export function readYamlConfigFile(path: string, label = path): Plain {
   }
   const known = parsed.get(path);
   if (known?.text === text) return structuredClone(known.data);
-  const data = parseYaml(text, label);
+  const data = snapshotOf(path, text) ?? parseYaml(text, label);
   if (data === null || data === undefined) return {};
   if (!isPlain(data)) {
     throw new ConfigError(
