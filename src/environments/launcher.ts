@@ -7,8 +7,9 @@ import { OutputCapture } from "./output-capture.js";
 import type { ExecResult } from "./types.js";
 
 /**
- * The launcher's loop. It reads requests (NUL-separated: nonce, cwd, variable count, NAME=value
- * entries, command), starts each command as `bash -c` in a subshell of its own process group
+ * The launcher's loop. It reads requests (fields, each as its length in bytes in 8 decimal digits
+ * then its bytes: nonce, cwd, variable count, NAME=value entries, command; see {@link encodeRequest}),
+ * starts each command as `bash -c` in a subshell of its own process group
  * (`set -m`), reports the pid on fd 2 (as `nonce pid`), waits for it (plain `wait`: bash 5.2's `wait -f` can spin
  * forever on a child it has already reaped), kills what is left of the group and writes
  * NUL + nonce + ":" + exit status + newline after the output on fd 1, so everything the group
@@ -20,6 +21,11 @@ import type { ExecResult } from "./types.js";
  * `reaped` the last one waited for, so the trap kills a group only while its command runs (also
  * in the instant between the fork and `pid=$!`). The subshell resets the caught signals and
  * `exec bash` starts the command with their default actions: the trap never reaches a command.
+ *
+ * A field is read with `read -N`, which takes its bytes from the pipe in one system call; `read -d`
+ * would take them one byte per call, as bash must not read past a delimiter on a pipe (a command of
+ * a few hundred bytes cost that many calls). The reads run with LC_ALL=C so that -N counts bytes,
+ * not characters; the command gets the helper's LC_ALL back (or none, as it came).
  */
 const LOOP = String.raw`
 set -m
@@ -33,11 +39,21 @@ trap 'stopped 129' HUP
 trap 'stopped 130' INT
 trap 'stopped 143' TERM
 if [[ -n ${"$"}{OLDPWD+set} ]]; then oldpwd=(OLDPWD="$OLDPWD"); else oldpwd=(); fi
-while IFS= read -r -d '' nonce && IFS= read -r -d '' dir && IFS= read -r -d '' count; do
+if [[ -n ${"$"}{LC_ALL+set} ]]; then lcall=(LC_ALL="$LC_ALL"); else lcall=(); fi
+LC_ALL=C
+field() {
+  IFS= read -r -N 8 len && [[ $len == [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] ]] || return 1
+  len=$((10#$len))
+  REPLY=
+  (( len == 0 )) || IFS= read -r -N "$len" REPLY
+}
+while field && nonce=$REPLY && field && dir=$REPLY && field && count=$REPLY; do
   vars=()
-  while (( count > 0 )); do IFS= read -r -d '' kv || exit 0; vars+=("$kv"); count=$((count - 1)); done
-  IFS= read -r -d '' cmd || exit 0
+  while (( count > 0 )); do field || exit 0; vars+=("$REPLY"); count=$((count - 1)); done
+  field || exit 0
+  cmd=$REPLY
   (
+    if (( ${"$"}{#lcall[@]} )); then export "${"$"}{lcall[@]}"; else unset LC_ALL; fi
     [[ -d $dir ]] || { printf 'failed to start bash: working directory %s does not exist (ENOENT)\n' "$dir"; exit 127; }
     CDPATH= cd -P -- "$dir" 2>/dev/null || { printf 'failed to start bash: cannot enter the working directory %s\n' "$dir"; exit 127; }
     if (( ${"$"}{#oldpwd[@]} )); then export "${"$"}{oldpwd[@]}"; else unset OLDPWD; fi
@@ -112,6 +128,19 @@ interface Running {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The largest field the helper's 8-digit length can announce. */
+const MAX_FIELD = 99_999_999;
+
+/** A request as the helper reads it: each field as its byte length in 8 decimal digits, then its bytes. */
+export function encodeRequest(fields: string[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const f of fields) {
+    const bytes = Buffer.from(f, "utf8");
+    parts.push(Buffer.from(String(bytes.length).padStart(8, "0"), "latin1"), bytes);
+  }
+  return Buffer.concat(parts);
+}
+
 /** How long a stopped command may take to end before its helper is dropped. */
 const STOP_GRACE_MS = 5000;
 
@@ -175,7 +204,11 @@ export class Launcher {
   run(req: LaunchRequest): Promise<ExecResult> | null {
     if (this.closed || this.current) return null;
     const fields = [req.command, req.cwd, ...Object.entries(req.env).flat()];
-    if (fields.some((f) => f.includes("\0")) || Object.keys(req.env).some((k) => !NAME.test(k))) return null;
+    if (
+      fields.some((f) => f.includes("\0") || Buffer.byteLength(f) > MAX_FIELD) ||
+      Object.keys(req.env).some((k) => !NAME.test(k))
+    )
+      return null;
     const helper = this.helper();
     if (!helper?.stdin?.writable) return null;
     const nonce = randomBytes(12).toString("hex");
@@ -219,9 +252,7 @@ export class Launcher {
       };
       req.signal?.addEventListener("abort", onAbort, { once: true });
       this.setRef(true);
-      helper.stdin?.write(
-        [nonce, req.cwd, String(vars.length), ...vars, req.command].map((f) => `${f}\0`).join(""),
-      );
+      helper.stdin?.write(encodeRequest([nonce, req.cwd, String(vars.length), ...vars, req.command]));
       if (req.signal?.aborted) onAbort();
     });
   }
