@@ -15,6 +15,7 @@ import { observationFile } from "./long-run.js";
 import { makeBenchRepo } from "./repo.js";
 import { fixture } from "./throughput.js";
 
+/** Started as the `patchloop` command is: the file run as a program, with the node options its first lines give. */
 const BIN = fileURLToPath(new URL("../../bin/patchloop.js", import.meta.url));
 const DRIVER = fileURLToPath(new URL("../../bench/peer_mini.py", import.meta.url));
 const PYTHON = process.env.PATCHLOOP_PEER_PYTHON ?? "/usr/bin/python3";
@@ -265,9 +266,8 @@ export async function benchPeer(): Promise<Record<string, unknown>> {
           );
           const pl = await measure(
             server,
-            process.execPath,
+            BIN,
             [
-              BIN,
               "run",
               "--repo",
               repo,
@@ -341,9 +341,8 @@ export async function benchPeer(): Promise<Record<string, unknown>> {
           );
           const pl = await measure(
             server,
-            process.execPath,
+            BIN,
             [
-              BIN,
               "swebench",
               "--subset",
               dataset,

@@ -28,21 +28,19 @@ async function oneRun(dir: string, i: number, args: string[], steps: number): Pr
   const rssFile = join(dir, `rss-${i}`);
   try {
     const t0 = Date.now();
+    // Started as the `patchloop` command is (bin/patchloop.js run as a program, with the node
+    // options its first lines give), the hook passed in NODE_OPTIONS.
     const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        RSS_HOOK,
-        BIN,
-        ...args,
-        "-m",
-        "openai/bench",
-        "--base-url",
-        `${server.url}/v1`,
-        "-c",
-        `agent.step_limit=${steps}`,
-      ],
-      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PATCHLOOP_BENCH_RSS: rssFile } },
+      BIN,
+      [...args, "-m", "openai/bench", "--base-url", `${server.url}/v1`, "-c", `agent.step_limit=${steps}`],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: {
+          ...process.env,
+          PATCHLOOP_BENCH_RSS: rssFile,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${RSS_HOOK}`.trim(),
+        },
+      },
     );
     let stderr = "";
     child.stderr.on("data", (c) => (stderr += c));
