@@ -111,6 +111,26 @@ describe("launcher (local commands started by a helper shell)", () => {
     await env.close();
   });
 
+  it("carries commands, folders and values byte for byte, and gives LC_ALL back as it came", async () => {
+    const odd = join(dir, "dossier é ü 漢字 'q' $x");
+    execFileSync("mkdir", ["-p", odd]);
+    const probe = `printf '%s|%s|%s|%s' "$PWD" "\${LC_ALL-unset}" "$PATCHLOOP_X" 'ünï côdé ✓ \\ "'`;
+    for (const lcAll of [undefined, "C.UTF-8"]) {
+      const env = createLocalEnvironment({ cwd: odd, env: lcAll ? { LC_ALL: lcAll } : {} });
+      const value = "multi\nline é 漢 \\ $HOME `x`";
+      const viaHelper = await env.exec(probe, { env: { PATCHLOOP_X: value } });
+      const direct = await env.exec(`cat >/dev/null; ${probe}`, { env: { PATCHLOOP_X: value }, stdin: "" });
+      expect(viaHelper).toEqual(direct);
+      expect(viaHelper.output).toBe(`${odd}|${lcAll ?? "unset"}|${value}|ünï côdé ✓ \\ "`);
+      // a command longer than one read of the pipe (64 KiB), with multi-byte characters across it
+      const long = "é".repeat(50_000);
+      expect((await env.exec(`printf %s '${long}' | wc -c`)).output.trim()).toBe(
+        String(Buffer.byteLength(long)),
+      );
+      await env.close();
+    }
+  });
+
   it("runs two commands of one environment at once (the second is spawned directly)", async () => {
     const env = createLocalEnvironment({ cwd: dir });
     const [a, b] = await Promise.all([env.exec("sleep 0.3; echo a"), env.exec("echo b; exit 2")]);
