@@ -8,7 +8,7 @@ import {
   statSync,
   utimesSync,
 } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
@@ -118,6 +118,28 @@ async function locate(repo: string): Promise<{ top: string; gitDir: string; comm
   return { top, gitDir, commonDir: resolve(repo, common) };
 }
 
+/**
+ * The git folder of a worktree just made, read from its `.git` file while only patchloop has
+ * written it: `gitdir: PATH` (absolute, or relative to the worktree with worktree.useRelativePaths),
+ * as its real path, which is what `git rev-parse --absolute-git-dir` prints. Reading the file spares
+ * `run` a git process at start-up (issue 45); a file that does not read so is asked of git.
+ */
+async function worktreeAdmin(worktreeDir: string): Promise<string> {
+  const line = /^gitdir: (.+)$/m.exec(await readFile(join(worktreeDir, ".git"), "utf8").catch(() => ""));
+  if (line) {
+    try {
+      const dir = realpathSync(resolve(worktreeDir, line[1]));
+      if (existsSync(join(dir, "commondir"))) return dir;
+    } catch {
+      // not there: git says where it is, or why not
+    }
+  }
+  const made = await discoverGit(worktreeDir, ["rev-parse", "--absolute-git-dir"]);
+  if (made.code !== 0)
+    throw new Error(`the new worktree ${worktreeDir} cannot be read: ${made.stderr.trim()}`);
+  return made.stdout.trim();
+}
+
 /** Sets up the folder the agent works in; see {@link WorkspaceMode}. */
 export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
   const { top, gitDir, commonDir } = await locate(o.repo);
@@ -160,11 +182,7 @@ export async function openWorkspace(o: WorkspaceOptions): Promise<Workspace> {
   await mkdir(dirname(o.worktreeDir), { recursive: true });
   // detached: the worktree has no branch the agent could move; `branch` at the end makes one
   await git(pinned, ["worktree", "add", "--quiet", "--detach", o.worktreeDir, base]);
-  // read from the worktree's .git file while only patchloop has written it
-  const made = await discoverGit(o.worktreeDir, ["rev-parse", "--absolute-git-dir"]);
-  if (made.code !== 0)
-    throw new Error(`the new worktree ${o.worktreeDir} cannot be read: ${made.stderr.trim()}`);
-  const admin = made.stdout.trim();
+  const admin = await worktreeAdmin(o.worktreeDir);
   return {
     ...common,
     mode: "worktree",
