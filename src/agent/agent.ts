@@ -124,6 +124,12 @@ export interface AgentResult {
   submission: string;
   /** The commit the work tree started at (the patch's base), when known. */
   baseCommit: string | null;
+  /**
+   * The work tree's diff against `baseCommit` as taken at the exit (diff_on_exit, nothing
+   * submitted), before the patch filter: the task runner's look at the tree reuses it instead of
+   * taking it again. Absent when the agent took none (a submission, no base, a failed diff).
+   */
+  exitDiff?: string;
   trajectory: Trajectory;
 }
 
@@ -428,16 +434,23 @@ class AgentRun {
   /** The patch when none was submitted, the exit status, the final save. */
   private async finish(base: string | null): Promise<AgentResult> {
     const { config, env } = this.o;
+    let exitDiff: string | undefined;
     if (this.submission === null && config.agent.diff_on_exit && base) {
-      this.submission = await workTreeDiff(env, base).catch((err: Error) => {
-        this.exit = this.exit
-          ? {
-              ...this.exit,
-              message: `${this.exit.message}; the work tree's diff could not be taken: ${err.message}`,
-            }
-          : { status: "EnvironmentError", message: err.message };
-        return "";
-      });
+      this.submission = await workTreeDiff(env, base).then(
+        (diff) => {
+          exitDiff = diff;
+          return diff;
+        },
+        (err: Error) => {
+          this.exit = this.exit
+            ? {
+                ...this.exit,
+                message: `${this.exit.message}; the work tree's diff could not be taken: ${err.message}`,
+              }
+            : { status: "EnvironmentError", message: err.message };
+          return "";
+        },
+      );
     }
     const final = this.exit ?? {
       status: "EnvironmentError" as const,
@@ -460,6 +473,7 @@ class AgentRun {
       exitMessage: final.message,
       submission: info.submission,
       baseCommit: base,
+      ...(exitDiff !== undefined ? { exitDiff } : {}),
       trajectory: this.rec.trajectory,
     };
   }

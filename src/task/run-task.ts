@@ -96,12 +96,16 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 async function checkAgainstWorkTree(spec: TaskSpec, env: Environment, r: AgentResult): Promise<boolean> {
   const submitted = r.exitStatus === "Submitted" && !r.trajectory.info.submission_masked_lines;
   if (!spec.onChanges && !submitted) return false;
-  const changes: WorkTreeChanges = r.baseCommit
-    ? await workTreeDiff(env, r.baseCommit, spec.config.environment.timeout).then(
-        (patch) => ({ patch }),
-        (err: Error) => ({ error: err.message }),
-      )
-    : { error: "the work tree's base commit is not known (not a git checkout?)" };
+  // the diff the agent took at its exit, when it took one: nothing ran in the tree since
+  const changes: WorkTreeChanges =
+    r.exitDiff !== undefined
+      ? { patch: r.exitDiff }
+      : r.baseCommit
+        ? await workTreeDiff(env, r.baseCommit, spec.config.environment.timeout).then(
+            (patch) => ({ patch }),
+            (err: Error) => ({ error: err.message }),
+          )
+        : { error: "the work tree's base commit is not known (not a git checkout?)" };
   spec.onChanges?.(changes);
   if (!submitted || !("patch" in changes) || samePatch(cleanPatch(changes.patch).patch, r.submission))
     return false;
