@@ -217,7 +217,8 @@ function compare(mini: Measured, pl: Measured, ideal?: number): Record<string, u
  * model calls at 8 and 32 workers, the server answering after 200 ms (ideal wall: waves × 5 × 200
  * ms). Figures per run: CPU (user + system) of the whole process tree, the largest process's and
  * the tree's peak RSS, the median gap between a reply and the next request (at the server), wall
- * ÷ ideal for the batch. The load average is printed with every case: on a small shared machine
+ * ÷ ideal for the batch. `--mini-shell /bin/bash` runs mini's commands with bash (as patchloop's
+ * are) instead of /bin/sh, which is dash on Debian. The load average is printed with every case: on a small shared machine
  * the ratios move with it.
  */
 export async function benchPeer(): Promise<Record<string, unknown>> {
@@ -232,13 +233,16 @@ export async function benchPeer(): Promise<Record<string, unknown>> {
   const only = flag("--peer-case");
   const wanted = (name: string) => !only || name.includes(only);
   const dir = mkdtempSync(join(tmpdir(), "patchloop-bench-peer-"));
+  /** `--mini-shell PATH`: mini's commands run with PATH (e.g. /bin/bash) instead of /bin/sh. */
+  const miniShell = flag("--mini-shell");
   const miniEnv = {
     ...process.env,
+    ...(miniShell ? { PATCHLOOP_PEER_MINI_SHELL: miniShell } : {}),
     MSWEA_SILENT_STARTUP: "1",
     MSWEA_GLOBAL_CONFIG_DIR: join(dir, "mini-config"),
     MSWEA_COST_TRACKING: "ignore_errors",
   };
-  const results: Record<string, unknown> = { load_at_start: load() };
+  const results: Record<string, unknown> = { load_at_start: load(), mini_shell: miniShell ?? "/bin/sh" };
   try {
     const obs = observationFile(9_900);
     const repo = join(dir, "repo");

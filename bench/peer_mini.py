@@ -31,6 +31,23 @@ if not hasattr(BaseModel, "model_dump"):
 
     BaseModel.model_dump = lambda self, mode=None, **kw: _json.loads(self.json()) if mode == "json" else self.dict()
 
+import os  # noqa: E402
+
+SHELL = os.environ.get("PATCHLOOP_PEER_MINI_SHELL")
+if SHELL:
+    # `--mini-shell PATH` (bench/peer.ts): mini's LocalEnvironment runs its commands with
+    # subprocess's shell=True, which is /bin/sh (dash on Debian); PATH (bash) runs them instead, to
+    # tell the shell's part of a difference from the scaffold's.
+    _Popen = subprocess.Popen
+
+    class _ShellPopen(_Popen):
+        def __init__(self, *args, **kwargs):
+            if kwargs.get("shell"):
+                kwargs.setdefault("executable", SHELL)
+            super().__init__(*args, **kwargs)
+
+    subprocess.Popen = _ShellPopen
+
 from minisweagent.config import get_config_from_spec  # noqa: E402
 from minisweagent.models import GLOBAL_MODEL_STATS  # noqa: E402
 from minisweagent.models.utils.actions_toolcall import (  # noqa: E402
@@ -136,6 +153,10 @@ def batch(url: str, repo: str, work_dir: str, out_dir: str, workers: str, count:
         get_config_from_spec("swebench.yaml"),
         {"agent": {"cost_limit": 0}, "model": {"base_url": url, "model_name": "bench"}, "environment": {"environment_class": "local"}},
     )
+    # Its config points BASH_ENV at /root/.bashrc for its containers, where bash -c reads no rc file.
+    # Here the commands run on this machine, as patchloop's do (which reads none): with bash
+    # (--mini-shell), a ~/.bashrc that runs a bash script (pyenv init) would start itself again and again.
+    config.get("environment", {}).get("env", {}).pop("BASH_ENV", None)
     base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
     instances = [
         {"instance_id": f"bench__calc-{i + 1}", "problem_statement": f"peer-task-{i + 1}: add() subtracts", "base_commit": base}
