@@ -15,8 +15,12 @@ import { observationFile } from "./long-run.js";
 import { makeBenchRepo } from "./repo.js";
 import { fixture } from "./throughput.js";
 
-/** Started as the `patchloop` command is: the file run as a program, with the node options its first lines give. */
-const BIN = fileURLToPath(new URL("../../bin/patchloop.js", import.meta.url));
+/**
+ * Started as the `patchloop` command is: the file run as a program, with the node options its first
+ * lines give. PATCHLOOP_PEER_BIN names another checkout's bin/patchloop.js (a before/after pair).
+ */
+const BIN =
+  process.env.PATCHLOOP_PEER_BIN ?? fileURLToPath(new URL("../../bin/patchloop.js", import.meta.url));
 const DRIVER = fileURLToPath(new URL("../../bench/peer_mini.py", import.meta.url));
 const PYTHON = process.env.PATCHLOOP_PEER_PYTHON ?? "/usr/bin/python3";
 
@@ -121,6 +125,11 @@ export interface Measured {
   largestRssMb: number;
   /** The largest sum of the tree's RSS at one sample, MB. */
   treeRssMb: number;
+  /**
+   * The largest private memory (RssAnon: heap, stacks, what the program made) of any one process,
+   * MB: RSS without the program's and libraries' files (node's own binary is ~40 MB of its RSS).
+   */
+  largestAnonMb: number;
   requests: number;
   /** Median milliseconds between the end of a reply and the next request of the same conversation. */
   medianGapMs: number;
@@ -144,12 +153,14 @@ async function measure(
     stderr = (stderr + c).slice(-4000);
   });
   let largest = 0;
+  let largestAnon = 0;
   let treeRss = 0;
   const sample = () => {
     if (child.pid === undefined || child.exitCode !== null) return;
     let sum = 0;
     for (const pid of tree(child.pid)) {
       largest = Math.max(largest, statusKb(pid, "VmHWM"));
+      largestAnon = Math.max(largestAnon, statusKb(pid, "RssAnon"));
       sum += statusKb(pid, "VmRSS");
     }
     treeRss = Math.max(treeRss, sum);
@@ -170,6 +181,7 @@ async function measure(
     userS: cpu1.user - cpu0.user,
     sysS: cpu1.sys - cpu0.sys,
     largestRssMb: largest / 1024,
+    largestAnonMb: largestAnon / 1024,
     treeRssMb: treeRss / 1024,
     requests: c.requests,
     medianGapMs: gaps.length ? gaps[Math.floor(gaps.length / 2)] : Number.NaN,
@@ -189,6 +201,7 @@ function compare(mini: Measured, pl: Measured, ideal?: number): Record<string, u
     wall_s: r2(m.wallS),
     first_request_s: r2(m.firstRequestS),
     largest_rss_mb: r2(m.largestRssMb),
+    largest_anon_mb: r2(m.largestAnonMb),
     tree_rss_mb: r2(m.treeRssMb),
     median_gap_ms: r2(m.medianGapMs),
     requests: m.requests,
@@ -202,6 +215,7 @@ function compare(mini: Measured, pl: Measured, ideal?: number): Record<string, u
       sys: r2(pl.sysS / mini.sysS),
       first_request: r2(pl.firstRequestS / mini.firstRequestS),
       largest_rss: r2(pl.largestRssMb / mini.largestRssMb),
+      largest_anon: r2(pl.largestAnonMb / mini.largestAnonMb),
       tree_rss: r2(pl.treeRssMb / mini.treeRssMb),
       median_gap: r2(pl.medianGapMs / mini.medianGapMs),
       wall: r2(pl.wallS / mini.wallS),
@@ -216,10 +230,11 @@ function compare(mini: Measured, pl: Measured, ideal?: number): Record<string, u
  * of `true`; 100 and 300 steps each printing 9.9 kB; a SWE-bench-style batch of 32 instances × 5
  * model calls at 8 and 32 workers, the server answering after 200 ms (ideal wall: waves × 5 × 200
  * ms). Figures per run: CPU (user + system) of the whole process tree, the largest process's and
- * the tree's peak RSS, the median gap between a reply and the next request (at the server), wall
- * ÷ ideal for the batch. `--mini-shell /bin/bash` runs mini's commands with bash (as patchloop's
- * are) instead of /bin/sh, which is dash on Debian. The load average is printed with every case: on a small shared machine
- * the ratios move with it.
+ * the tree's peak RSS, the largest private memory (RssAnon) of one process, the median gap
+ * between a reply and the next request (at the server), wall ÷ ideal for the batch.
+ * `--mini-shell /bin/bash` runs mini's commands with bash (as patchloop's are) instead of
+ * /bin/sh, which is dash on Debian. The load average is printed with every case: on a small
+ * shared machine the ratios move with it.
  */
 export async function benchPeer(): Promise<Record<string, unknown>> {
   const miniDir = flag("--mini-dir") ?? process.env.PATCHLOOP_MINI_DIR;
