@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createReadStream, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { sourceCommit } from "../agent/source-commit.js";
 import { parseModelName } from "../config/model-name.js";
 import { redactSecrets } from "../config/redact.js";
 import type { Config } from "../config/schema.js";
@@ -65,16 +66,23 @@ function sortedJson(value: unknown): string {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** The commit of the checkout patchloop runs from, or null. */
-function checkoutCommit(): string | null {
-  const root = packageRoot();
-  if (!existsSync(join(root, ".git"))) return null;
-  const git = (...args: string[]) =>
-    spawnSync("git", ["-C", root, ...args], { encoding: "utf8", timeout: 5000 });
-  const head = git("rev-parse", "HEAD");
-  if (head.status !== 0) return null;
-  const dirty = git("status", "--porcelain", "--untracked-files=no");
-  return `${head.stdout.trim()}${dirty.status === 0 && dirty.stdout.trim() !== "" ? "-dirty" : ""}`;
+/**
+ * The commit of the checkout patchloop runs from, `-dirty` when a tracked file differs from it;
+ * null for an installed package. The commit is read from .git (sourceCommit); only the dirty check
+ * is a git process, run while the server is asked what it serves (a batch's start-up, issue 45).
+ */
+async function checkoutCommit(): Promise<string | null> {
+  const commit = sourceCommit();
+  if (commit === null) return null;
+  const dirty = await new Promise<boolean>((done) =>
+    execFile(
+      "git",
+      ["-C", packageRoot(), "status", "--porcelain", "--untracked-files=no"],
+      { encoding: "utf8", timeout: 5000 },
+      (err, stdout) => done(!err && stdout.trim() !== ""),
+    ),
+  );
+  return `${commit}${dirty ? "-dirty" : ""}`;
 }
 
 async function getJson(url: string, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
@@ -181,12 +189,15 @@ export async function reproduceInfo(o: ReproduceInput): Promise<ReproduceInfo> {
   const env = o.env ?? process.env;
   const kind = o.config.environment.environment_class;
   const engine = kind === "docker" || kind === "podman" ? (o.config.environment.executable ?? kind) : null;
+  const commit = checkoutCommit();
+  const served =
+    o.askServer === false ? { served: null, server_version: null } : await servedBy(o.config, env);
   return {
-    patchloop: { version: VERSION, commit: checkoutCommit() },
+    patchloop: { version: VERSION, commit: await commit },
     config_sha256: sha256(sortedJson(redactSecrets(o.config))),
     model: {
       name: o.config.model.model_name,
-      ...(o.askServer === false ? { served: null, server_version: null } : await servedBy(o.config, env)),
+      ...served,
       gguf: await ggufFacts(o.config.model.model_name),
     },
     dataset: {
