@@ -203,16 +203,15 @@ export class Launcher {
   /** Runs the request, or returns null when the caller should spawn the command itself. */
   run(req: LaunchRequest): Promise<ExecResult> | null {
     if (this.closed || this.current) return null;
-    const fields = [req.command, req.cwd, ...Object.entries(req.env).flat()];
+    const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
     if (
-      fields.some((f) => f.includes("\0") || Buffer.byteLength(f) > MAX_FIELD) ||
+      [req.command, req.cwd, ...vars].some((f) => f.includes("\0") || Buffer.byteLength(f) > MAX_FIELD) ||
       Object.keys(req.env).some((k) => !NAME.test(k))
     )
       return null;
     const helper = this.helper();
     if (!helper?.stdin?.writable) return null;
     const nonce = randomBytes(12).toString("hex");
-    const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
     return new Promise((resolve) => {
       let stoppedBy: "timeout" | "abort" | undefined;
       let giveUp: NodeJS.Timeout | undefined;

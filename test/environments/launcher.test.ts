@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Launcher } from "../../src/environments/launcher.js";
+import { encodeRequest, Launcher } from "../../src/environments/launcher.js";
 import { createLocalEnvironment } from "../../src/environments/local.js";
 import { waitFor } from "../support/wait-for.js";
 
@@ -249,12 +249,18 @@ describe("launcher (local commands started by a helper shell)", () => {
     broken.close();
   });
 
+  it("writes each field as its byte length in 8 digits, then its bytes", () => {
+    expect(encodeRequest(["ab", "", "é✓"]).toString("utf8")).toBe("00000002ab0000000000000005é✓");
+  });
+
   it("declines what it cannot carry, so the caller spawns directly", () => {
     const l = new Launcher({});
     const req = { cwd: dir, env: {}, captureLimit: 1000 };
     expect(l.run({ ...req, command: "echo a\0b" })).toBeNull();
     expect(l.run({ ...req, command: "true", env: { "A B": "x" } })).toBeNull();
     expect(l.run({ ...req, command: "true", env: { A: "x\0y" } })).toBeNull();
+    // a field longer than its 8-digit length can say: `A=` and the value make 100,000,000 bytes
+    expect(l.run({ ...req, command: "true", env: { A: "x".repeat(99_999_998) } })).toBeNull();
     l.close();
     expect(l.run({ ...req, command: "true" })).toBeNull();
   });
