@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { packageRoot } from "../package-root.js";
+import { gitDirs } from "../util/git-dirs.js";
 
 let cached: string | null | undefined;
 
@@ -23,23 +24,6 @@ export function sourceCommit(root = packageRoot()): string | null {
   if (commit !== null && !/^[0-9a-f]{40}$/.test(commit)) commit = null;
   if (root === packageRoot()) cached = commit;
   return commit;
-}
-
-/**
- * The checkout's git folder and the folder its refs live in: `.git` itself, or in a linked
- * worktree (`.git` is a file `gitdir: PATH`) the worktree's folder and its `commondir`.
- */
-function gitDirs(root: string): { git: string; common: string } {
-  const dotGit = join(root, ".git");
-  if (!statSync(dotGit).isFile()) return { git: dotGit, common: dotGit };
-  const pointer = readFileSync(dotGit, "utf8").trim();
-  if (!pointer.startsWith("gitdir: ")) throw new Error(`${dotGit} is not a gitdir pointer`);
-  const git = resolve(root, pointer.slice(8));
-  let common = git;
-  try {
-    common = resolve(git, readFileSync(join(git, "commondir"), "utf8").trim());
-  } catch {}
-  return { git, common };
 }
 
 /** The commit `ref` names: its loose file (the worktree's own, then the shared one), else packed-refs. */

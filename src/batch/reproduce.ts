@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,6 +12,7 @@ import { createAgents, sendRequest } from "../models/http-transport.js";
 import { asRecord } from "../models/json-shape.js";
 import { requestHeaders } from "../models/request-headers.js";
 import { packageRoot } from "../package-root.js";
+import { runProcess } from "../util/run-process.js";
 import { VERSION } from "../version.js";
 
 /**
@@ -74,14 +75,14 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 async function checkoutCommit(): Promise<string | null> {
   const commit = sourceCommit();
   if (commit === null) return null;
-  const dirty = await new Promise<boolean>((done) =>
-    execFile(
-      "git",
-      ["-C", packageRoot(), "status", "--porcelain", "--untracked-files=no"],
-      { encoding: "utf8", timeout: 5000 },
-      (err, stdout) => done(!err && stdout.trim() !== ""),
-    ),
+  const status = await runProcess(
+    "git",
+    ["-C", packageRoot(), "status", "--porcelain", "--untracked-files=no"],
+    {
+      timeout: 5,
+    },
   );
+  const dirty = status.code === 0 && status.stdout.toString("utf8").trim() !== "";
   return `${commit}${dirty ? "-dirty" : ""}`;
 }
 

@@ -131,11 +131,15 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The largest field the helper's 8-digit length can announce. */
 const MAX_FIELD = 99_999_999;
 
-/** A request as the helper reads it: each field as its byte length in 8 decimal digits, then its bytes. */
-export function encodeRequest(fields: string[]): Buffer {
+/**
+ * A request as the helper reads it: each field as its byte length in 8 decimal digits, then its
+ * bytes; null when a field cannot be carried (a NUL byte, which bash drops, or a length past 8 digits).
+ */
+export function encodeRequest(fields: string[]): Buffer | null {
   const parts: Buffer[] = [];
   for (const f of fields) {
     const bytes = Buffer.from(f, "utf8");
+    if (bytes.length > MAX_FIELD || bytes.includes(0)) return null;
     parts.push(Buffer.from(String(bytes.length).padStart(8, "0"), "latin1"), bytes);
   }
   return Buffer.concat(parts);
@@ -202,16 +206,13 @@ export class Launcher {
 
   /** Runs the request, or returns null when the caller should spawn the command itself. */
   run(req: LaunchRequest): Promise<ExecResult> | null {
-    if (this.closed || this.current) return null;
+    if (this.closed || this.current || Object.keys(req.env).some((k) => !NAME.test(k))) return null;
     const vars = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
-    if (
-      [req.command, req.cwd, ...vars].some((f) => f.includes("\0") || Buffer.byteLength(f) > MAX_FIELD) ||
-      Object.keys(req.env).some((k) => !NAME.test(k))
-    )
-      return null;
+    const nonce = randomBytes(12).toString("hex");
+    const request = encodeRequest([nonce, req.cwd, String(vars.length), ...vars, req.command]);
+    if (!request) return null;
     const helper = this.helper();
     if (!helper?.stdin?.writable) return null;
-    const nonce = randomBytes(12).toString("hex");
     return new Promise((resolve) => {
       let stoppedBy: "timeout" | "abort" | undefined;
       let giveUp: NodeJS.Timeout | undefined;
@@ -251,7 +252,7 @@ export class Launcher {
       };
       req.signal?.addEventListener("abort", onAbort, { once: true });
       this.setRef(true);
-      helper.stdin?.write(encodeRequest([nonce, req.cwd, String(vars.length), ...vars, req.command]));
+      helper.stdin?.write(request);
       if (req.signal?.aborted) onAbort();
     });
   }

@@ -8,12 +8,13 @@ import {
   statSync,
   utimesSync,
 } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, rmdir, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { EnvironmentConfig } from "../config/schema.js";
 import { configuredRepoPath, SANDBOX_REPO } from "../environments/index.js";
+import { gitDirs } from "../util/git-dirs.js";
 import { discoverGit, git, type HostRepo, runGit } from "./git.js";
 import { type TreeSnapshot, takeSnapshot } from "./tree-snapshot.js";
 
@@ -120,19 +121,16 @@ async function locate(repo: string): Promise<{ top: string; gitDir: string; comm
 
 /**
  * The git folder of a worktree just made, read from its `.git` file while only patchloop has
- * written it: `gitdir: PATH` (absolute, or relative to the worktree with worktree.useRelativePaths),
- * as its real path, which is what `git rev-parse --absolute-git-dir` prints. Reading the file spares
- * `run` a git process at start-up (issue 45); a file that does not read so is asked of git.
+ * written it (gitDirs), as its real path, which is what `git rev-parse --absolute-git-dir` prints.
+ * Reading the file spares `run` a git process at start-up (issue 45); a `.git` that does not read
+ * as a worktree's pointer (with its `commondir`) is asked of git.
  */
 async function worktreeAdmin(worktreeDir: string): Promise<string> {
-  const line = /^gitdir: (.+)$/m.exec(await readFile(join(worktreeDir, ".git"), "utf8").catch(() => ""));
-  if (line) {
-    try {
-      const dir = realpathSync(resolve(worktreeDir, line[1]));
-      if (existsSync(join(dir, "commondir"))) return dir;
-    } catch {
-      // not there: git says where it is, or why not
-    }
+  try {
+    const { git, common } = gitDirs(worktreeDir);
+    if (git !== common) return realpathSync(git);
+  } catch {
+    // not a pointer git wrote: git says where it is, or why not
   }
   const made = await discoverGit(worktreeDir, ["rev-parse", "--absolute-git-dir"]);
   if (made.code !== 0)

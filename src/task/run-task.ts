@@ -87,6 +87,16 @@ export type WorkTreeChanges = { patch: string } | { error: string };
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
+/** The work tree's changes once the agent ended: the diff it took at its exit (nothing ran in the tree since), else a new one. */
+async function workTreeChanges(spec: TaskSpec, env: Environment, r: AgentResult): Promise<WorkTreeChanges> {
+  if (r.exitDiff !== undefined) return { patch: r.exitDiff };
+  if (!r.baseCommit) return { error: "the work tree's base commit is not known (not a git checkout?)" };
+  return workTreeDiff(env, r.baseCommit, spec.config.environment.timeout).then(
+    (patch) => ({ patch }),
+    (err: Error) => ({ error: err.message }),
+  );
+}
+
 /**
  * Reads the work tree's changes when they are wanted (`onChanges`), or to check a submitted patch:
  * the submission is what the model printed, and a commit, a stale diff or another base makes it
@@ -96,16 +106,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 async function checkAgainstWorkTree(spec: TaskSpec, env: Environment, r: AgentResult): Promise<boolean> {
   const submitted = r.exitStatus === "Submitted" && !r.trajectory.info.submission_masked_lines;
   if (!spec.onChanges && !submitted) return false;
-  // the diff the agent took at its exit, when it took one: nothing ran in the tree since
-  const changes: WorkTreeChanges =
-    r.exitDiff !== undefined
-      ? { patch: r.exitDiff }
-      : r.baseCommit
-        ? await workTreeDiff(env, r.baseCommit, spec.config.environment.timeout).then(
-            (patch) => ({ patch }),
-            (err: Error) => ({ error: err.message }),
-          )
-        : { error: "the work tree's base commit is not known (not a git checkout?)" };
+  const changes = await workTreeChanges(spec, env, r);
   spec.onChanges?.(changes);
   if (!submitted || !("patch" in changes) || samePatch(cleanPatch(changes.patch).patch, r.submission))
     return false;

@@ -250,7 +250,7 @@ describe("launcher (local commands started by a helper shell)", () => {
   });
 
   it("writes each field as its byte length in 8 digits, then its bytes", () => {
-    expect(encodeRequest(["ab", "", "é✓"]).toString("utf8")).toBe("00000002ab0000000000000005é✓");
+    expect(encodeRequest(["ab", "", "é✓"])?.toString("utf8")).toBe("00000002ab0000000000000005é✓");
   });
 
   it("declines what it cannot carry, so the caller spawns directly", () => {
