@@ -31,7 +31,9 @@ describe("bin/patchloop.js starts node with the flags of a process that mostly w
     expect(s.execArgv).toEqual(["--max-semi-space-size=2", "--no-sparkplug"]);
     // the optimizer's budget is a flag of Node 20's V8 alone, set once the process runs
     const node20 = process.versions.node.split(".")[0] === "20";
-    expect(s.v8Flags).toEqual(node20 ? ["--interrupt-budget=4000000 --max-bytecode-size-for-early-opt=0"] : []);
+    expect(s.v8Flags).toEqual(
+      node20 ? ["--interrupt-budget=4000000 --max-bytecode-size-for-early-opt=0"] : [],
+    );
     expect(s.args).toEqual(args);
     expect(s.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
   });
