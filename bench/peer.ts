@@ -105,13 +105,19 @@ function tree(root: number): number[] {
   return found;
 }
 
-function statusKb(pid: number, field: string): number {
+/** A process's /proc status text, read once per sample ("" once it has ended). */
+function statusOf(pid: number): string {
   try {
-    const m = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) : 0;
+    return readFileSync(`/proc/${pid}/status`, "utf8");
   } catch {
-    return 0;
+    return "";
   }
+}
+
+/** One `NAME: N kB` field of a status text, in kB (0 when absent). */
+function statusKb(status: string, field: string): number {
+  const m = new RegExp(`${field}:\\s+(\\d+)`).exec(status);
+  return m ? Number(m[1]) : 0;
 }
 
 export interface Measured {
@@ -159,9 +165,10 @@ async function measure(
     if (child.pid === undefined || child.exitCode !== null) return;
     let sum = 0;
     for (const pid of tree(child.pid)) {
-      largest = Math.max(largest, statusKb(pid, "VmHWM"));
-      largestAnon = Math.max(largestAnon, statusKb(pid, "RssAnon"));
-      sum += statusKb(pid, "VmRSS");
+      const status = statusOf(pid);
+      largest = Math.max(largest, statusKb(status, "VmHWM"));
+      largestAnon = Math.max(largestAnon, statusKb(status, "RssAnon"));
+      sum += statusKb(status, "VmRSS");
     }
     treeRss = Math.max(treeRss, sum);
   };
